@@ -1,0 +1,367 @@
+"""Load scenario YAML files into `Scenario` objects, reporting every bad file precisely.
+
+One bad file must not hide the rest of a suite, so `load_paths` turns each failure
+into a `ScenarioError` naming the file and the offending key, and moves on.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from scenarios.model import Expectation, Scenario, ScenarioError, Step, Verdict
+
+TOP_LEVEL_KEYS: tuple[str, ...] = (
+    "name",
+    "description",
+    "settings",
+    "slave_settings",
+    "matrix",
+    "master_schema",
+    "slave_schema",
+    "steps",
+    "expect",
+)
+STEP_KEYS: tuple[str, ...] = ("session", "sql")
+EXPECT_KEYS: tuple[str, ...] = ("when", "verdict", "slave_error")
+SCENARIO_SUFFIXES: frozenset[str] = frozenset({".yaml", ".yml"})
+EXPECTED_DIR = "expected"  # recorded oracle results live here, not scenarios
+
+
+class ScenarioLoadError(Exception):
+    """Raised by `load_scenario`; `.error` says which file and key are wrong."""
+
+    def __init__(self, error: ScenarioError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+@dataclass
+class LoadResult:
+    """Everything a suite load produced: the good scenarios and one error per bad file."""
+
+    scenarios: list[Scenario]
+    errors: list[ScenarioError]
+
+
+class _FieldError(Exception):
+    """A problem at one key of a file; the caller adds the file name."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"{key}: {message}")
+        self.key = key
+        self.message = message
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """A safe loader that rejects repeated mapping keys instead of keeping the last one.
+
+    Plain PyYAML would silently drop the first `steps:` of a file that has two.
+    """
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, (str, int, float, bool)) or key is None:
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicate key {key!r}", key_node.start_mark
+                    )
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def load_scenario(path: Path) -> Scenario:
+    """Read and validate one scenario file, whatever its extension."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioLoadError(ScenarioError(path, "", f"cannot read file: {_reason(exc)}"))
+    try:
+        document = yaml.load(text, Loader=_StrictLoader)
+    except yaml.YAMLError as exc:
+        raise ScenarioLoadError(ScenarioError(path, "", _yaml_message(exc)))
+    try:
+        return _parse_scenario(document, path)
+    except _FieldError as exc:
+        raise ScenarioLoadError(ScenarioError(path, exc.key, exc.message))
+
+
+def load_paths(paths: Iterable[Path | str]) -> LoadResult:
+    """Load every scenario under `paths`, collecting errors instead of stopping at the first.
+
+    Directories are searched recursively (sorted, `expected/` skipped); a file named
+    explicitly is loaded whatever its extension. Scenario names must be unique across
+    the whole call: the first file to use a name keeps it.
+    """
+    result = LoadResult(scenarios=[], errors=[])
+    first_source: dict[str, Path] = {}
+    for file in _scenario_files(paths, result.errors):
+        try:
+            scenario = load_scenario(file)
+        except ScenarioLoadError as exc:
+            result.errors.append(exc.error)
+            continue
+        first = first_source.get(scenario.name)
+        if first is not None:
+            message = f"scenario name {scenario.name!r} is already used by {first}"
+            result.errors.append(ScenarioError(file, "name", message))
+            continue
+        first_source[scenario.name] = file
+        result.scenarios.append(scenario)
+    return result
+
+
+def _scenario_files(paths: Iterable[Path | str], errors: list[ScenarioError]) -> Iterator[Path]:
+    """The files to load, in order, each once; missing paths are recorded in `errors`."""
+    seen: set[Path] = set()
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            candidates = _suite_files(path)
+        elif path.exists():
+            candidates = [path]
+        else:
+            errors.append(ScenarioError(path, "", "no such file or directory"))
+            continue
+        for file in candidates:
+            identity = file.resolve()
+            if identity not in seen:
+                seen.add(identity)
+                yield file
+
+
+def _suite_files(directory: Path) -> list[Path]:
+    """The `*.yaml`/`*.yml` files below `directory`, sorted, outside any `expected/` dir."""
+    found: list[Path] = []
+    for root, dirnames, filenames in os.walk(directory):
+        dirnames[:] = [name for name in dirnames if name != EXPECTED_DIR]
+        found.extend(
+            Path(root, name) for name in filenames if Path(name).suffix in SCENARIO_SUFFIXES
+        )
+    return sorted(found)
+
+
+def _parse_scenario(document: Any, source: Path) -> Scenario:
+    """Turn a parsed YAML document into a `Scenario`, raising `_FieldError` on the first problem."""
+    if not isinstance(document, dict):
+        got = "an empty file" if document is None else _describe(document)
+        raise _FieldError("", f"expected a mapping of scenario keys at the top level, got {got}")
+    _reject_unknown_keys(document, TOP_LEVEL_KEYS, "", "allowed top-level keys are")
+    if document.get("name") is None:
+        raise _FieldError("name", "missing; every scenario needs a name")
+    return Scenario(
+        name=_nonblank_string(document["name"], "name"),
+        source=source,
+        description=_optional_string(document.get("description"), "description"),
+        settings=_settings(document.get("settings"), "settings"),
+        slave_settings=_settings(document.get("slave_settings"), "slave_settings"),
+        matrix=_matrix(document.get("matrix")),
+        master_schema=_sql_list(document.get("master_schema"), "master_schema"),
+        slave_schema=_sql_list(document.get("slave_schema"), "slave_schema"),
+        steps=_steps(document.get("steps")),
+        expect=_expectations(document.get("expect")),
+    )
+
+
+def _settings(value: Any, key: str) -> dict[str, str]:
+    """A `variable -> scalar` mapping, normalised; null or absent means no settings."""
+    return {name: _scalar(raw, f"{key}.{name}") for name, raw in _variables(value, key).items()}
+
+
+def _matrix(value: Any) -> dict[str, tuple[str, ...]]:
+    """`variable -> non-empty list of scalars`; each list is one axis of the run matrix."""
+    matrix: dict[str, tuple[str, ...]] = {}
+    for name, raw in _variables(value, "matrix").items():
+        key = f"matrix.{name}"
+        if not isinstance(raw, list):
+            raise _FieldError(key, f"expected a list of values, got {_describe(raw)}")
+        if not raw:
+            raise _FieldError(key, "expected at least one value, got an empty list")
+        matrix[name] = _scalar_tuple(raw, key)
+    return matrix
+
+
+def _steps(value: Any) -> tuple[Step, ...]:
+    """The statements to replay, numbered from 1 in file order."""
+    steps: list[Step] = []
+    for position, raw in enumerate(_list(value, "steps")):
+        key = f"steps[{position}]"
+        if not isinstance(raw, dict):
+            raise _FieldError(key, f"expected a mapping with session and sql, got {_describe(raw)}")
+        _reject_unknown_keys(raw, STEP_KEYS, key, "a step has only")
+        for field_name in STEP_KEYS:
+            if field_name not in raw:
+                raise _FieldError(f"{key}.{field_name}", "missing")
+        steps.append(
+            Step(
+                index=position + 1,
+                session=_nonblank_string(raw["session"], f"{key}.session"),
+                sql=_nonblank_string(raw["sql"], f"{key}.sql"),
+            )
+        )
+    return tuple(steps)
+
+
+def _expectations(value: Any) -> tuple[Expectation, ...]:
+    """The assertions about runs; each must say something (a verdict or a slave error)."""
+    expectations: list[Expectation] = []
+    for position, raw in enumerate(_list(value, "expect")):
+        key = f"expect[{position}]"
+        if not isinstance(raw, dict):
+            raise _FieldError(key, f"expected a mapping, got {_describe(raw)}")
+        _reject_unknown_keys(raw, EXPECT_KEYS, key, "an expectation has only")
+        verdict, slave_error = raw.get("verdict"), raw.get("slave_error")
+        if verdict is None and slave_error is None:
+            raise _FieldError(key, "needs a verdict, a slave_error, or both")
+        expectations.append(
+            Expectation(
+                when=_when(raw.get("when"), f"{key}.when"),
+                verdict=None if verdict is None else _verdict(verdict, f"{key}.verdict"),
+                slave_error=None
+                if slave_error is None
+                else _slave_error(slave_error, f"{key}.slave_error"),
+            )
+        )
+    return tuple(expectations)
+
+
+def _when(value: Any, key: str) -> dict[str, tuple[str, ...]]:
+    """`variable -> scalar or list of scalars`, every value made a tuple for `matches`."""
+    when: dict[str, tuple[str, ...]] = {}
+    for name, raw in _variables(value, key).items():
+        item_key = f"{key}.{name}"
+        if isinstance(raw, list):
+            if not raw:
+                raise _FieldError(item_key, "expected at least one value, got an empty list")
+            when[name] = _scalar_tuple(raw, item_key)
+        else:
+            when[name] = (_scalar(raw, item_key),)
+    return when
+
+
+def _verdict(value: Any, key: str) -> Verdict:
+    allowed = ", ".join(v.value for v in Verdict)
+    if not isinstance(value, str):
+        raise _FieldError(key, f"expected one of {allowed}, got {_describe(value)}")
+    try:
+        return Verdict(value.strip().lower())
+    except ValueError:
+        raise _FieldError(key, f"unknown verdict {value!r}; expected one of {allowed}") from None
+
+
+def _slave_error(value: Any, key: str) -> int:
+    """A MySQL error code; bools are rejected although Python counts them as ints."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _FieldError(key, f"expected a MySQL error code (an int), got {_describe(value)}")
+    if value <= 0:
+        raise _FieldError(key, f"expected a positive MySQL error code, got {value}")
+    return value
+
+
+def _variables(value: Any, key: str) -> dict[str, Any]:
+    """A mapping keyed by variable name, names lower-cased and stripped; null means empty."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _FieldError(key, f"expected a mapping of variable -> value, got {_describe(value)}")
+    variables: dict[str, Any] = {}
+    for raw_name, raw in value.items():
+        if not isinstance(raw_name, str) or not raw_name.strip():
+            got = f"{_describe(raw_name)} {raw_name!r}"
+            raise _FieldError(key, f"variable names must be non-empty strings, got {got}")
+        name = raw_name.strip().lower()
+        if name in variables:
+            raise _FieldError(f"{key}.{name}", "variable given twice (names are case-insensitive)")
+        variables[name] = raw
+    return variables
+
+
+def _scalar(value: Any, key: str) -> str:
+    """A variable value as MySQL shows it: bools ON/OFF, numbers as text, strings upper-case."""
+    if isinstance(value, bool):
+        return "ON" if value else "OFF"
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, str):
+        return value.strip().upper()
+    raise _FieldError(key, f"expected a string, number or ON/OFF, got {_describe(value)}")
+
+
+def _scalar_tuple(values: list[Any], key: str) -> tuple[str, ...]:
+    """Normalised values of a list; a repeat would run (or match) the same variant twice."""
+    normalised: list[str] = []
+    for position, raw in enumerate(values):
+        value = _scalar(raw, f"{key}[{position}]")
+        if value in normalised:
+            raise _FieldError(f"{key}[{position}]", f"value {value} is listed twice")
+        normalised.append(value)
+    return tuple(normalised)
+
+
+def _sql_list(value: Any, key: str) -> tuple[str, ...]:
+    items = enumerate(_list(value, key))
+    return tuple(_nonblank_string(raw, f"{key}[{position}]") for position, raw in items)
+
+
+def _list(value: Any, key: str) -> list[Any]:
+    """A YAML sequence; null or absent means empty."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _FieldError(key, f"expected a list, got {_describe(value)}")
+    return value
+
+
+def _nonblank_string(value: Any, key: str) -> str:
+    if not isinstance(value, str):
+        raise _FieldError(key, f"expected a string, got {_describe(value)}")
+    if not value.strip():
+        raise _FieldError(key, "must not be empty or blank")
+    return value.strip()
+
+
+def _optional_string(value: Any, key: str) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise _FieldError(key, f"expected a string, got {_describe(value)}")
+    return value.strip()
+
+
+def _reject_unknown_keys(
+    mapping: dict[Any, Any], allowed: tuple[str, ...], key: str, intro: str
+) -> None:
+    for name in mapping:
+        if name not in allowed:
+            where = f"{key}.{name}" if key else str(name)
+            raise _FieldError(where, f"unknown key; {intro}: {', '.join(allowed)}")
+
+
+def _describe(value: Any) -> str:
+    """A YAML-flavoured type name for messages ('string', 'mapping', not 'str', 'dict')."""
+    names = {bool: "bool", int: "int", float: "float", str: "string", list: "list", dict: "mapping"}
+    if value is None:
+        return "null"
+    return names.get(type(value), type(value).__name__)
+
+
+def _yaml_message(exc: yaml.YAMLError) -> str:
+    """The parser's complaint with a 1-based line and column, without PyYAML's source dump."""
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        return f"invalid YAML: {exc}"
+    mark = exc.problem_mark or exc.context_mark
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+    problem = "; ".join(part for part in (exc.context, exc.problem) if part)
+    return f"invalid YAML{where}: {problem}"
+
+
+def _reason(exc: Exception) -> str:
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)

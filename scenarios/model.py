@@ -1,0 +1,97 @@
+"""The scenario model: what a scenario file says, with no notion of how it runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+BINLOG_FORMATS: tuple[str, ...] = ("STATEMENT", "MIXED", "ROW")
+
+
+class Verdict(str, Enum):
+    """The outcome of one run, as the checker judges it."""
+
+    CONSISTENT = "consistent"
+    DIVERGENT = "divergent"
+    SLAVE_STOPPED = "slave_stopped"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One statement sent by one session; `index` is its 1-based place in `steps`."""
+
+    index: int
+    session: str
+    sql: str
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """An assertion about every run whose variant matches `when`.
+
+    `when` maps a variable to the values it may take (a scalar in the file becomes a
+    one-element tuple); an empty `when` matches every run.
+    """
+
+    when: dict[str, tuple[str, ...]]
+    verdict: Verdict | None = None
+    slave_error: int | None = None
+
+    def matches(self, variant: dict[str, str]) -> bool:
+        return all(variant.get(name) in values for name, values in self.when.items())
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A scenario as loaded from one YAML file, values normalised to strings.
+
+    Setting values are upper-case strings where the variable is an enumeration
+    (`STATEMENT`, `ON`, `REPEATABLE-READ`); YAML booleans become `ON`/`OFF`.
+    """
+
+    name: str
+    source: Path | None
+    description: str = ""
+    settings: dict[str, str] = field(default_factory=dict)
+    slave_settings: dict[str, str] = field(default_factory=dict)
+    matrix: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    master_schema: tuple[str, ...] = ()
+    slave_schema: tuple[str, ...] = ()
+    steps: tuple[Step, ...] = ()
+    expect: tuple[Expectation, ...] = ()
+
+    def variants(self) -> list[dict[str, str]]:
+        """One settings dict per run: `settings` overridden by each matrix combination.
+
+        With neither a matrix nor `binlog_format` in `settings`, the scenario runs
+        once per binlog format.
+        """
+        matrix = dict(self.matrix)
+        if "binlog_format" not in matrix and "binlog_format" not in self.settings:
+            matrix["binlog_format"] = BINLOG_FORMATS
+        runs: list[dict[str, str]] = [dict(self.settings)]
+        for name, values in matrix.items():
+            runs = [{**run, name: value} for run in runs for value in values]
+        return runs
+
+    def variant_label(self, variant: dict[str, str]) -> str:
+        """A short name for a run: its binlog format and the values of the matrix variables."""
+        names = list(self.matrix)
+        if "binlog_format" not in names:
+            names.insert(0, "binlog_format")
+        return ",".join(f"{name}={variant[name]}" for name in names if name in variant)
+
+
+@dataclass(frozen=True)
+class ScenarioError:
+    """A scenario file that could not be loaded: which file, which key, why."""
+
+    source: Path
+    key: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.source}: {self.key}" if self.key else str(self.source)
+        return f"{where}: {self.message}"

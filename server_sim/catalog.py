@@ -1,0 +1,369 @@
+"""The catalog: tables with MySQL meaning (columns, keys, engine), built from DDL.
+
+Everything replication depends on comes from here, not from DuckDB: key checks, the
+primary-key equivalent, auto-increment, defaults and physical row order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from decimal import Decimal
+from enum import Enum
+
+from sqlglot import exp
+
+from .engines import DEFAULT_ENGINE, Engine, EngineRegistry
+from .errors import ErrorCode, SqlError, not_supported
+from .types import ColumnType, TypeFamily, column_type_from_sqlglot
+
+
+class DefaultKind(Enum):
+    NONE = "none"  # NOT NULL without DEFAULT: an insert must give a value
+    VALUE = "value"  # a constant, possibly NULL
+    CURRENT_TIMESTAMP = "current_timestamp"  # evaluated per statement, from the event's timestamp
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: ColumnType
+    nullable: bool = True
+    default_kind: DefaultKind = DefaultKind.VALUE
+    default: object = None
+    auto_increment: bool = False
+    on_update_current_timestamp: bool = False
+
+    @property
+    def sql(self) -> str:
+        return f"{self.name} {self.type.sql}{'' if self.nullable else ' NOT NULL'}"
+
+
+class KeyKind(Enum):
+    PRIMARY = "PRIMARY"
+    UNIQUE = "UNIQUE"
+    INDEX = "KEY"
+
+
+@dataclass(frozen=True)
+class Key:
+    name: str
+    kind: KeyKind
+    columns: tuple[str, ...]
+
+    @property
+    def unique(self) -> bool:
+        return self.kind is not KeyKind.INDEX
+
+
+@dataclass
+class Table:
+    """One table's definition plus its per-server counters."""
+
+    name: str
+    columns: list[Column]
+    keys: list[Key]
+    engine: Engine
+    temporary: bool = False
+    owner: int | None = None  # the session that owns a temporary table
+    auto_increment: int = 1  # next value the counter hands out
+    next_row_id: int = 1  # insertion sequence, the physical order of heap engines
+    storage_name: str = ""
+
+    def column_names(self) -> list[str]:
+        return [column.name for column in self.columns]
+
+    def find_column(self, name: str) -> Column | None:
+        lowered = name.lower()
+        return next((column for column in self.columns if column.name.lower() == lowered), None)
+
+    def column(self, name: str) -> Column:
+        column = self.find_column(name)
+        if column is None:
+            raise SqlError(ErrorCode.ER_BAD_FIELD_ERROR, name, "field list")
+        return column
+
+    def column_index(self, name: str) -> int:
+        return self.columns.index(self.column(name))
+
+    @property
+    def auto_increment_column(self) -> Column | None:
+        return next((column for column in self.columns if column.auto_increment), None)
+
+    @property
+    def primary_key(self) -> Key | None:
+        """The server's PK: the declared one, else the first UNIQUE key of NOT NULL columns."""
+        declared = next((key for key in self.keys if key.kind is KeyKind.PRIMARY), None)
+        if declared is not None:
+            return declared
+        return next(
+            (
+                key
+                for key in self.keys
+                if key.kind is KeyKind.UNIQUE and all(not self.column(c).nullable for c in key.columns)
+            ),
+            None,
+        )
+
+    def unique_keys(self) -> list[Key]:
+        """Unique keys in the order the server checks them: PK, NOT NULL unique keys, the rest."""
+        primary = self.primary_key
+        rest = [key for key in self.keys if key.unique and key is not primary]
+        rest.sort(key=lambda key: any(self.column(c).nullable for c in key.columns))
+        return ([primary] if primary else []) + rest
+
+    def pke_columns(self) -> list[str]:
+        """The primary-key equivalent: the PK's columns, or every column."""
+        primary = self.primary_key
+        return list(primary.columns) if primary else self.column_names()
+
+    def scan_order(self) -> list[str]:
+        """The columns the engine's table scan is ordered by; empty means insertion order."""
+        primary = self.primary_key
+        if self.engine.clustered and primary is not None:
+            return list(primary.columns)
+        return []
+
+    def copy(self) -> Table:
+        return dataclasses.replace(self, columns=list(self.columns), keys=list(self.keys))
+
+
+def _literal_value(node: exp.Expression) -> object:
+    """The value of a constant DEFAULT expression."""
+    if isinstance(node, exp.Null):
+        return None
+    if isinstance(node, exp.Neg):
+        value = _literal_value(node.this)
+        return -value  # type: ignore[operator]
+    if isinstance(node, exp.Paren):
+        return _literal_value(node.this)
+    if isinstance(node, exp.Boolean):
+        return 1 if node.this else 0
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return node.this
+        text = node.this
+        return int(text) if text.lstrip("-").isdigit() else Decimal(text)
+    raise not_supported(f"DEFAULT expression {node.sql(dialect='mysql')}")
+
+
+def column_from_definition(node: exp.ColumnDef) -> tuple[Column, list[KeyKind]]:
+    """A column and the keys its own constraints declare (`a INT PRIMARY KEY`)."""
+    name = node.name
+    kind = node.args.get("kind")
+    if kind is None:
+        raise SqlError(ErrorCode.ER_PARSE_ERROR, f"column '{name}' has no type")
+    column_type = column_type_from_sqlglot(kind)
+    nullable = True
+    default_kind, default = DefaultKind.VALUE, None
+    explicit_default = False
+    auto_increment = on_update = False
+    keys: list[KeyKind] = []
+    for constraint in node.args.get("constraints") or []:
+        item = constraint.args.get("kind")
+        if isinstance(item, exp.NotNullColumnConstraint):
+            nullable = bool(item.args.get("allow_null"))
+        elif isinstance(item, exp.DefaultColumnConstraint):
+            explicit_default = True
+            if isinstance(item.this, (exp.CurrentTimestamp,)) or (
+                isinstance(item.this, exp.Anonymous) and item.this.name.upper() in ("NOW", "CURRENT_TIMESTAMP")
+            ):
+                default_kind = DefaultKind.CURRENT_TIMESTAMP
+            else:
+                default = _literal_value(item.this)
+        elif isinstance(item, exp.AutoIncrementColumnConstraint):
+            auto_increment = True
+        elif isinstance(item, exp.PrimaryKeyColumnConstraint):
+            keys.append(KeyKind.PRIMARY)
+            nullable = False
+        elif isinstance(item, exp.UniqueColumnConstraint):
+            keys.append(KeyKind.UNIQUE)
+        elif isinstance(item, exp.OnUpdateColumnConstraint):
+            on_update = True
+        elif isinstance(item, (exp.CommentColumnConstraint, exp.CharacterSetColumnConstraint, exp.CollateColumnConstraint)):
+            continue
+        else:
+            raise not_supported(f"column attribute {constraint.sql(dialect='mysql')}")
+    if KeyKind.PRIMARY in keys:
+        nullable = False
+    if not nullable and not explicit_default and default_kind is DefaultKind.VALUE:
+        default_kind = DefaultKind.NONE
+    if auto_increment:
+        if not column_type.is_integer and column_type.family is not TypeFamily.FLOAT:
+            raise SqlError(ErrorCode.ER_WRONG_AUTO_KEY)
+        default_kind, default = DefaultKind.VALUE, None
+    if default_kind is DefaultKind.VALUE and default is not None:
+        try:
+            default = column_type.coerce(default, name)
+        except SqlError:
+            raise SqlError(ErrorCode.ER_INVALID_DEFAULT, name) from None
+    if default is None and explicit_default and not nullable and default_kind is DefaultKind.VALUE:
+        raise SqlError(ErrorCode.ER_INVALID_DEFAULT, name)
+    column = Column(name, column_type, nullable, default_kind, default, auto_increment, on_update)
+    return column, keys
+
+
+def _key_columns(expressions: list[exp.Expression]) -> tuple[str, ...]:
+    names = []
+    for part in expressions:
+        if isinstance(part, exp.ColumnPrefix):
+            raise not_supported(f"key prefix {part.sql(dialect='mysql')}")
+        names.append(part.name)
+    return tuple(names)
+
+
+def key_from_constraint(node: exp.Expression) -> Key:
+    """A key from a table-level PRIMARY KEY / UNIQUE / KEY clause."""
+    if isinstance(node, exp.PrimaryKey):
+        return Key("PRIMARY", KeyKind.PRIMARY, _key_columns(node.expressions))
+    if isinstance(node, exp.UniqueColumnConstraint):
+        schema = node.this
+        name = schema.this.name if schema is not None and schema.this is not None else ""
+        return Key(name, KeyKind.UNIQUE, _key_columns(schema.expressions if schema is not None else []))
+    if isinstance(node, exp.IndexColumnConstraint):
+        name = node.this.name if node.this is not None else ""
+        return Key(name, KeyKind.INDEX, _key_columns(node.expressions))
+    raise not_supported(f"table element {node.sql(dialect='mysql')}")
+
+
+class TableBuilder:
+    """Assembles a table definition with MySQL's naming and validity rules."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+    def add_column(self, column: Column, position: int | None = None) -> None:
+        if self.table.find_column(column.name) is not None:
+            raise SqlError(ErrorCode.ER_DUP_FIELDNAME, column.name)
+        if position is None:
+            self.table.columns.append(column)
+        else:
+            self.table.columns.insert(position, column)
+
+    def add_key(self, key: Key) -> None:
+        table = self.table
+        for name in key.columns:
+            if table.find_column(name) is None:
+                raise SqlError(ErrorCode.ER_KEY_COLUMN_DOES_NOT_EXITS, name)
+        columns = tuple(table.column(name).name for name in key.columns)
+        if key.kind is KeyKind.PRIMARY:
+            if any(existing.kind is KeyKind.PRIMARY for existing in table.keys):
+                raise SqlError(ErrorCode.ER_MULTIPLE_PRI_KEY)
+            # PRIMARY KEY columns are NOT NULL, silently.
+            for name in columns:
+                column = table.column(name)
+                if column.nullable:
+                    without_default = column.default is None and column.default_kind is DefaultKind.VALUE
+                    table.columns[table.columns.index(column)] = dataclasses.replace(
+                        column,
+                        nullable=False,
+                        default_kind=DefaultKind.NONE if without_default and not column.auto_increment else column.default_kind,
+                    )
+            table.keys.insert(0, Key("PRIMARY", KeyKind.PRIMARY, columns))
+            return
+        name = key.name or self._generated_key_name(columns[0])
+        if any(existing.name.lower() == name.lower() for existing in table.keys):
+            raise SqlError(ErrorCode.ER_DUP_KEYNAME, name)
+        table.keys.append(Key(name, key.kind, columns))
+
+    def _generated_key_name(self, first_column: str) -> str:
+        """MySQL names an anonymous key after its first column: b, b_2, b_3 ..."""
+        taken = {key.name.lower() for key in self.table.keys}
+        candidate, suffix = first_column, 2
+        while candidate.lower() in taken:
+            candidate, suffix = f"{first_column}_{suffix}", suffix + 1
+        return candidate
+
+    def check(self) -> None:
+        table = self.table
+        if not table.columns:
+            raise SqlError(ErrorCode.ER_CANT_REMOVE_ALL_FIELDS)
+        autos = [column for column in table.columns if column.auto_increment]
+        if len(autos) > 1:
+            raise SqlError(ErrorCode.ER_WRONG_AUTO_KEY)
+        if autos:
+            # The auto column must be in a key; InnoDB needs it first (MyISAM allows a later part).
+            name = autos[0].name.lower()
+            positions = [
+                [c.lower() for c in key.columns].index(name)
+                for key in table.keys
+                if name in (c.lower() for c in key.columns)
+            ]
+            if not positions or (table.engine.clustered and 0 not in positions):
+                raise SqlError(ErrorCode.ER_WRONG_AUTO_KEY)
+
+
+def table_from_create(node: exp.Create, engines: EngineRegistry) -> Table:
+    """The definition a `CREATE TABLE name (...) ENGINE=...` declares."""
+    schema = node.this
+    if not isinstance(schema, exp.Schema):
+        raise not_supported("CREATE TABLE without a column list (CREATE ... SELECT / LIKE)")
+    properties = node.args.get("properties")
+    engine_name = DEFAULT_ENGINE
+    temporary = False
+    for prop in properties.expressions if properties else []:
+        if isinstance(prop, exp.EngineProperty):
+            engine_name = prop.name
+        elif isinstance(prop, exp.TemporaryProperty):
+            temporary = True
+        elif isinstance(
+            prop,
+            (exp.CharacterSetProperty, exp.CollateProperty, exp.SchemaCommentProperty, exp.AutoIncrementProperty),
+        ):
+            continue
+        else:
+            raise not_supported(f"table option {prop.sql(dialect='mysql')}")
+    table = Table(schema.this.name, [], [], engines.get(engine_name), temporary=temporary)
+    for prop in properties.expressions if properties else []:
+        if isinstance(prop, exp.AutoIncrementProperty):
+            table.auto_increment = int(prop.this.name)
+    builder = TableBuilder(table)
+    pending_keys: list[Key] = []
+    for element in schema.expressions:
+        if isinstance(element, exp.ColumnDef):
+            column, keys = column_from_definition(element)
+            builder.add_column(column)
+            pending_keys.extend(Key("" if kind is not KeyKind.PRIMARY else "PRIMARY", kind, (column.name,)) for kind in keys)
+        else:
+            pending_keys.append(key_from_constraint(element))
+    for key in pending_keys:
+        builder.add_key(key)
+    builder.check()
+    return table
+
+
+@dataclass
+class Catalog:
+    """The tables of one server's `test` database, plus each session's temporary tables."""
+
+    database: str = "test"
+    tables: dict[str, Table] = field(default_factory=dict)
+    temporary: dict[tuple[int, str], Table] = field(default_factory=dict)
+
+    def find(self, name: str, session_id: int | None = None) -> Table | None:
+        key = name.lower()
+        if session_id is not None and (session_id, key) in self.temporary:
+            return self.temporary[(session_id, key)]
+        return self.tables.get(key)
+
+    def get(self, name: str, session_id: int | None = None) -> Table:
+        table = self.find(name, session_id)
+        if table is None:
+            raise SqlError(ErrorCode.ER_NO_SUCH_TABLE, self.database, name)
+        return table
+
+    def add(self, table: Table) -> None:
+        if table.temporary:
+            self.temporary[(table.owner or 0, table.name.lower())] = table
+        else:
+            self.tables[table.name.lower()] = table
+
+    def remove(self, table: Table) -> None:
+        if table.temporary:
+            del self.temporary[(table.owner or 0, table.name.lower())]
+        else:
+            del self.tables[table.name.lower()]
+
+    def replace(self, old: Table, new: Table) -> None:
+        self.remove(old)
+        self.add(new)

@@ -1,0 +1,144 @@
+"""MySQL error codes, names and message texts, as the server reports them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class ErrorCode(Enum):
+    """A server error: its number, its `ER_` name and its message format."""
+
+    def __init__(self, code: int, template: str) -> None:
+        self.code = code
+        self.template = template
+
+    ER_DUP_FIELDNAME = (1060, "Duplicate column name '%s'")
+    ER_DUP_KEYNAME = (1061, "Duplicate key name '%s'")
+    ER_DUP_ENTRY = (1062, "Duplicate entry '%s' for key '%s'")
+    ER_PARSE_ERROR = (1064, "You have an error in your SQL syntax; %s")
+    ER_MULTIPLE_PRI_KEY = (1068, "Multiple primary key defined")
+    ER_TABLE_EXISTS_ERROR = (1050, "Table '%s' already exists")
+    ER_BAD_TABLE_ERROR = (1051, "Unknown table '%s'")
+    ER_BAD_FIELD_ERROR = (1054, "Unknown column '%s' in '%s'")
+    ER_BAD_NULL_ERROR = (1048, "Column '%s' cannot be null")
+    ER_KEY_COLUMN_DOES_NOT_EXITS = (1072, "Key column '%s' doesn't exist in table")
+    ER_WRONG_AUTO_KEY = (1075, "Incorrect table definition; there can be only one auto column and it must be defined as a key")
+    ER_CANT_DROP_FIELD_OR_KEY = (1091, "Can't DROP '%s'; check that column/key exists")
+    ER_CANT_REMOVE_ALL_FIELDS = (1090, "You can't delete all columns with ALTER TABLE; use DROP TABLE instead")
+    ER_WRONG_VALUE_COUNT_ON_ROW = (1136, "Column count doesn't match value count at row %d")
+    ER_NO_SUCH_TABLE = (1146, "Table '%s.%s' doesn't exist")
+    ER_UNKNOWN_SYSTEM_VARIABLE = (1193, "Unknown system variable '%s'")
+    ER_LOCK_WAIT_TIMEOUT = (1205, "Lock wait timeout exceeded; try restarting transaction")
+    ER_LOCK_DEADLOCK = (1213, "Deadlock found when trying to get lock; try restarting transaction")
+    ER_WRONG_VALUE_FOR_VAR = (1231, "Variable '%s' can't be set to the value of '%s'")
+    ER_NOT_SUPPORTED_YET = (1235, "This version of MySQL doesn't yet support '%s'")
+    ER_INVALID_DEFAULT = (1067, "Invalid default value for '%s'")
+    ER_WARN_DATA_OUT_OF_RANGE = (1264, "Out of range value for column '%s' at row %d")
+    ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = (1366, "Incorrect %s value: '%s' for column '%s' at row %d")
+    ER_SP_DOES_NOT_EXIST = (1305, "FUNCTION %s does not exist")
+    ER_SP_DOES_NOT_EXIST_SAVEPOINT = (1305, "SAVEPOINT %s does not exist")
+    ER_NO_DEFAULT_FOR_FIELD = (1364, "Field '%s' doesn't have a default value")
+    ER_DATA_TOO_LONG = (1406, "Data too long for column '%s' at row %d")
+    ER_KEY_NOT_FOUND = (1032, "Can't find record in '%s'")
+    ER_UNKNOWN_ERROR = (1105, "%s")
+    ER_UNKNOWN_STORAGE_ENGINE = (1286, "Unknown storage engine '%s'")
+    ER_BINLOG_UNSAFE_STATEMENT = (
+        1592,
+        "Unsafe statement written to the binary log using statement format since "
+        "BINLOG_FORMAT = STATEMENT. %s",
+    )
+    ER_SLAVE_RELAY_LOG_READ_FAILURE = (1594, "Relay log read failure: %s")
+    ER_BINLOG_ROW_ENGINE_AND_STMT_ENGINE = (
+        1661,
+        "Cannot execute statement: impossible to write to binary log since both row-incapable "
+        "engines and statement-incapable engines are involved.",
+    )
+    ER_BINLOG_ROW_MODE_AND_STMT_ENGINE = (
+        1662,
+        "Cannot execute statement: impossible to write to binary log since BINLOG_FORMAT = ROW "
+        "and at least one table uses a storage engine limited to statement-based logging.",
+    )
+    ER_BINLOG_UNSAFE_AND_STMT_ENGINE = (
+        1663,
+        "Cannot execute statement: impossible to write to binary log since statement is unsafe, "
+        "storage engine is limited to statement-based logging, and BINLOG_FORMAT = MIXED. %s",
+    )
+    ER_BINLOG_ROW_INJECTION_AND_STMT_ENGINE = (
+        1664,
+        "Cannot execute statement: impossible to write to binary log since statement is in row "
+        "format and at least one table uses a storage engine limited to statement-based logging.",
+    )
+    ER_BINLOG_STMT_MODE_AND_ROW_ENGINE = (
+        1665,
+        "Cannot execute statement: impossible to write to binary log since BINLOG_FORMAT = "
+        "STATEMENT and at least one table uses a storage engine limited to row-based logging.%s",
+    )
+    ER_BINLOG_ROW_INJECTION_AND_STMT_MODE = (
+        1666,
+        "Cannot execute statement: impossible to write to binary log since statement is in row "
+        "format and BINLOG_FORMAT = STATEMENT.",
+    )
+    ER_BINLOG_MULTIPLE_ENGINES_AND_SELF_LOGGING_ENGINE = (
+        1667,
+        "Cannot execute statement: impossible to write to binary log since more than one engine "
+        "is involved and at least one engine is self-logging.",
+    )
+    ER_SLAVE_CONVERSION_FAILED = (1677, "Column %d of table '%s.%s' cannot be converted from type '%s' to type '%s'")
+    ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_BINLOG_FORMAT = (
+        1679,
+        "Cannot modify @@session.binlog_format inside a transaction",
+    )
+    ER_INCONSISTENT_ERROR = (
+        3002,
+        "Query caused different errors on master and slave. Error on master: message (format)='%s' "
+        "error code=%d; Error on slave: actual message='%s', error code=%d. Default database: '%s'. "
+        "Query: '%s'",
+    )
+
+    @property
+    def error_name(self) -> str:
+        return self.name.removesuffix("_SAVEPOINT")
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A diagnostic the server attaches to a statement: an error, warning or note."""
+
+    level: str  # "Error", "Warning" or "Note"
+    code: int
+    name: str
+    message: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {"level": self.level, "code": self.code, "name": self.name, "message": self.message}
+
+
+class SqlError(Exception):
+    """A statement failed with a MySQL error; carries the code, name and rendered message."""
+
+    def __init__(self, error: ErrorCode, *args: object, message: str | None = None) -> None:
+        self.error = error
+        self.message = message if message is not None else (error.template % args if args else error.template)
+        super().__init__(f"ERROR {error.code} ({error.error_name}): {self.message}")
+
+    @property
+    def code(self) -> int:
+        return self.error.code
+
+    @property
+    def name(self) -> str:
+        return self.error.error_name
+
+    def condition(self) -> Condition:
+        return Condition("Error", self.code, self.name, self.message)
+
+
+def note(error: ErrorCode, *args: object, level: str = "Note") -> Condition:
+    """A Note (or Warning) with the server's text for `error`."""
+    return Condition(level, error.code, error.error_name, error.template % args if args else error.template)
+
+
+def not_supported(what: str) -> SqlError:
+    """The simulator does not model `what`: say so instead of doing something else."""
+    return SqlError(ErrorCode.ER_NOT_SUPPORTED_YET, what)

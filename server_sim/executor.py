@@ -1,0 +1,606 @@
+"""Execute DDL, DML and SELECT with MySQL semantics on one simulated server.
+
+A DML statement is carried out row by row, as the server's handler calls are: each row's
+unique keys are checked against the table as it stands (earlier rows of the same statement
+included), auto-increment values come from the catalog's counter, and scans follow the
+engine's physical order. Every change is applied at once and returned as a RowChange, so
+a failing statement reports exactly the rows it changed before the error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from enum import Enum
+
+from sqlglot import exp
+
+from .catalog import Column, DefaultKind, Key, KeyKind, Table, TableBuilder, column_from_definition, key_from_constraint, table_from_create
+from .errors import Condition, ErrorCode, SqlError, not_supported, note
+from .expressions import StatementContext, Translator, constant_value, is_constant, literal
+from .parser import Statement, StatementKind
+from .server import Server
+from .session import ChangeKind, RowChange, Session
+from .storage import ROW_ID, quote
+
+
+class WriteMode(Enum):
+    """What a duplicate key does to an INSERT-like statement."""
+
+    ERROR = "error"
+    IGNORE = "ignore"
+    REPLACE = "replace"
+    UPDATE = "on duplicate key update"
+
+
+@dataclass
+class Outcome:
+    """What a statement did: its changes (also when it failed half-way), counts, diagnostics."""
+
+    changes: list[RowChange] = field(default_factory=list)
+    affected_rows: int = 0
+    warnings: list[Condition] = field(default_factory=list)
+    error: SqlError | None = None
+    insert_id: int | None = None  # first auto-increment value generated (Intvar INSERT_ID)
+    rows: list[tuple] | None = None  # a SELECT's result
+
+
+def target_tables(statement: Statement) -> list[exp.Table]:
+    """The tables a DML or DDL statement changes, as written."""
+    ast = statement.ast
+    if isinstance(ast, exp.Insert):
+        target = ast.this
+        return [target.this if isinstance(target, exp.Schema) else target]
+    if isinstance(ast, (exp.Update, exp.Delete)):
+        return [ast.this]
+    if isinstance(ast, exp.TruncateTable):
+        return list(ast.expressions)
+    if isinstance(ast, exp.Drop):
+        return list(ast.args.get("tables") or [])
+    if isinstance(ast, exp.Create):
+        schema = ast.this
+        return [schema.this if isinstance(schema, exp.Schema) else schema]
+    if isinstance(ast, exp.Alter):
+        return [ast.this]
+    return []
+
+
+class Executor:
+    """Runs statements against one server's catalog and storage."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.catalog = server.catalog
+        self.storage = server.storage
+
+    def run(self, session: Session, statement: Statement, context: StatementContext, insert_id: int | None = None) -> Outcome:
+        """Execute a DML, DDL or SELECT statement; `insert_id` forces the first auto value (Intvar)."""
+        outcome = Outcome()
+        self.server.current_session = session
+        try:
+            kind = statement.kind
+            if kind in (StatementKind.INSERT, StatementKind.REPLACE):
+                _InsertRun(self, session, statement, context, outcome, insert_id).run()
+            elif kind is StatementKind.UPDATE:
+                self._update(session, statement, context, outcome)
+            elif kind is StatementKind.DELETE:
+                self._delete(session, statement, context, outcome)
+            elif kind is StatementKind.SELECT:
+                self._select(session, statement, context, outcome)
+            elif kind is StatementKind.CREATE_TABLE:
+                self._create_table(session, statement, outcome)
+            elif kind is StatementKind.DROP_TABLE:
+                self._drop_table(session, statement, outcome)
+            elif kind is StatementKind.ALTER_TABLE:
+                self._alter_table(session, statement, outcome)
+            elif kind is StatementKind.TRUNCATE:
+                self._truncate(session, statement, outcome)
+            else:
+                raise not_supported(f"{kind.value} in the executor")
+        except SqlError as error:
+            outcome.error = error
+        finally:
+            self.server.current_session = None
+        if outcome.error is None and kind.is_dml:
+            session.row_count = outcome.affected_rows
+        return outcome
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def table(self, session: Session, node: exp.Table) -> Table:
+        if node.db and node.db.lower() != self.catalog.database.lower():
+            raise not_supported(f"tables outside database '{self.catalog.database}' ({node.sql(dialect='mysql')})")
+        return self.catalog.get(node.name, session.thread_id)
+
+    def translator(self, session: Session, context: StatementContext) -> Translator:
+        def table_source(name: str) -> exp.Expression:
+            """A derived table of the catalog's columns: the hidden row id stays out of `*`."""
+            table = self.catalog.get(name, session.thread_id)
+            stored = exp.table_(exp.to_identifier(table.storage_name, quoted=True), db=exp.to_identifier(self.storage.schema, quoted=True))
+            return exp.select(*(exp.column(c.name, quoted=True) for c in table.columns)).from_(stored)
+
+        return Translator(context, table_source)
+
+    def find_conflict(self, table: Table, values: tuple, exclude: int | None, keys: list[Key] | None = None) -> tuple[Key, tuple] | None:
+        """The first unique key (in the server's checking order) another row already holds."""
+        if not table.engine.stores_rows:
+            return None
+        for key in keys if keys is not None else table.unique_keys():
+            indexes = [table.column_index(name) for name in key.columns]
+            key_values = [values[i] for i in indexes]
+            if any(value is None for value in key_values):
+                continue  # NULL never collides in a unique key
+            found = self.storage.find_by_columns(table, key.columns, key_values, exclude)
+            if found:
+                return key, found[0]
+        return None
+
+    def duplicate_error(self, table: Table, key: Key, values: tuple) -> SqlError:
+        shown = "-".join("NULL" if values[table.column_index(c)] is None else _shown(values[table.column_index(c)]) for c in key.columns)
+        key_name = f"{table.name}.{key.name}" if self.server.flavor.rows_event_version == 2 else key.name
+        return SqlError(ErrorCode.ER_DUP_ENTRY, shown, key_name)
+
+    def write_row(self, session: Session, table: Table, values: tuple, assigned: frozenset[str], outcome: Outcome) -> RowChange:
+        row_id = table.next_row_id
+        table.next_row_id += 1
+        if table.engine.stores_rows:
+            self.storage.insert(table, row_id, values)
+        return self._record(session, RowChange(table, ChangeKind.WRITE, row_id, None, values, assigned), outcome)
+
+    def update_row(self, session: Session, table: Table, row_id: int, before: tuple, after: tuple, assigned: frozenset[str], outcome: Outcome) -> RowChange:
+        if table.engine.stores_rows:
+            self.storage.update(table, row_id, after)
+        return self._record(session, RowChange(table, ChangeKind.UPDATE, row_id, before, after, assigned), outcome)
+
+    def delete_row(self, session: Session, table: Table, row_id: int, before: tuple, outcome: Outcome) -> RowChange:
+        if table.engine.stores_rows:
+            self.storage.delete(table, [row_id])
+        return self._record(session, RowChange(table, ChangeKind.DELETE, row_id, before, None), outcome)
+
+    def _record(self, session: Session, change: RowChange, outcome: Outcome) -> RowChange:
+        session.ensure_transaction().record(change)
+        outcome.changes.append(change)
+        return change
+
+    def coerce_row(self, table: Table, values: list[object], row_number: int) -> tuple:
+        result = []
+        for column, value in zip(table.columns, values):
+            value = column.type.coerce(value, column.name, row_number)
+            if value is None and not column.nullable:
+                raise SqlError(ErrorCode.ER_BAD_NULL_ERROR, column.name)
+            result.append(value)
+        return tuple(result)
+
+    def scan(self, session: Session, context: StatementContext, ast: exp.Update | exp.Delete, table: Table) -> list[tuple]:
+        """The rows an UPDATE or DELETE reaches, in the order it reaches them."""
+        translator = self.translator(session, context)
+        _refuse_self_reference(ast, table)
+        alias = ast.this.alias or table.name
+        where = ast.args.get("where")
+        condition = translator.sql(where.this) if where is not None else ""
+        order_node = ast.args.get("order")
+        physical = self.storage.physical_order(table, alias)
+        order = physical
+        if order_node is not None:
+            order = ", ".join(translator.sql(item) for item in order_node.expressions) + ", " + physical
+        limit_node = ast.args.get("limit")
+        limit = None
+        if limit_node is not None:
+            limit_value = limit_node.expression if limit_node.expression is not None else limit_node.this
+            if not is_constant(limit_value):
+                raise not_supported("a LIMIT that is not a constant")
+            limit = int(constant_value(limit_value))  # type: ignore[arg-type]
+        if not table.engine.stores_rows:
+            return []
+        return self.storage.rows(table, condition, order, limit, alias=alias)
+
+    # -- DML -------------------------------------------------------------------------------
+
+    def _update(self, session: Session, statement: Statement, context: StatementContext, outcome: Outcome) -> None:
+        ast = statement.ast
+        assert isinstance(ast, exp.Update)
+        if ast.args.get("from_") or ast.args.get("from") or list(ast.this.find_all(exp.Join)) or ast.args.get("joins"):
+            raise not_supported("multi-table UPDATE")
+        table = self.table(session, ast.this)
+        assignments = _assignments(table, ast.expressions)
+        translator = self.translator(session, context)
+        expressions = _sequential(assignments, table)
+        for row_number, (row_id, *old) in enumerate(self.scan(session, context, ast, table), start=1):
+            values = list(old)
+            new_values = self._evaluate_for_row(translator, table, row_id, [e for _, e in expressions], ast.this.alias or table.name)
+            for (column, _), value in zip(expressions, new_values):
+                values[table.columns.index(column)] = value
+            after = self.coerce_row(table, values, row_number)
+            before = tuple(old)
+            if after == before:
+                continue  # the handler is not called for an unchanged row: no row event
+            changed = {c.name for c, b, a in zip(table.columns, before, after) if b != a}
+            for column in table.columns:
+                if column.on_update_current_timestamp and column.name not in {c.name for c, _ in assignments}:
+                    after = after[: table.columns.index(column)] + (context.timestamp,) + after[table.columns.index(column) + 1 :]
+            touched_keys = [key for key in table.unique_keys() if set(key.columns) & changed]
+            conflict = self.find_conflict(table, after, exclude=row_id, keys=touched_keys)
+            if conflict is not None:
+                raise self.duplicate_error(table, conflict[0], after)
+            self.update_row(session, table, row_id, before, after, frozenset(c.name for c, _ in assignments), outcome)
+            outcome.affected_rows += 1
+
+    def _evaluate_for_row(self, translator: Translator, table: Table, row_id: int, expressions: list[exp.Expression], alias: str) -> list[object]:
+        if all(is_constant(e) for e in expressions):
+            return [constant_value(e) for e in expressions]
+        projection = ", ".join(translator.sql(e) for e in expressions)
+        sql = f"SELECT {projection} FROM {self.storage.qualified(table)} AS {quote(alias)} WHERE {quote(ROW_ID)} = ?"
+        return list(self.storage.query(sql, [row_id])[0])
+
+    def _delete(self, session: Session, statement: Statement, context: StatementContext, outcome: Outcome) -> None:
+        ast = statement.ast
+        assert isinstance(ast, exp.Delete)
+        if ast.args.get("using") or ast.args.get("tables") or list(ast.this.find_all(exp.Join)):
+            raise not_supported("multi-table DELETE")
+        table = self.table(session, ast.this)
+        for row_id, *old in self.scan(session, context, ast, table):
+            self.delete_row(session, table, row_id, tuple(old), outcome)
+            outcome.affected_rows += 1
+
+    def _select(self, session: Session, statement: Statement, context: StatementContext, outcome: Outcome) -> None:
+        tree = statement.ast.copy()
+        tree.set("locks", None)
+        outcome.rows = self.storage.query(self.translator(session, context).sql(tree))
+        session.found_rows = len(outcome.rows)
+        session.row_count = -1
+
+    # -- DDL -------------------------------------------------------------------------------
+
+    def _create_table(self, session: Session, statement: Statement, outcome: Outcome) -> None:
+        ast = statement.ast
+        assert isinstance(ast, exp.Create)
+        properties = ast.args.get("properties")
+        if properties and any(isinstance(p, exp.LikeProperty) for p in properties.expressions):
+            raise not_supported("CREATE TABLE ... LIKE")
+        if ast.expression is not None:
+            raise not_supported("CREATE TABLE ... SELECT")
+        table = table_from_create(ast, self.server.engines)
+        owner = session.thread_id if table.temporary else None
+        existing = self.catalog.find(table.name, owner) if table.temporary else self.catalog.find(table.name)
+        if existing is not None and existing.temporary == table.temporary:
+            if ast.args.get("exists"):
+                outcome.warnings.append(note(ErrorCode.ER_TABLE_EXISTS_ERROR, table.name))
+                return
+            raise SqlError(ErrorCode.ER_TABLE_EXISTS_ERROR, table.name)
+        table.owner = owner
+        self.storage.create(table, f"#tmp{owner}_{table.name}" if table.temporary else table.name.lower())
+        self.catalog.add(table)
+
+    def _drop_table(self, session: Session, statement: Statement, outcome: Outcome) -> None:
+        ast = statement.ast
+        assert isinstance(ast, exp.Drop)
+        missing = []
+        for node in target_tables(statement):
+            table = self.catalog.find(node.name, session.thread_id)
+            if table is None or (statement.temporary and not table.temporary):
+                missing.append(f"{self.catalog.database}.{node.name}")
+                continue
+            self.storage.drop(table)
+            self.catalog.remove(table)
+        if missing:
+            if ast.args.get("exists"):
+                outcome.warnings.extend(note(ErrorCode.ER_BAD_TABLE_ERROR, name) for name in missing)
+            else:
+                raise SqlError(ErrorCode.ER_BAD_TABLE_ERROR, ",".join(missing))
+
+    def _truncate(self, session: Session, statement: Statement, outcome: Outcome) -> None:
+        for node in target_tables(statement):
+            table = self.table(session, node)
+            self.storage.delete_all(table)
+            table.auto_increment = 1
+
+    def _alter_table(self, session: Session, statement: Statement, outcome: Outcome) -> None:
+        ast = statement.ast
+        assert isinstance(ast, exp.Alter)
+        if (ast.args.get("kind") or "TABLE").upper() != "TABLE":
+            raise not_supported(f"ALTER {ast.args.get('kind')}")
+        table = self.table(session, ast.this)
+        altered = table.copy()
+        builder = TableBuilder(altered)
+        added: list[Column] = []
+        dropped: list[Column] = []
+        for action in ast.args.get("actions") or []:
+            self._alter_action(builder, action, added, dropped)
+        builder.check()
+        self._check_existing_rows(table, altered)
+        for column in dropped:
+            self.storage.drop_column(table, column)
+        for column in added:
+            fill = column.default if column.default_kind is DefaultKind.VALUE else None
+            if fill is None and not column.nullable:
+                fill = column.type.implicit_default()
+            self.storage.add_column(table, column, fill)
+        table.columns, table.keys = altered.columns, altered.keys
+
+    def _alter_action(self, builder: TableBuilder, action: exp.Expression, added: list[Column], dropped: list[Column]) -> None:
+        table = builder.table
+        if isinstance(action, exp.ColumnDef):
+            column, keys = column_from_definition(action)
+            position = action.args.get("position")
+            index = None
+            if position is not None:
+                index = 0 if position.args.get("position") == "FIRST" else table.column_index(position.this.name) + 1
+            builder.add_column(column, index)
+            added.append(column)
+            for kind in keys:
+                builder.add_key(Key("PRIMARY" if kind is KeyKind.PRIMARY else "", kind, (column.name,)))
+        elif isinstance(action, exp.Drop) and (action.kind or "").upper() == "COLUMN":
+            for node in action.args.get("tables") or []:
+                column = table.find_column(node.name)
+                if column is None:
+                    raise SqlError(ErrorCode.ER_CANT_DROP_FIELD_OR_KEY, node.name)
+                table.columns.remove(column)
+                dropped.append(column)
+                # Dropping a column takes it out of every key; a key left empty goes too.
+                table.keys = [
+                    dataclasses.replace(key, columns=tuple(c for c in key.columns if c.lower() != column.name.lower()))
+                    for key in table.keys
+                ]
+                table.keys = [key for key in table.keys if key.columns]
+        elif isinstance(action, exp.Drop) and (action.kind or "").upper() == "INDEX":
+            for node in action.args.get("tables") or []:
+                key = next((k for k in table.keys if k.name.lower() == node.name.lower()), None)
+                if key is None:
+                    raise SqlError(ErrorCode.ER_CANT_DROP_FIELD_OR_KEY, node.name)
+                table.keys.remove(key)
+        elif isinstance(action, exp.DropPrimaryKey):
+            key = next((k for k in table.keys if k.kind is KeyKind.PRIMARY), None)
+            if key is None:
+                raise SqlError(ErrorCode.ER_CANT_DROP_FIELD_OR_KEY, "PRIMARY")
+            table.keys.remove(key)
+        elif isinstance(action, exp.AddConstraint):
+            for constraint in action.expressions:
+                builder.add_key(key_from_constraint(constraint))
+        elif isinstance(action, exp.AlterColumn):
+            column = table.column(action.this.name)
+            index = table.columns.index(column)
+            if action.args.get("drop"):
+                replaced = dataclasses.replace(column, default_kind=DefaultKind.NONE if not column.nullable else DefaultKind.VALUE, default=None)
+            elif action.args.get("default") is not None:
+                value = constant_value(action.args["default"]) if is_constant(action.args["default"]) else None
+                if not is_constant(action.args["default"]):
+                    raise not_supported(f"DEFAULT expression {action.args['default'].sql(dialect='mysql')}")
+                replaced = dataclasses.replace(column, default_kind=DefaultKind.VALUE, default=column.type.coerce(value, column.name))
+            else:
+                raise not_supported(f"ALTER COLUMN {action.sql(dialect='mysql')}")
+            table.columns[index] = replaced
+        else:
+            raise not_supported(f"ALTER TABLE action {action.sql(dialect='mysql')!r}")
+
+    def _check_existing_rows(self, old: Table, new: Table) -> None:
+        """New unique keys must hold for the rows already stored."""
+        old_keys = {(k.kind, k.columns) for k in old.unique_keys()}
+        for key in new.unique_keys():
+            if (key.kind, key.columns) in old_keys or any(old.find_column(c) is None for c in key.columns):
+                continue
+            columns = ", ".join(quote(c) for c in key.columns)
+            nulls = " AND ".join(f"{quote(c)} IS NOT NULL" for c in key.columns)
+            duplicate = self.storage.query(
+                f"SELECT {columns} FROM {self.storage.qualified(old)} WHERE {nulls} GROUP BY {columns} HAVING count(*) > 1 LIMIT 1"
+            )
+            if duplicate:
+                shown = "-".join(_shown(v) for v in duplicate[0])
+                raise SqlError(ErrorCode.ER_DUP_ENTRY, shown, key.name)
+
+
+class _InsertRun:
+    """One INSERT / REPLACE: the server's write_record loop over the source rows."""
+
+    def __init__(self, executor: Executor, session: Session, statement: Statement, context: StatementContext, outcome: Outcome, insert_id: int | None) -> None:
+        self.executor = executor
+        self.session = session
+        self.statement = statement
+        self.context = context
+        self.outcome = outcome
+        self.forced_insert_id = insert_id
+        ast = statement.ast
+        assert isinstance(ast, exp.Insert)
+        self.ast = ast
+        target = ast.this
+        self.table = executor.table(session, target.this if isinstance(target, exp.Schema) else target)
+        if isinstance(target, exp.Schema) and target.expressions:
+            self.columns = [self.table.column(node.name) for node in target.expressions]
+        else:
+            self.columns = list(self.table.columns)
+        if statement.kind is StatementKind.REPLACE:
+            self.mode = WriteMode.REPLACE
+        elif ast.args.get("conflict") is not None:
+            self.mode = WriteMode.UPDATE
+        elif ast.args.get("ignore"):
+            self.mode = WriteMode.IGNORE
+        else:
+            self.mode = WriteMode.ERROR
+        self.translator = executor.translator(session, context)
+        variables = session.variables
+        self.increment = int(variables.get("auto_increment_increment", "1"))
+        self.offset = int(variables.get("auto_increment_offset", "1"))
+
+    def run(self) -> None:
+        source = self.ast.expression
+        if isinstance(source, exp.Values):
+            rows = [self._values_row(row.expressions if isinstance(row, exp.Tuple) else [row]) for row in source.expressions]
+        elif isinstance(source, (exp.Select, exp.Union, exp.Subquery)):
+            rows = [list(row) for row in self.executor.storage.query(self.translator.sql(source))]
+        else:
+            raise not_supported(f"INSERT source {source.sql(dialect='mysql') if source else 'DEFAULT VALUES'}")
+        for number, values in enumerate(rows, start=1):
+            if len(values) != len(self.columns):
+                raise SqlError(ErrorCode.ER_WRONG_VALUE_COUNT_ON_ROW, number)
+            self._write(number, values)
+
+    def _values_row(self, expressions: list[exp.Expression]) -> list[object]:
+        """A VALUES row, with DEFAULT kept as a marker for the column's default."""
+        values: list[object] = [None] * len(expressions)
+        pending = []
+        for index, node in enumerate(expressions):
+            if _is_default_keyword(node):
+                values[index] = _DEFAULT
+            elif is_constant(node):
+                values[index] = constant_value(node)
+            else:
+                pending.append(index)
+        if pending:
+            projection = ", ".join(self.translator.sql(expressions[i]) for i in pending)
+            for index, value in zip(pending, self.executor.storage.query(f"SELECT {projection}")[0]):
+                values[index] = value
+        return values
+
+    def _write(self, number: int, given: list[object]) -> None:
+        table = self.table
+        values: list[object] = []
+        assigned = {c.name for c, v in zip(self.columns, given) if v is not _DEFAULT}
+        by_name = {c.name: v for c, v in zip(self.columns, given)}
+        for column in table.columns:
+            value = by_name.get(column.name, _DEFAULT)
+            if value is _DEFAULT:
+                value = self._default(column)
+            values.append(value)
+        auto = table.auto_increment_column
+        if auto is not None:
+            index = table.columns.index(auto)
+            if values[index] in (None, 0):
+                values[index] = self._next_auto_value()
+                assigned.add(auto.name)
+            else:
+                self._observe_explicit(int(values[index]))  # type: ignore[arg-type]
+        row = self.executor.coerce_row(table, values, number)
+        self._write_record(row, frozenset(assigned))
+
+    def _default(self, column: Column) -> object:
+        if column.auto_increment:
+            return None
+        if column.default_kind is DefaultKind.CURRENT_TIMESTAMP:
+            return self.context.timestamp
+        if column.default_kind is DefaultKind.NONE:
+            raise SqlError(ErrorCode.ER_NO_DEFAULT_FOR_FIELD, column.name)
+        return column.default
+
+    def _next_auto_value(self) -> int:
+        table = self.table
+        if self.forced_insert_id is not None:
+            value, self.forced_insert_id = self.forced_insert_id, None
+        else:
+            value = max(table.auto_increment, 1)
+            if (value - self.offset) % self.increment:
+                value += self.increment - (value - self.offset) % self.increment
+        table.auto_increment = max(table.auto_increment, value + 1)
+        if self.outcome.insert_id is None:
+            self.outcome.insert_id = value
+            self.session.last_insert_id = value
+        # Following rows of this statement continue from here.
+        self.forced_insert_id = None
+        return value
+
+    def _observe_explicit(self, value: int) -> None:
+        if value >= self.table.auto_increment:
+            self.table.auto_increment = value + 1
+
+    def _write_record(self, row: tuple, assigned: frozenset[str]) -> None:
+        executor, table, outcome = self.executor, self.table, self.outcome
+        unique_keys = table.unique_keys()
+        while True:
+            conflict = executor.find_conflict(table, row, exclude=None, keys=unique_keys)
+            if conflict is None:
+                executor.write_row(self.session, table, row, assigned, outcome)
+                outcome.affected_rows += 1
+                return
+            key, (row_id, *existing) = conflict
+            before = tuple(existing)
+            if self.mode is WriteMode.ERROR:
+                raise executor.duplicate_error(table, key, row)
+            if self.mode is WriteMode.IGNORE:
+                error = executor.duplicate_error(table, key, row)
+                outcome.warnings.append(Condition("Warning", error.code, error.name, error.message))
+                return
+            if self.mode is WriteMode.REPLACE:
+                if key is unique_keys[-1]:
+                    # The conflict is on the last unique key: the row is updated in place.
+                    executor.update_row(self.session, table, row_id, before, row, assigned, outcome)
+                    outcome.affected_rows += 2
+                    return
+                executor.delete_row(self.session, table, row_id, before, outcome)
+                outcome.affected_rows += 1
+                continue
+            self._duplicate_key_update(row_id, before, row)
+            return
+
+    def _duplicate_key_update(self, row_id: int, before: tuple, proposed: tuple) -> None:
+        executor, table = self.executor, self.table
+        conflict = self.ast.args["conflict"]
+        assignments = _assignments(table, conflict.expressions)
+        proposed_by_name = {c.name.lower(): v for c, v in zip(table.columns, proposed)}
+
+        def values_function(node: exp.Expression) -> exp.Expression:
+            if isinstance(node, exp.Anonymous) and node.name.upper() == "VALUES" and node.expressions:
+                return literal(proposed_by_name[node.expressions[0].name.lower()])
+            return node
+
+        expressions = [expression.transform(values_function) for _, expression in _sequential(assignments, table)]
+        values = list(before)
+        for (column, _), value in zip(assignments, executor._evaluate_for_row(self.translator, table, row_id, expressions, table.name)):
+            values[table.columns.index(column)] = value
+        after = executor.coerce_row(table, values, 1)
+        if after == before:
+            return
+        conflict_found = executor.find_conflict(table, after, exclude=row_id)
+        if conflict_found is not None:
+            raise executor.duplicate_error(table, conflict_found[0], after)
+        executor.update_row(self.session, table, row_id, before, after, frozenset(c.name for c, _ in assignments), self.outcome)
+        self.outcome.affected_rows += 2
+
+
+_DEFAULT = object()
+
+
+def _is_default_keyword(node: exp.Expression) -> bool:
+    return isinstance(node, (exp.Var, exp.Column)) and node.name.upper() == "DEFAULT" and not (
+        isinstance(node, exp.Column) and node.this.args.get("quoted")
+    )
+
+
+def _assignments(table: Table, expressions: list[exp.Expression]) -> list[tuple[Column, exp.Expression]]:
+    """`SET a = expr, ...` as (column, expression) pairs."""
+    pairs = []
+    for item in expressions:
+        if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
+            raise not_supported(f"assignment {item.sql(dialect='mysql')}")
+        pairs.append((table.column(item.this.name), item.expression))
+    return pairs
+
+
+def _sequential(assignments: list[tuple[Column, exp.Expression]], table: Table) -> list[tuple[Column, exp.Expression]]:
+    """MySQL evaluates single-table SET left to right: a later expression sees earlier new values."""
+    result: list[tuple[Column, exp.Expression]] = []
+    replaced: dict[str, exp.Expression] = {}
+    for column, expression in assignments:
+        def substitute(node: exp.Expression) -> exp.Expression:
+            if isinstance(node, exp.Column) and node.name.lower() in replaced and node.table in ("", table.name):
+                return exp.Paren(this=replaced[node.name.lower()].copy())
+            return node
+
+        rewritten = expression.copy().transform(substitute)
+        replaced[column.name.lower()] = rewritten
+        result.append((column, rewritten))
+    return result
+
+
+def _refuse_self_reference(ast: exp.Expression, table: Table) -> None:
+    """ER_UPDATE_TABLE_USED: a subquery may not read the table being changed."""
+    for subquery in ast.find_all(exp.Select):
+        for node in subquery.find_all(exp.Table):
+            if node.name.lower() == table.name.lower():
+                raise SqlError(
+                    ErrorCode.ER_UNKNOWN_ERROR,
+                    message=f"You can't specify target table '{table.name}' for update in FROM clause",
+                )
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, bytes):
+        return value.decode(errors="replace")
+    return str(value)

@@ -1,0 +1,90 @@
+"""Server flavors as data: what differs between MySQL 8.0 and MariaDB 10.11.
+
+Code asks a flavor for a rule; it never tests a flavor's name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Functions whose result may differ on the slave when the statement is re-executed there
+# (server-internals.md §1.2). Time functions, LAST_INSERT_ID and CONNECTION_ID are safe:
+# their inputs travel in the events.
+_COMMON_UNSAFE_FUNCTIONS = frozenset(
+    {
+        "CURRENT_USER", "FOUND_ROWS", "GET_LOCK", "IS_FREE_LOCK", "IS_USED_LOCK", "LOAD_FILE",
+        "MASTER_POS_WAIT", "RAND", "RANDOM_BYTES", "RELEASE_ALL_LOCKS", "RELEASE_LOCK",
+        "ROW_COUNT", "SESSION_USER", "SLEEP", "SYSDATE", "SYSTEM_USER", "USER", "UUID",
+        "UUID_SHORT", "VERSION",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Flavor:
+    """Everything the simulators need to know about one server product and version."""
+
+    name: str
+    server_version: str
+    default_binlog_format: str
+    unsafe_functions: frozenset[str]
+    # MariaDB carries RAND()'s seed in a Rand event and does not flag RAND() in a plain
+    # INSERT ... VALUES; MySQL flags it everywhere.
+    rand_safe_in_insert_values: bool
+    # WL#3303 cell "unsafe, statement-only engine": MySQL raises 1663 only under MIXED,
+    # MariaDB also under STATEMENT.
+    unsafe_stmt_engine_error_formats: frozenset[str]
+    # MySQL stops a row injection under STATEMENT with 1666; MariaDB logs it in ROW.
+    row_injection_in_statement_error: bool
+    # Version of Write/Update/Delete_rows events: 2 (types 30-32) or 1 (types 23-25).
+    rows_event_version: int
+    # The informational event logged before a row-logged statement's table maps,
+    # and the variable that switches it on.
+    rows_query_event: str
+    rows_query_variable: str
+    rows_query_default: str
+    # What USER() returns in the slave's applier thread.
+    applier_user: str
+
+
+MYSQL_80 = Flavor(
+    name="mysql-8.0",
+    server_version="8.0.39-rplharness",
+    default_binlog_format="ROW",
+    unsafe_functions=_COMMON_UNSAFE_FUNCTIONS
+    | {"AES_ENCRYPT", "AES_DECRYPT", "ICU_VERSION", "SOURCE_POS_WAIT", "WAIT_FOR_EXECUTED_GTID_SET"},
+    rand_safe_in_insert_values=False,
+    unsafe_stmt_engine_error_formats=frozenset({"MIXED"}),
+    row_injection_in_statement_error=True,
+    rows_event_version=2,
+    rows_query_event="Rows_query",
+    rows_query_variable="binlog_rows_query_log_events",
+    rows_query_default="OFF",
+    applier_user="",
+)
+
+MARIADB_1011 = Flavor(
+    name="mariadb-10.11",
+    server_version="10.11.18-MariaDB-rplharness",
+    default_binlog_format="MIXED",
+    unsafe_functions=_COMMON_UNSAFE_FUNCTIONS
+    | {"BINLOG_GTID_POS", "CURRENT_ROLE", "MASTER_GTID_WAIT", "SYS_GUID", "NEXTVAL", "LASTVAL"},
+    rand_safe_in_insert_values=True,
+    unsafe_stmt_engine_error_formats=frozenset({"MIXED", "STATEMENT"}),
+    row_injection_in_statement_error=False,
+    rows_event_version=1,
+    rows_query_event="Annotate_rows",
+    rows_query_variable="binlog_annotate_row_events",
+    rows_query_default="ON",
+    applier_user="",
+)
+
+FLAVORS: dict[str, Flavor] = {flavor.name: flavor for flavor in (MYSQL_80, MARIADB_1011)}
+DEFAULT_FLAVOR = MYSQL_80
+
+
+def get_flavor(name: str) -> Flavor:
+    try:
+        return FLAVORS[name]
+    except KeyError:
+        raise ValueError(f"unknown flavor {name!r}; known: {', '.join(FLAVORS)}") from None

@@ -1,0 +1,157 @@
+"""Parse one SQL statement with sqlglot (MySQL dialect) and classify it.
+
+A few statements sqlglot mis-reads are recognised first: `SAVEPOINT x` (parsed as an
+alias), `RELEASE SAVEPOINT x`, and `REPLACE` (a Command): REPLACE is parsed as the
+INSERT it extends and flagged.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from enum import Enum
+from functools import lru_cache
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+
+from .errors import ErrorCode, SqlError, not_supported
+
+logging.getLogger("sqlglot").setLevel(logging.ERROR)
+
+
+class StatementKind(Enum):
+    INSERT = "INSERT"
+    REPLACE = "REPLACE"
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+    SELECT = "SELECT"
+    CREATE_TABLE = "CREATE TABLE"
+    ALTER_TABLE = "ALTER TABLE"
+    DROP_TABLE = "DROP TABLE"
+    TRUNCATE = "TRUNCATE"
+    BEGIN = "BEGIN"
+    COMMIT = "COMMIT"
+    ROLLBACK = "ROLLBACK"
+    SAVEPOINT = "SAVEPOINT"
+    ROLLBACK_TO_SAVEPOINT = "ROLLBACK TO SAVEPOINT"
+    RELEASE_SAVEPOINT = "RELEASE SAVEPOINT"
+    SET = "SET"
+
+    @property
+    def is_dml(self) -> bool:
+        return self in (StatementKind.INSERT, StatementKind.REPLACE, StatementKind.UPDATE, StatementKind.DELETE)
+
+    @property
+    def is_ddl(self) -> bool:
+        return self in (
+            StatementKind.CREATE_TABLE,
+            StatementKind.ALTER_TABLE,
+            StatementKind.DROP_TABLE,
+            StatementKind.TRUNCATE,
+        )
+
+    @property
+    def is_transaction_control(self) -> bool:
+        return self in (
+            StatementKind.BEGIN,
+            StatementKind.COMMIT,
+            StatementKind.ROLLBACK,
+            StatementKind.SAVEPOINT,
+            StatementKind.ROLLBACK_TO_SAVEPOINT,
+            StatementKind.RELEASE_SAVEPOINT,
+        )
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A parsed statement: its text, kind and sqlglot tree (shared; copy before changing)."""
+
+    sql: str
+    kind: StatementKind
+    ast: exp.Expression | None = None
+    savepoint: str | None = None
+
+    @property
+    def temporary(self) -> bool:
+        """CREATE/DROP TEMPORARY TABLE."""
+        ast = self.ast
+        if isinstance(ast, exp.Drop):
+            return bool(ast.args.get("temporary"))
+        if isinstance(ast, exp.Create):
+            properties = ast.args.get("properties")
+            return bool(properties and any(isinstance(p, exp.TemporaryProperty) for p in properties.expressions))
+        return False
+
+
+_SAVEPOINT = re.compile(r"^\s*SAVEPOINT\s+(`?)(\w+)\1\s*$", re.IGNORECASE)
+_RELEASE = re.compile(r"^\s*RELEASE\s+SAVEPOINT\s+(`?)(\w+)\1\s*$", re.IGNORECASE)
+_ROLLBACK_TO = re.compile(r"^\s*ROLLBACK\s+(?:WORK\s+)?TO\s+(?:SAVEPOINT\s+)?(`?)(\w+)\1\s*$", re.IGNORECASE)
+_REPLACE = re.compile(r"^\s*REPLACE\b", re.IGNORECASE)
+
+_KINDS: list[tuple[type[exp.Expression], StatementKind]] = [
+    (exp.Insert, StatementKind.INSERT),
+    (exp.Update, StatementKind.UPDATE),
+    (exp.Delete, StatementKind.DELETE),
+    (exp.Select, StatementKind.SELECT),
+    (exp.Union, StatementKind.SELECT),
+    (exp.Alter, StatementKind.ALTER_TABLE),
+    (exp.TruncateTable, StatementKind.TRUNCATE),
+    (exp.Transaction, StatementKind.BEGIN),
+    (exp.Commit, StatementKind.COMMIT),
+    (exp.Rollback, StatementKind.ROLLBACK),
+    (exp.Set, StatementKind.SET),
+]
+
+
+def _syntax_error(sql: str, detail: str) -> SqlError:
+    return SqlError(
+        ErrorCode.ER_PARSE_ERROR,
+        message="You have an error in your SQL syntax; check the manual that corresponds to your MySQL "
+        f"server version for the right syntax to use: {detail} (statement: {sql!r})",
+    )
+
+
+@lru_cache(maxsize=4096)
+def parse_statement(sql: str) -> Statement:
+    """Parse and classify `sql`; raises SqlError 1064 (cannot parse) or 1235 (not modelled)."""
+    text = sql.strip().rstrip(";").strip()
+    if not text:
+        raise _syntax_error(sql, "empty statement")
+    for pattern, kind in (
+        (_SAVEPOINT, StatementKind.SAVEPOINT),
+        (_RELEASE, StatementKind.RELEASE_SAVEPOINT),
+        (_ROLLBACK_TO, StatementKind.ROLLBACK_TO_SAVEPOINT),
+    ):
+        match = pattern.match(text)
+        if match:
+            return Statement(text, kind, savepoint=match.group(2))
+    is_replace = bool(_REPLACE.match(text))
+    source = _REPLACE.sub("INSERT", text, count=1) if is_replace else text
+    try:
+        trees = [tree for tree in sqlglot.parse(source, read="mysql") if tree is not None]
+    except (ParseError, TokenError) as error:
+        detail = str(error).splitlines()[0]
+        raise _syntax_error(text, detail) from None
+    if len(trees) != 1:
+        raise _syntax_error(text, "exactly one statement per step is expected")
+    tree = trees[0]
+    if is_replace:
+        if not isinstance(tree, exp.Insert) or tree.args.get("conflict") is not None:
+            raise _syntax_error(text, "REPLACE takes no ON DUPLICATE KEY UPDATE clause")
+        return Statement(text, StatementKind.REPLACE, tree)
+    if isinstance(tree, exp.Create):
+        if tree.kind != "TABLE":
+            raise not_supported(f"CREATE {tree.kind}")
+        return Statement(text, StatementKind.CREATE_TABLE, tree)
+    if isinstance(tree, exp.Drop):
+        if tree.kind != "TABLE":
+            raise not_supported(f"DROP {tree.kind}")
+        return Statement(text, StatementKind.DROP_TABLE, tree)
+    for node_type, kind in _KINDS:
+        if isinstance(tree, node_type):
+            return Statement(text, kind, tree)
+    first_word = text.split(None, 1)[0].upper()
+    raise not_supported(f"{first_word} statements (the simulator models DML, DDL on tables, SET and transaction control)")

@@ -1,0 +1,169 @@
+"""One simulated server: its identity, clock and generators, catalog and storage.
+
+Master and slave are two of these. Each has its own clock, UUID node and counters, all
+seeded, so functions the real servers call unsafe (UUID(), SYSDATE(), USER()) give
+different values on the two sides, reproducibly, while safe ones are fed from events.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import random
+import uuid
+from dataclasses import dataclass
+
+import duckdb
+
+from .catalog import Catalog
+from .engines import EngineRegistry
+from .expressions import StatementContext
+from .flavor import Flavor
+from .session import Session, seeded_random_state
+from .storage import Storage, lock_configuration, open_connection
+from .sysvars import REPLICATED_SESSION_VARIABLES, VariableRegistry
+
+EPOCH = dt.datetime(2026, 1, 1, 12, 0, 0)
+
+
+@dataclass(frozen=True)
+class ServerIdentity:
+    """What makes one server different from another: id, host name, clock start, seed."""
+
+    server_id: int
+    hostname: str
+    seed: int
+    clock_start: dt.datetime = EPOCH
+
+
+class Server:
+    """A MySQL-like server: the state both the master and the slave simulator build on."""
+
+    def __init__(
+        self,
+        flavor: Flavor,
+        identity: ServerIdentity,
+        engines: EngineRegistry | None = None,
+        connection: duckdb.DuckDBPyConnection | None = None,
+        schema: str = "test",
+    ) -> None:
+        self.flavor = flavor
+        self.identity = identity
+        self.engines = engines or EngineRegistry()
+        self.registry = VariableRegistry(flavor)
+        self.global_variables = self.registry.defaults()
+        self.global_variables["server_id"] = str(identity.server_id)
+        self.global_variables["hostname"] = identity.hostname
+        self.catalog = Catalog(database=schema)
+        self._random = random.Random(identity.seed)
+        self._clock = identity.clock_start
+        self._uuid_counter = 0
+        self._uuid_short_counter = 0
+        self._uuid_node = int.from_bytes(hashlib.sha256(f"{identity.server_id}:{identity.seed}".encode()).digest()[:6], "big") | 0x010000000000
+        self._next_thread_id = 1
+        self.current_session: Session | None = None
+        self._seeded_rand: dict[int, tuple[int, int]] = {}
+        own_connection = connection is None
+        self.connection = connection or open_connection()
+        self._register_functions()
+        if own_connection:
+            lock_configuration(self.connection)
+        self.storage = Storage(self.connection, schema)
+
+    # -- time and generators ------------------------------------------------------------
+
+    def now(self) -> dt.datetime:
+        return self._clock
+
+    def tick(self, seconds: int = 1) -> dt.datetime:
+        """Advance the server clock: every statement takes a little time."""
+        self._clock += dt.timedelta(seconds=seconds)
+        return self._clock
+
+    def advance_clock_to(self, moment: dt.datetime) -> None:
+        if moment > self._clock:
+            self._clock = moment
+
+    def _uuid(self) -> str:
+        """A time-based (version 1) UUID from this server's clock and node, as MySQL's UUID()."""
+        self._uuid_counter += 1
+        gregorian = int((self._clock - dt.datetime(1582, 10, 15)).total_seconds() * 10_000_000) + self._uuid_counter
+        clock_seq = 0x8000 | (self.identity.seed & 0x3FFF)
+        fields = (
+            gregorian & 0xFFFFFFFF,
+            (gregorian >> 32) & 0xFFFF,
+            ((gregorian >> 48) & 0x0FFF) | 0x1000,
+            (clock_seq >> 8) & 0xFF,
+            clock_seq & 0xFF,
+            self._uuid_node,
+        )
+        return str(uuid.UUID(fields=fields))
+
+    def _uuid_short(self) -> int:
+        self._uuid_short_counter += 1
+        started = int((self.identity.clock_start - EPOCH).total_seconds()) & 0xFFFFFFFF
+        return ((self.identity.server_id & 255) << 56) + (started << 24) + self._uuid_short_counter
+
+    def _sysdate(self) -> dt.datetime:
+        return self._clock
+
+    def _rand(self) -> float:
+        session = self.current_session
+        return session.next_random() if session is not None else self._random.random()
+
+    def _rand_seeded(self, seed: int) -> float:
+        """RAND(N): a generator started from N once per statement."""
+        seed1, seed2 = self._seeded_rand.get(seed, seeded_random_state(int(seed)))
+        max_value = 0x3FFFFFFF
+        seed1 = (seed1 * 3 + seed2) % max_value
+        seed2 = (seed1 + seed2 + 33) % max_value
+        self._seeded_rand[seed] = (seed1, seed2)
+        return seed1 / max_value
+
+    def _register_functions(self) -> None:
+        connection = self.connection
+        connection.create_function("rpl_uuid", self._uuid, [], "VARCHAR", side_effects=True)
+        connection.create_function("rpl_uuid_short", self._uuid_short, [], "UBIGINT", side_effects=True)
+        connection.create_function("rpl_sysdate", self._sysdate, [], "TIMESTAMP", side_effects=True)
+        connection.create_function("rpl_rand", self._rand, [], "DOUBLE", side_effects=True)
+        connection.create_function("rpl_rand_seeded", self._rand_seeded, ["BIGINT"], "DOUBLE", side_effects=True)
+
+    # -- sessions -------------------------------------------------------------------------
+
+    def new_session(self, user: str, variables: dict[str, str] | None = None) -> Session:
+        session = Session(thread_id=self._next_thread_id, variables={**self.global_variables, **(variables or {})}, user=user)
+        self._next_thread_id += 1
+        session.rand_seed1 = self._random.randrange(0x3FFFFFFF)
+        session.rand_seed2 = self._random.randrange(0x3FFFFFFF)
+        return session
+
+    def statement_context(self, session: Session, timestamp: dt.datetime) -> StatementContext:
+        """The fixed-per-statement values a statement of `session` reads."""
+        self._seeded_rand = {}
+
+        def system_variable(name: str, scope: str | None) -> object:
+            variable = self.registry.lookup(name)
+            values = self.global_variables if scope == "GLOBAL" else session.variables
+            value = values.get(variable.name, variable.default)
+            return int(value) if variable.integer else value
+
+        return StatementContext(
+            timestamp=timestamp,
+            user=session.user,
+            thread_id=session.thread_id,
+            database=self.catalog.database,
+            version=self.flavor.server_version,
+            last_insert_id=session.last_insert_id,
+            found_rows=session.found_rows,
+            row_count=session.row_count,
+            user_variables=session.user_variables,
+            system_variable=system_variable,
+        )
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def is_replicated_variable(name: str, scope: str | None) -> bool:
+    """Whether reading `@@name` in `scope` is safe for statement-based logging."""
+    return scope != "GLOBAL" and name.lower() in REPLICATED_SESSION_VARIABLES

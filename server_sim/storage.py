@@ -1,0 +1,143 @@
+"""DuckDB storage for one simulated server: rows only, no constraints.
+
+Each table gets a hidden `_rpl_row` column: the row's identity and its insertion order,
+which is the physical order of heap engines (MyISAM, MEMORY). Keys and constraints are
+the catalog's business; DuckDB is never asked to enforce them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import duckdb
+
+from .catalog import Column, Table
+from .errors import ErrorCode, SqlError
+
+ROW_ID = "_rpl_row"
+
+# Scenario SQL must not reach files, other databases or extensions.
+_LOCKED_DOWN = {
+    "enable_external_access": False,
+    "autoload_known_extensions": False,
+    "autoinstall_known_extensions": False,
+    "allow_community_extensions": False,
+    "threads": 1,
+}
+
+
+def quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def open_connection() -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB database that cannot touch the file system."""
+    return duckdb.connect(":memory:", config=dict(_LOCKED_DOWN))
+
+
+def lock_configuration(connection: duckdb.DuckDBPyConnection) -> None:
+    """Freeze the configuration, after the server has registered its functions."""
+    connection.execute("SET lock_configuration = true")
+
+
+class Storage:
+    """The rows of one server's tables, in one DuckDB schema."""
+
+    def __init__(self, connection: duckdb.DuckDBPyConnection, schema: str) -> None:
+        self.connection = connection
+        self.schema = schema
+        connection.execute(f"CREATE SCHEMA IF NOT EXISTS {quote(schema)}")
+
+    def qualified(self, table: Table) -> str:
+        return f"{quote(self.schema)}.{quote(table.storage_name)}"
+
+    def query(self, sql: str, parameters: Sequence[object] = ()) -> list[tuple]:
+        try:
+            return self.connection.execute(sql, list(parameters)).fetchall()
+        except duckdb.Error as error:
+            raise translate_error(error, sql) from None
+
+    def create(self, table: Table, storage_name: str) -> None:
+        table.storage_name = storage_name
+        columns = ", ".join(f"{quote(c.name)} {c.type.duckdb_type}" for c in table.columns)
+        self.query(f"CREATE TABLE {self.qualified(table)} ({quote(ROW_ID)} BIGINT, {columns})")
+
+    def drop(self, table: Table) -> None:
+        self.query(f"DROP TABLE IF EXISTS {self.qualified(table)}")
+
+    def add_column(self, table: Table, column: Column, fill: object) -> None:
+        self.query(f"ALTER TABLE {self.qualified(table)} ADD COLUMN {quote(column.name)} {column.type.duckdb_type}")
+        if fill is not None:
+            self.query(f"UPDATE {self.qualified(table)} SET {quote(column.name)} = ?", [fill])
+
+    def drop_column(self, table: Table, column: Column) -> None:
+        self.query(f"ALTER TABLE {self.qualified(table)} DROP COLUMN {quote(column.name)}")
+
+    def rows(
+        self,
+        table: Table,
+        where: str = "",
+        order: str = "",
+        limit: int | None = None,
+        parameters: Sequence[object] = (),
+        alias: str | None = None,
+    ) -> list[tuple]:
+        """(row id, *values in catalog order) for matching rows; `alias` names the table in `where`."""
+        name = quote(alias or table.name)
+        columns = ", ".join(f"{name}.{quote(c.name)}" for c in table.columns)
+        sql = f"SELECT {name}.{quote(ROW_ID)}, {columns} FROM {self.qualified(table)} AS {name}"
+        if where:
+            sql += f" WHERE {where}"
+        if order:
+            sql += f" ORDER BY {order}"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return self.query(sql, parameters)
+
+    def physical_order(self, table: Table, alias: str | None = None) -> str:
+        """ORDER BY text for the engine's table-scan order."""
+        name = quote(alias or table.name)
+        return ", ".join(f"{name}.{quote(column)}" for column in [*table.scan_order(), ROW_ID])
+
+    def insert(self, table: Table, row_id: int, values: Sequence[object]) -> None:
+        columns = ", ".join([quote(ROW_ID), *(quote(c.name) for c in table.columns)])
+        marks = ", ".join("?" for _ in range(len(values) + 1))
+        self.query(f"INSERT INTO {self.qualified(table)} ({columns}) VALUES ({marks})", [row_id, *values])
+
+    def update(self, table: Table, row_id: int, values: Sequence[object]) -> None:
+        assignments = ", ".join(f"{quote(c.name)} = ?" for c in table.columns)
+        self.query(f"UPDATE {self.qualified(table)} SET {assignments} WHERE {quote(ROW_ID)} = ?", [*values, row_id])
+
+    def delete(self, table: Table, row_ids: Iterable[int]) -> None:
+        ids = list(row_ids)
+        if ids:
+            marks = ", ".join("?" for _ in ids)
+            self.query(f"DELETE FROM {self.qualified(table)} WHERE {quote(ROW_ID)} IN ({marks})", ids)
+
+    def delete_all(self, table: Table) -> None:
+        self.query(f"DELETE FROM {self.qualified(table)}")
+
+    def find_by_columns(self, table: Table, columns: Sequence[str], values: Sequence[object], exclude: int | None) -> list[tuple]:
+        """Rows whose `columns` equal `values` (the collation decides string equality)."""
+        conditions = [f"{quote(table.name)}.{quote(name)} = ?" for name in columns]
+        parameters = list(values)
+        if exclude is not None:
+            conditions.append(f"{quote(ROW_ID)} <> ?")
+            parameters.append(exclude)
+        return self.rows(table, " AND ".join(conditions), self.physical_order(table), parameters=parameters)
+
+
+_DUCKDB_COLUMN_NOT_FOUND = ('Referenced column "', 'column "')
+
+
+def translate_error(error: duckdb.Error, sql: str) -> SqlError:
+    """A MySQL error for a DuckDB failure, naming the statement DuckDB could not run."""
+    text = str(error)
+    if isinstance(error, duckdb.BinderException) and "not found" in text:
+        for marker in _DUCKDB_COLUMN_NOT_FOUND:
+            if marker in text:
+                name = text.split(marker, 1)[1].split('"', 1)[0]
+                return SqlError(ErrorCode.ER_BAD_FIELD_ERROR, name, "field list")
+    if isinstance(error, (duckdb.ConversionException, duckdb.OutOfRangeException)):
+        return SqlError(ErrorCode.ER_UNKNOWN_ERROR, f"value conversion failed: {text.splitlines()[0]}")
+    return SqlError(ErrorCode.ER_UNKNOWN_ERROR, f"the simulator could not evaluate this statement: {text.splitlines()[0]}")

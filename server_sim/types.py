@@ -1,0 +1,335 @@
+"""MySQL column types: how values are checked, stored in DuckDB and carried in events.
+
+Storage uses the closest DuckDB type; MySQL's own rules (strict-mode range checks,
+rounding, string lengths, case-insensitive collation) are applied here, before a value
+reaches DuckDB, so both simulated servers store exactly what MySQL would.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from enum import Enum
+
+from sqlglot import exp
+
+from .errors import ErrorCode, SqlError, not_supported
+
+
+class TypeFamily(Enum):
+    INTEGER = "integer"
+    DECIMAL = "decimal"
+    FLOAT = "float"
+    STRING = "string"
+    BINARY = "binary"
+    DATE = "date"
+    DATETIME = "datetime"
+
+
+@dataclass(frozen=True)
+class _Base:
+    family: TypeFamily
+    duckdb: str
+    bits: int = 0  # integer width
+    max_length: int = 0  # byte limit of TEXT/BLOB
+    blob: bool = False  # a BLOB/TEXT column: left out of NOBLOB images
+
+
+_BASES: dict[str, _Base] = {
+    "TINYINT": _Base(TypeFamily.INTEGER, "TINYINT", bits=8),
+    "SMALLINT": _Base(TypeFamily.INTEGER, "SMALLINT", bits=16),
+    "MEDIUMINT": _Base(TypeFamily.INTEGER, "INTEGER", bits=24),
+    "INT": _Base(TypeFamily.INTEGER, "INTEGER", bits=32),
+    "BIGINT": _Base(TypeFamily.INTEGER, "BIGINT", bits=64),
+    "DECIMAL": _Base(TypeFamily.DECIMAL, "DECIMAL"),
+    "FLOAT": _Base(TypeFamily.FLOAT, "REAL"),
+    "DOUBLE": _Base(TypeFamily.FLOAT, "DOUBLE"),
+    "CHAR": _Base(TypeFamily.STRING, "VARCHAR"),
+    "VARCHAR": _Base(TypeFamily.STRING, "VARCHAR"),
+    "TINYTEXT": _Base(TypeFamily.STRING, "VARCHAR", max_length=255, blob=True),
+    "TEXT": _Base(TypeFamily.STRING, "VARCHAR", max_length=65535, blob=True),
+    "MEDIUMTEXT": _Base(TypeFamily.STRING, "VARCHAR", max_length=16777215, blob=True),
+    "LONGTEXT": _Base(TypeFamily.STRING, "VARCHAR", max_length=4294967295, blob=True),
+    "BINARY": _Base(TypeFamily.BINARY, "BLOB"),
+    "VARBINARY": _Base(TypeFamily.BINARY, "BLOB"),
+    "TINYBLOB": _Base(TypeFamily.BINARY, "BLOB", max_length=255, blob=True),
+    "BLOB": _Base(TypeFamily.BINARY, "BLOB", max_length=65535, blob=True),
+    "MEDIUMBLOB": _Base(TypeFamily.BINARY, "BLOB", max_length=16777215, blob=True),
+    "LONGBLOB": _Base(TypeFamily.BINARY, "BLOB", max_length=4294967295, blob=True),
+    "DATE": _Base(TypeFamily.DATE, "DATE"),
+    "DATETIME": _Base(TypeFamily.DATETIME, "TIMESTAMP"),
+    "TIMESTAMP": _Base(TypeFamily.DATETIME, "TIMESTAMP"),
+}
+
+# sqlglot's names for MySQL types, mapped to MySQL's name and signedness.
+_FROM_SQLGLOT: dict[exp.DataType.Type, tuple[str, bool]] = {
+    exp.DataType.Type.TINYINT: ("TINYINT", False),
+    exp.DataType.Type.UTINYINT: ("TINYINT", True),
+    exp.DataType.Type.BOOLEAN: ("TINYINT", False),
+    exp.DataType.Type.SMALLINT: ("SMALLINT", False),
+    exp.DataType.Type.USMALLINT: ("SMALLINT", True),
+    exp.DataType.Type.MEDIUMINT: ("MEDIUMINT", False),
+    exp.DataType.Type.UMEDIUMINT: ("MEDIUMINT", True),
+    exp.DataType.Type.INT: ("INT", False),
+    exp.DataType.Type.UINT: ("INT", True),
+    exp.DataType.Type.BIGINT: ("BIGINT", False),
+    exp.DataType.Type.UBIGINT: ("BIGINT", True),
+    exp.DataType.Type.DECIMAL: ("DECIMAL", False),
+    exp.DataType.Type.UDECIMAL: ("DECIMAL", True),
+    exp.DataType.Type.FLOAT: ("FLOAT", False),
+    exp.DataType.Type.DOUBLE: ("DOUBLE", False),
+    exp.DataType.Type.CHAR: ("CHAR", False),
+    exp.DataType.Type.VARCHAR: ("VARCHAR", False),
+    exp.DataType.Type.TINYTEXT: ("TINYTEXT", False),
+    exp.DataType.Type.TEXT: ("TEXT", False),
+    exp.DataType.Type.MEDIUMTEXT: ("MEDIUMTEXT", False),
+    exp.DataType.Type.LONGTEXT: ("LONGTEXT", False),
+    exp.DataType.Type.BINARY: ("BINARY", False),
+    exp.DataType.Type.VARBINARY: ("VARBINARY", False),
+    exp.DataType.Type.TINYBLOB: ("TINYBLOB", False),
+    exp.DataType.Type.BLOB: ("BLOB", False),
+    exp.DataType.Type.MEDIUMBLOB: ("MEDIUMBLOB", False),
+    exp.DataType.Type.LONGBLOB: ("LONGBLOB", False),
+    exp.DataType.Type.DATE: ("DATE", False),
+    exp.DataType.Type.DATETIME: ("DATETIME", False),
+    exp.DataType.Type.TIMESTAMP: ("TIMESTAMP", False),
+    exp.DataType.Type.TIMESTAMPTZ: ("TIMESTAMP", False),
+}
+
+
+@dataclass(frozen=True)
+class ColumnType:
+    """A MySQL column type such as `INT UNSIGNED`, `DECIMAL(10,2)` or `VARCHAR(20)`."""
+
+    name: str
+    unsigned: bool = False
+    length: int | None = None  # CHAR/VARCHAR/BINARY length, DECIMAL precision
+    scale: int | None = None  # DECIMAL scale
+
+    @property
+    def base(self) -> _Base:
+        return _BASES[self.name]
+
+    @property
+    def family(self) -> TypeFamily:
+        return self.base.family
+
+    @property
+    def is_blob(self) -> bool:
+        return self.base.blob
+
+    @property
+    def is_integer(self) -> bool:
+        return self.family is TypeFamily.INTEGER
+
+    @property
+    def sql(self) -> str:
+        """The type as MySQL prints it."""
+        text = self.name
+        if self.family is TypeFamily.DECIMAL:
+            text += f"({self.length},{self.scale})"
+        elif self.length is not None and self.family in (TypeFamily.STRING, TypeFamily.BINARY):
+            text += f"({self.length})"
+        return text + (" UNSIGNED" if self.unsigned else "")
+
+    @property
+    def duckdb_type(self) -> str:
+        base = self.base
+        if self.family is TypeFamily.DECIMAL:
+            return f"DECIMAL({self.length},{self.scale})"
+        if self.family is TypeFamily.STRING:
+            return "VARCHAR COLLATE NOCASE"
+        if self.is_integer and self.unsigned:
+            return {8: "UTINYINT", 16: "USMALLINT", 24: "UINTEGER", 32: "UINTEGER", 64: "UBIGINT"}[base.bits]
+        return base.duckdb
+
+    def integer_range(self) -> tuple[int, int]:
+        bits = self.base.bits
+        if self.unsigned:
+            return 0, 2**bits - 1
+        return -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+
+    def implicit_default(self) -> object:
+        """The value MySQL stores in a NOT NULL column that was given none."""
+        family = self.family
+        if family in (TypeFamily.INTEGER,):
+            return 0
+        if family is TypeFamily.DECIMAL:
+            return Decimal(0).quantize(Decimal(1).scaleb(-(self.scale or 0)))
+        if family is TypeFamily.FLOAT:
+            return 0.0
+        if family is TypeFamily.STRING:
+            return ""
+        if family is TypeFamily.BINARY:
+            return b""
+        # MySQL's zero date has no DuckDB equivalent; the earliest date stands in for it.
+        return dt.date(1, 1, 1) if family is TypeFamily.DATE else dt.datetime(1, 1, 1)
+
+    def coerce(self, value: object, column: str, row: int = 1) -> object:
+        """The value MySQL would store for `value` (strict mode), or the error it raises."""
+        if value is None:
+            return None
+        family = self.family
+        try:
+            if family is TypeFamily.INTEGER:
+                return self._coerce_integer(value, column, row)
+            if family is TypeFamily.DECIMAL:
+                return self._coerce_decimal(value, column, row)
+            if family is TypeFamily.FLOAT:
+                number = float(_number(value))
+                if math.isinf(number) or math.isnan(number):
+                    raise SqlError(ErrorCode.ER_WARN_DATA_OUT_OF_RANGE, column, row)
+                return number
+            if family is TypeFamily.STRING:
+                return self._coerce_string(value, column, row)
+            if family is TypeFamily.BINARY:
+                data = value if isinstance(value, bytes) else _text(value).encode()
+                if self._too_long(len(data)):
+                    raise SqlError(ErrorCode.ER_DATA_TOO_LONG, column, row)
+                return data
+            return self._coerce_temporal(value)
+        except (ValueError, InvalidOperation, TypeError):
+            raise SqlError(
+                ErrorCode.ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, self.name.lower(), _text(value), column, row
+            ) from None
+
+    def _too_long(self, length: int) -> bool:
+        limit = self.length if self.length is not None else self.base.max_length
+        return bool(limit) and length > limit
+
+    def _coerce_integer(self, value: object, column: str, row: int) -> int:
+        number = _number(value)
+        if isinstance(number, Decimal):
+            number = int(number.to_integral_value(rounding=ROUND_HALF_UP))
+        elif isinstance(number, float):
+            number = int(Decimal(repr(number)).to_integral_value(rounding=ROUND_HALF_UP))
+        low, high = self.integer_range()
+        if not low <= number <= high:
+            raise SqlError(ErrorCode.ER_WARN_DATA_OUT_OF_RANGE, column, row)
+        return number
+
+    def _coerce_decimal(self, value: object, column: str, row: int) -> Decimal:
+        number = _number(value)
+        decimal = number if isinstance(number, Decimal) else Decimal(repr(number) if isinstance(number, float) else number)
+        scale = self.scale or 0
+        decimal = decimal.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
+        limit = Decimal(10) ** ((self.length or 10) - scale)
+        if abs(decimal) >= limit or (self.unsigned and decimal < 0):
+            raise SqlError(ErrorCode.ER_WARN_DATA_OUT_OF_RANGE, column, row)
+        return decimal
+
+    def _coerce_string(self, value: object, column: str, row: int) -> str:
+        text = _text(value)
+        if self.name == "CHAR":
+            text = text.rstrip(" ")  # CHAR drops trailing spaces on retrieval
+        limit_in_bytes = self.length is None
+        if self._too_long(len(text.encode()) if limit_in_bytes else len(text)):
+            raise SqlError(ErrorCode.ER_DATA_TOO_LONG, column, row)
+        return text
+
+    def _coerce_temporal(self, value: object) -> dt.date | dt.datetime:
+        if self.family is TypeFamily.DATE:
+            if isinstance(value, dt.datetime):
+                return value.date()
+            if isinstance(value, dt.date):
+                return value
+            return dt.date.fromisoformat(_text(value).strip()[:10])
+        if isinstance(value, dt.datetime):
+            return value.replace(tzinfo=None, microsecond=0)
+        if isinstance(value, dt.date):
+            return dt.datetime(value.year, value.month, value.day)
+        if isinstance(value, (int, Decimal)) and not isinstance(value, bool):
+            return dt.datetime.strptime(str(int(value)), "%Y%m%d%H%M%S")
+        return dt.datetime.fromisoformat(_text(value).strip()).replace(microsecond=0)
+
+    def to_json(self, value: object) -> object:
+        """The value as it travels in a binlog event (exact, type-tagged by the table map)."""
+        if value is None:
+            return None
+        family = self.family
+        if family is TypeFamily.DECIMAL:
+            return str(value)
+        if family is TypeFamily.BINARY:
+            return bytes(value).hex()
+        if family in (TypeFamily.DATE, TypeFamily.DATETIME):
+            return value.isoformat(sep=" ") if isinstance(value, dt.datetime) else value.isoformat()
+        return value
+
+    def from_json(self, value: object) -> object:
+        if value is None:
+            return None
+        family = self.family
+        if family is TypeFamily.DECIMAL:
+            return Decimal(str(value))
+        if family is TypeFamily.BINARY:
+            return bytes.fromhex(str(value))
+        if family is TypeFamily.DATE:
+            return dt.date.fromisoformat(str(value))
+        if family is TypeFamily.DATETIME:
+            return dt.datetime.fromisoformat(str(value))
+        if family is TypeFamily.FLOAT:
+            return float(value)
+        return value
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bytes):
+        return value.decode(errors="replace")
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
+
+
+def _number(value: object) -> int | float | Decimal:
+    """MySQL's numeric reading of a value: strings are read as numbers, strictly."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (int, float, Decimal)):
+        return value
+    if isinstance(value, (dt.date, dt.datetime)):
+        return int(value.strftime("%Y%m%d%H%M%S" if isinstance(value, dt.datetime) else "%Y%m%d"))
+    text = _text(value).strip()
+    if not text:
+        raise ValueError("empty")
+    return Decimal(text)
+
+
+def column_type_from_sqlglot(kind: exp.DataType) -> ColumnType:
+    """The MySQL type a `CREATE TABLE` column definition declares."""
+    try:
+        name, unsigned = _FROM_SQLGLOT[kind.this]
+    except KeyError:
+        raise not_supported(f"column type {kind.sql(dialect='mysql')}") from None
+    params = [int(param.this.name) for param in kind.expressions if isinstance(param.this, exp.Literal)]
+    family = _BASES[name].family
+    if kind.this is exp.DataType.Type.BOOLEAN:
+        return ColumnType("TINYINT")
+    if family is TypeFamily.DECIMAL:
+        precision = params[0] if params else 10
+        scale = params[1] if len(params) > 1 else 0
+        if precision > 38:
+            raise not_supported(f"DECIMAL precision {precision} (the simulator stores at most 38 digits)")
+        return ColumnType(name, unsigned, precision, scale)
+    if name in ("CHAR", "BINARY"):
+        return ColumnType(name, length=params[0] if params else 1)
+    if name in ("VARCHAR", "VARBINARY"):
+        if not params:
+            raise SqlError(ErrorCode.ER_PARSE_ERROR, f"{name} needs a length")
+        return ColumnType(name, length=params[0])
+    return ColumnType(name, unsigned)
+
+
+def column_type_from_sql(text: str) -> ColumnType:
+    """Read a type back from its MySQL text (as a table map carries it)."""
+    import sqlglot
+
+    kind = sqlglot.parse_one(f"CREATE TABLE t (c {text})", read="mysql").this.expressions[0].args["kind"]
+    return column_type_from_sqlglot(kind)
