@@ -45,6 +45,9 @@ class Flavor:
     rows_query_default: str
     # What USER() returns in the slave's applier thread.
     applier_user: str
+    # binlog_format values under which CREATE/DROP TEMPORARY TABLE is written to the binlog
+    # (MySQL 8.0 keeps temporary tables out of the binlog unless STATEMENT).
+    temporary_tables_logged_formats: frozenset[str] = frozenset({"STATEMENT"})
 
 
 MYSQL_80 = Flavor(
@@ -77,6 +80,7 @@ MARIADB_1011 = Flavor(
     rows_query_variable="binlog_annotate_row_events",
     rows_query_default="ON",
     applier_user="",
+    temporary_tables_logged_formats=frozenset({"STATEMENT", "MIXED"}),
 )
 
 FLAVORS: dict[str, Flavor] = {flavor.name: flavor for flavor in (MYSQL_80, MARIADB_1011)}

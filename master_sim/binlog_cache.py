@@ -1,0 +1,222 @@
+"""The statement cache and transaction cache of a session, and the events that fill them.
+
+WL#2687: non-transactional changes reach the binlog when their statement ends (statement
+cache), transactional ones when the transaction commits (transaction cache). Row events
+carry their table map, the column bitmaps binlog_row_image selects, and the images.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from itertools import groupby
+
+from server_sim.binlog.events import (
+    INTVAR_INSERT_ID,
+    INTVAR_LAST_INSERT_ID,
+    STMT_END_F,
+    Annotate_rows_log_event,
+    ColumnInfo,
+    Delete_rows_log_event,
+    Intvar_log_event,
+    Log_event,
+    Query_log_event,
+    Rand_log_event,
+    Row,
+    Rows_log_event,
+    Rows_query_log_event,
+    Table_map_log_event,
+    Update_rows_log_event,
+    User_var_log_event,
+    Write_rows_log_event,
+    Xid_log_event,
+)
+from server_sim.catalog import Table
+from server_sim.flavor import Flavor
+from server_sim.session import ChangeKind, RowChange
+
+_ROWS_EVENTS: dict[ChangeKind, type[Rows_log_event]] = {
+    ChangeKind.WRITE: Write_rows_log_event,
+    ChangeKind.UPDATE: Update_rows_log_event,
+    ChangeKind.DELETE: Delete_rows_log_event,
+}
+
+
+@dataclass
+class BinlogCache:
+    """Events waiting to be written, and where among them non-transactional changes start."""
+
+    events: list[Log_event] = field(default_factory=list)
+    nontransactional_positions: list[int] = field(default_factory=list)
+
+    @property
+    def has_nontransactional(self) -> bool:
+        return bool(self.nontransactional_positions)
+
+    def add(self, events: Sequence[Log_event], nontransactional: bool) -> None:
+        if nontransactional and events:
+            self.nontransactional_positions.append(len(self.events))
+        self.events.extend(events)
+
+    def truncate(self, position: int) -> None:
+        """Drop everything from `position` on (ROLLBACK TO SAVEPOINT with no N-change after it)."""
+        del self.events[position:]
+        self.nontransactional_positions = [p for p in self.nontransactional_positions if p < position]
+
+    def clear(self) -> None:
+        self.truncate(0)
+
+    @property
+    def empty(self) -> bool:
+        return not self.events
+
+
+def image_columns(table: Table, kind: ChangeKind, image: str, row_image: str, assigned: frozenset[str]) -> list[bool]:
+    """Which columns an image carries (seed 001's tables; `image` is 'before' or 'after')."""
+    columns = table.columns
+    pke = {name.lower() for name in table.pke_columns()}
+    written = {name.lower() for name in assigned}
+    if row_image == "FULL":
+        return [True] * len(columns)
+    if image == "before":
+        if row_image == "MINIMAL":
+            return [c.name.lower() in pke for c in columns]
+        return [c.name.lower() in pke or not c.type.is_blob for c in columns]
+    auto = table.auto_increment_column
+    if kind is ChangeKind.WRITE and auto is not None:
+        written.add(auto.name.lower())
+    if row_image == "MINIMAL":
+        return [c.name.lower() in written for c in columns]
+    return [c.name.lower() in written or not c.type.is_blob for c in columns]
+
+
+class EventFactory:
+    """Builds one master's events: header fields, table ids and Xid numbers."""
+
+    def __init__(self, flavor: Flavor, server_id: int, database: str) -> None:
+        self.flavor = flavor
+        self.server_id = server_id
+        self.database = database
+        self._table_ids: dict[str, int] = {}
+        self._next_xid = 1
+
+    def header(self, timestamp: int) -> dict[str, int]:
+        return {"server_id": self.server_id, "timestamp": timestamp}
+
+    def query(self, text: str, timestamp: int, thread_id: int, error_code: int = 0, variables: dict[str, str] | None = None) -> Query_log_event:
+        variables = variables or {}
+        return Query_log_event(
+            **self.header(timestamp),
+            thread_id=thread_id,
+            db=self.database,
+            error_code=error_code,
+            query=text,
+            auto_increment_increment=int(variables.get("auto_increment_increment", "1")),
+            auto_increment_offset=int(variables.get("auto_increment_offset", "1")),
+            sql_mode=variables.get("sql_mode", ""),
+            time_zone=variables.get("time_zone", "SYSTEM"),
+        )
+
+    def xid(self, timestamp: int) -> Xid_log_event:
+        xid = self._next_xid
+        self._next_xid += 1
+        return Xid_log_event(**self.header(timestamp), xid=xid)
+
+    def context(
+        self,
+        timestamp: int,
+        rand_seeds: tuple[int, int] | None,
+        last_insert_id: int | None,
+        insert_id: int | None,
+        user_variables: dict[str, object],
+    ) -> list[Log_event]:
+        """Intvar, Rand and User_var events a statement event needs before it."""
+        events: list[Log_event] = []
+        if last_insert_id is not None:
+            events.append(Intvar_log_event(**self.header(timestamp), kind=INTVAR_LAST_INSERT_ID, value=last_insert_id))
+        if insert_id is not None:
+            events.append(Intvar_log_event(**self.header(timestamp), kind=INTVAR_INSERT_ID, value=insert_id))
+        if rand_seeds is not None:
+            events.append(Rand_log_event(**self.header(timestamp), seed1=rand_seeds[0], seed2=rand_seeds[1]))
+        for name, value in user_variables.items():
+            events.append(User_var_log_event(**self.header(timestamp), name=name, value=_user_var_value(value), value_type=_user_var_type(value)))
+        return events
+
+    def table_id(self, table: Table) -> int:
+        key = table.storage_name
+        if key not in self._table_ids:
+            self._table_ids[key] = 100 + len(self._table_ids)
+        return self._table_ids[key]
+
+    def rows(self, changes: Sequence[RowChange], timestamp: int, row_image: str, statement_text: str | None) -> list[Log_event]:
+        """Table maps and row events for one statement's changes in one cache."""
+        if not changes:
+            return []
+        header = self.header(timestamp)
+        events: list[Log_event] = []
+        if statement_text is not None:
+            annotation = Rows_query_log_event if self.flavor.rows_query_event == "Rows_query" else Annotate_rows_log_event
+            events.append(annotation(**header, query=statement_text))
+        mapped: list[Table] = []
+        for change in changes:
+            if all(change.table is not table for table in mapped):
+                mapped.append(change.table)
+        for table in mapped:
+            events.append(
+                Table_map_log_event(
+                    **header,
+                    table_id=self.table_id(table),
+                    database=self.database,
+                    table=table.name,
+                    columns=[ColumnInfo(c.type.sql, c.nullable) for c in table.columns],
+                )
+            )
+        rows_events: list[Rows_log_event] = []
+        for (table_key, kind), group in groupby(changes, key=lambda c: (id(c.table), c.kind)):
+            batch = list(group)
+            table = batch[0].table
+            assigned = frozenset().union(*(change.assigned for change in batch))
+            before_bits = image_columns(table, kind, "before", row_image, assigned) if kind is not ChangeKind.WRITE else []
+            after_bits = image_columns(table, kind, "after", row_image, assigned) if kind is not ChangeKind.DELETE else []
+            rows = [
+                Row(
+                    before=_image(table, change.before, before_bits) if change.before is not None and before_bits else None,
+                    after=_image(table, change.after, after_bits) if change.after is not None and after_bits else None,
+                )
+                for change in batch
+            ]
+            rows_events.append(
+                _ROWS_EVENTS[kind](
+                    **header,
+                    version=self.flavor.rows_event_version,
+                    table_id=self.table_id(table),
+                    rows_flags=0,
+                    width=len(table.columns),
+                    columns_before=before_bits,
+                    columns_after=after_bits,
+                    rows=rows,
+                )
+            )
+        rows_events[-1].rows_flags = STMT_END_F
+        return events + rows_events
+
+
+def _image(table: Table, values: tuple, present: list[bool]) -> list[object]:
+    return [column.type.to_json(value) for column, value, included in zip(table.columns, values, present) if included]
+
+
+def _user_var_type(value: object) -> str:
+    if isinstance(value, bool) or isinstance(value, int):
+        return "INT"
+    if isinstance(value, float):
+        return "REAL"
+    if isinstance(value, Decimal):
+        return "DECIMAL"
+    return "STRING"
+
+
+def _user_var_value(value: object) -> object:
+    if value is None or isinstance(value, (int, float, str)):
+        return value
+    return str(value)

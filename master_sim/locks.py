@@ -1,0 +1,90 @@
+"""Locks that make interleavings behave like InnoDB's closely enough for replication order.
+
+Transactional tables lock the rows a statement reaches through full primary-key equality
+and the whole table otherwise, until the transaction ends. Non-transactional tables lock
+only for the statement, so across steps they never block. A request that would close a
+cycle of waits is a deadlock (1213) for the requester.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from enum import Enum
+
+
+class LockMode(Enum):
+    SHARED = "S"
+    EXCLUSIVE = "X"
+
+    def compatible(self, other: LockMode) -> bool:
+        return self is LockMode.SHARED and other is LockMode.SHARED
+
+
+@dataclass(frozen=True)
+class LockRequest:
+    table: str
+    mode: LockMode
+    key: tuple | None = None  # None: the whole table
+
+
+class Deadlock(Exception):
+    """Granting the request would make the requester wait for itself."""
+
+
+class LockManager:
+    def __init__(self) -> None:
+        self._tables: dict[str, dict[str, LockMode]] = defaultdict(dict)
+        self._rows: dict[tuple[str, tuple], dict[str, LockMode]] = defaultdict(dict)
+        self.waiting: dict[str, str] = {}  # owner -> the owner it waits for
+
+    def blocker(self, owner: str, request: LockRequest) -> str | None:
+        """Another owner whose lock conflicts with `request`, if any."""
+        for holder, mode in self._tables[request.table].items():
+            if holder != owner and not mode.compatible(request.mode):
+                return holder
+        if request.key is None:
+            for (table, _), holders in self._rows.items():
+                if table == request.table:
+                    for holder, mode in holders.items():
+                        if holder != owner and not mode.compatible(request.mode):
+                            return holder
+            return None
+        for holder, mode in self._rows[(request.table, request.key)].items():
+            if holder != owner and not mode.compatible(request.mode):
+                return holder
+        return None
+
+    def acquire(self, owner: str, requests: list[LockRequest]) -> str | None:
+        """Grant all requests, or none: returns the owner to wait for, raises Deadlock."""
+        for request in requests:
+            holder = self.blocker(owner, request)
+            if holder is not None:
+                if self._waits_for(holder, owner):
+                    raise Deadlock(holder)
+                self.waiting[owner] = holder
+                return holder
+        self.waiting.pop(owner, None)
+        for request in requests:
+            held = self._tables[request.table] if request.key is None else self._rows[(request.table, request.key)]
+            if held.get(owner) is not LockMode.EXCLUSIVE:
+                held[owner] = request.mode
+        return None
+
+    def _waits_for(self, start: str, target: str) -> bool:
+        seen = set()
+        current: str | None = start
+        while current is not None and current not in seen:
+            if current == target:
+                return True
+            seen.add(current)
+            current = self.waiting.get(current)
+        return False
+
+    def release(self, owner: str) -> None:
+        for holders in list(self._tables.values()) + list(self._rows.values()):
+            holders.pop(owner, None)
+        self.waiting.pop(owner, None)
+
+    def stop_waiting(self, owner: str) -> None:
+        self.waiting.pop(owner, None)

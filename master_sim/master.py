@@ -1,0 +1,461 @@
+"""The master: runs a scenario's sessions step by step and writes the binlog.
+
+The life of a statement: parse, analyze, decide_logging_format, lock, execute, log into
+the statement or transaction cache, flush at statement or transaction end, respond.
+A step that needs a lock another transaction holds waits, and runs as soon as that
+transaction ends; the session's later steps queue behind it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlglot import exp
+
+from server_sim.binlog.events import Log_event
+from server_sim.binlog.file import BinlogWriter
+from server_sim.catalog import Table
+from server_sim.engines import EngineRegistry
+from server_sim.errors import Condition, ErrorCode, SqlError
+from server_sim.executor import Executor, Outcome, target_tables
+from server_sim.expressions import StatementContext, constant_value, is_constant
+from server_sim.flavor import Flavor
+from server_sim.parser import Statement, StatementKind, parse_statement
+from server_sim.server import Server, ServerIdentity
+from server_sim.session import Savepoint, Session
+from server_sim.storage import Storage
+
+from .analysis import Analysis, analyze
+from .binlog_cache import BinlogCache, EventFactory
+from .decision import Decision, LoggingFormat, TransactionState, decide_logging_format, is_mixed_stmt_unsafe
+from .locks import Deadlock, LockManager, LockMode, LockRequest
+
+MASTER_SERVER_ID = 1
+_ISOLATION = ("READ-UNCOMMITTED", "READ-COMMITTED", "REPEATABLE-READ", "SERIALIZABLE")
+
+
+@dataclass
+class StepResult:
+    """What happened to one statement on the master."""
+
+    index: int | None  # the scenario step (None for master_schema statements)
+    session: str
+    sql: str
+    status: str = "ok"  # ok | error | blocked (waited and never ran)
+    error: Condition | None = None
+    notes: list[Condition] = field(default_factory=list)
+    unsafe: list[str] = field(default_factory=list)
+    logged_as: str = "none"  # STATEMENT | ROW | none
+    affected_rows: int = 0
+    blocked_by: str | None = None
+    ran_after_step: int | None = None
+
+    def fail(self, error: SqlError) -> None:
+        self.status = "error"
+        self.error = error.condition()
+
+
+@dataclass
+class MasterSession:
+    name: str
+    session: Session
+    trx_cache: BinlogCache = field(default_factory=BinlogCache)
+    stmt_cache: BinlogCache = field(default_factory=BinlogCache)
+    savepoint_positions: dict[str, int] = field(default_factory=dict)
+    queue: deque[StepResult] = field(default_factory=deque)
+    touched_transactional: bool = False
+
+
+class Master:
+    """A master server with its sessions, lock manager and binlog."""
+
+    def __init__(self, flavor: Flavor, settings: dict[str, str], binlog_path: Path, seed: int, engines: EngineRegistry | None = None) -> None:
+        self.flavor = flavor
+        self.server = Server(flavor, ServerIdentity(MASTER_SERVER_ID, "master", seed), engines)
+        self.server.global_variables.update(settings)
+        self.executor = Executor(self.server)
+        self.locks = LockManager()
+        self.events = EventFactory(flavor, MASTER_SERVER_ID, self.server.catalog.database)
+        self.binlog_path = binlog_path
+        self.writer = BinlogWriter(binlog_path, flavor.server_version, flavor.name, MASTER_SERVER_ID, self._unix(self.server.now()))
+        self.sessions: dict[str, MasterSession] = {}
+        self.results: list[StepResult] = []
+        self._last_step: int | None = None
+
+    @property
+    def storage(self) -> Storage:
+        return self.server.storage
+
+    # -- running steps ---------------------------------------------------------------------
+
+    def submit(self, session_name: str, sql: str, index: int | None = None) -> StepResult:
+        """Send one statement; it runs now, or waits behind its session's blocked statement."""
+        master_session = self._session(session_name)
+        result = StepResult(index, session_name, sql)
+        self.results.append(result)
+        self._last_step = index if index is not None else self._last_step
+        master_session.queue.append(result)
+        if len(master_session.queue) == 1:
+            self._drain(master_session)
+        self._wake()
+        return result
+
+    def finish(self) -> None:
+        """Disconnect every session: open transactions roll back, waiting steps then run."""
+        for _ in range(len(self.sessions) + 1):
+            for master_session in self.sessions.values():
+                if not master_session.queue:
+                    self._rollback(master_session)
+            self._wake()
+            if not any(ms.queue for ms in self.sessions.values()):
+                break
+        for master_session in self.sessions.values():
+            for result in master_session.queue:
+                result.status = "blocked"
+            master_session.queue.clear()
+        self.writer.close()
+
+    def close(self) -> None:
+        self.server.close()
+
+    def _session(self, name: str) -> MasterSession:
+        if name not in self.sessions:
+            self.sessions[name] = MasterSession(name, self.server.new_session("root@localhost"))
+        return self.sessions[name]
+
+    def _drain(self, master_session: MasterSession) -> bool:
+        """Run queued statements of one session until one has to wait; True if any ran."""
+        progressed = False
+        while master_session.queue:
+            result = master_session.queue[0]
+            if not self._execute(master_session, result):
+                return progressed
+            if result.blocked_by is not None:
+                result.ran_after_step = self._last_step
+            master_session.queue.popleft()
+            progressed = True
+        return progressed
+
+    def _wake(self) -> None:
+        """Give waiting sessions another try after locks were released."""
+        progressed = True
+        while progressed:
+            progressed = False
+            for master_session in self.sessions.values():
+                if master_session.queue and master_session.queue[0].blocked_by is not None:
+                    progressed = self._drain(master_session) or progressed
+
+    # -- one statement ---------------------------------------------------------------------
+
+    def _execute(self, ms: MasterSession, result: StepResult) -> bool:
+        """Run `result`'s statement; False when it must wait for a lock."""
+        try:
+            statement = parse_statement(result.sql)
+        except SqlError as error:
+            result.fail(error)
+            return True
+        kind = statement.kind
+        try:
+            if kind is StatementKind.SET:
+                self._set(ms, statement)
+            elif kind is StatementKind.BEGIN:
+                self._commit(ms)
+                ms.session.begin(explicit=True)
+            elif kind is StatementKind.COMMIT:
+                self._commit(ms)
+            elif kind is StatementKind.ROLLBACK:
+                self._rollback(ms)
+            elif kind in (StatementKind.SAVEPOINT, StatementKind.ROLLBACK_TO_SAVEPOINT, StatementKind.RELEASE_SAVEPOINT):
+                self._savepoint(ms, statement)
+            else:
+                return self._run(ms, statement, result)
+        except SqlError as error:
+            result.fail(error)
+        return True
+
+    def _run(self, ms: MasterSession, statement: Statement, result: StepResult) -> bool:
+        session = ms.session
+        ddl = statement.kind.is_ddl and not statement.temporary
+        if ddl:
+            self._commit(ms)  # DDL commits the open transaction first
+        analysis = analyze(statement, self.server.catalog, session.thread_id, self.flavor)
+        state = self._state(ms)
+        logging = session.variables.get("sql_log_bin", "ON") == "ON"
+        if statement.kind.is_dml and logging:
+            decision = decide_logging_format(analysis, state, self.flavor)
+        elif statement.kind.is_ddl and logging and (
+            not statement.temporary or state.binlog_format in self.flavor.temporary_tables_logged_formats
+        ):
+            decision = Decision(LoggingFormat.STATEMENT)
+        else:
+            decision = Decision(None, list(analysis.unsafe))
+        result.unsafe = [reason.name for reason in decision.unsafe]
+        if decision.error is not None:
+            result.fail(decision.error)
+            return True
+        try:
+            holder = self.locks.acquire(ms.name, self._lock_requests(ms, statement, analysis))
+        except Deadlock:
+            self._rollback(ms)
+            result.fail(SqlError(ErrorCode.ER_LOCK_DEADLOCK))
+            return True
+        if holder is not None:
+            result.blocked_by = holder
+            return False
+        transaction = session.ensure_transaction()
+        mark = len(transaction.undo)
+        timestamp = self.server.tick()
+        rand_seeds = (session.rand_seed1, session.rand_seed2)
+        last_insert_id = session.last_insert_id
+        context = self.server.statement_context(session, timestamp)
+        outcome = self.executor.run(session, statement, context)
+        if outcome.error is not None:
+            transaction.undo_to(mark, self.storage)  # the statement's transactional changes go
+            result.fail(outcome.error)
+        result.affected_rows = outcome.affected_rows
+        result.notes.extend(outcome.warnings)
+        if logging and decision.format is not None:
+            self._log(ms, statement, analysis, decision, state, outcome, context, rand_seeds, last_insert_id, result)
+        if ddl:
+            self._commit(ms)
+        self._end_statement(ms)
+        return True
+
+    def _state(self, ms: MasterSession) -> TransactionState:
+        variables = ms.session.variables
+        return TransactionState(
+            binlog_format=variables["binlog_format"],
+            isolation=variables["transaction_isolation"],
+            direct=variables["binlog_direct_non_transactional_updates"] == "ON",
+            multi_statement=ms.session.in_multi_statement_transaction,
+            trx_cache_nonempty=not ms.trx_cache.empty,
+        )
+
+    def _log(
+        self,
+        ms: MasterSession,
+        statement: Statement,
+        analysis: Analysis,
+        decision: Decision,
+        state: TransactionState,
+        outcome: Outcome,
+        context: StatementContext,
+        rand_seeds: tuple[int, int],
+        last_insert_id: int,
+        result: StepResult,
+    ) -> None:
+        failed = outcome.error is not None
+        kept = [c for c in outcome.changes if not (failed and c.table.engine.transactional)]
+        nontransactional = [c for c in kept if not c.table.engine.transactional]
+        timestamp = self._unix(context.timestamp)
+        if any(t.engine.transactional and not t.temporary for t in analysis.writes):
+            ms.touched_transactional = True
+        if decision.format is LoggingFormat.STATEMENT:
+            if failed and not nontransactional:
+                return  # an error with no non-transactional change is not logged
+            events: list[Log_event] = []
+            if statement.kind.is_dml or statement.kind is StatementKind.SELECT:
+                events = self.events.context(
+                    timestamp,
+                    rand_seeds if analysis.uses_rand else None,
+                    last_insert_id if analysis.uses_last_insert_id else None,
+                    outcome.insert_id,
+                    {name: context.user_variables.get(name) for name in analysis.user_variables},
+                )
+            error_code = outcome.error.code if outcome.error is not None else 0
+            events.append(self.events.query(statement.sql, timestamp, ms.session.thread_id, error_code, ms.session.variables))
+            if statement.kind.is_ddl and not statement.temporary:
+                self.writer.write_group(events)
+            else:
+                to_trx = (
+                    any(t.engine.transactional for t in analysis.writes)
+                    or is_mixed_stmt_unsafe(analysis, state)
+                    or (not state.direct and state.trx_cache_nonempty)
+                )
+                writes_nontrans = any(not t.engine.transactional for t in analysis.writes) or statement.kind.is_ddl
+                (ms.trx_cache if to_trx else ms.stmt_cache).add(events, nontransactional=writes_nontrans)
+            result.logged_as = LoggingFormat.STATEMENT.value
+            if decision.warn_unsafe and statement.kind.is_dml:
+                result.notes.extend(reason.note() for reason in decision.unsafe)
+            return
+        logged = [c for c in kept if not c.table.temporary]
+        if not logged:
+            return
+        variables = ms.session.variables
+        annotate = statement.sql if variables.get(self.flavor.rows_query_variable, self.flavor.rows_query_default) == "ON" else None
+        row_image = variables["binlog_row_image"]
+        transactional = [c for c in logged if c.table.engine.transactional]
+        ms.trx_cache.add(self.events.rows(transactional, timestamp, row_image, annotate), nontransactional=False)
+        ms.stmt_cache.add(self.events.rows(nontransactional, timestamp, row_image, annotate), nontransactional=True)
+        result.logged_as = LoggingFormat.ROW.value
+
+    def _end_statement(self, ms: MasterSession) -> None:
+        """Flush the statement cache; in autocommit the statement's transaction ends too."""
+        self._flush(ms, ms.stmt_cache, "COMMIT", xid=False)
+        if not ms.session.in_multi_statement_transaction:
+            self._commit(ms)
+
+    def _flush(self, ms: MasterSession, cache: BinlogCache, end: str, xid: bool) -> None:
+        if cache.empty:
+            return
+        timestamp = cache.events[0].timestamp
+        now = self._unix(self.server.now())
+        closing = self.events.xid(now) if xid else self.events.query(end, now, ms.session.thread_id)
+        begin = self.events.query("BEGIN", timestamp, ms.session.thread_id)
+        self.writer.write_group([begin, *cache.events, closing])
+        cache.clear()
+
+    def _commit(self, ms: MasterSession) -> None:
+        """COMMIT (or an implicit commit): BEGIN + transaction cache + Xid or COMMIT."""
+        self._flush(ms, ms.trx_cache, "COMMIT", xid=ms.touched_transactional)
+        self._end_transaction(ms)
+
+    def _rollback(self, ms: MasterSession) -> None:
+        """ROLLBACK: transactional changes undone; the cache is logged only if it holds N-changes."""
+        transaction = ms.session.transaction
+        if transaction is not None:
+            transaction.undo_to(0, self.storage)
+        if ms.trx_cache.has_nontransactional:
+            self._flush(ms, ms.trx_cache, "ROLLBACK", xid=False)
+        ms.trx_cache.clear()
+        self._end_transaction(ms)
+
+    def _end_transaction(self, ms: MasterSession) -> None:
+        ms.session.transaction = None
+        ms.savepoint_positions.clear()
+        ms.touched_transactional = False
+        self.locks.release(ms.name)
+
+    def _savepoint(self, ms: MasterSession, statement: Statement) -> None:
+        transaction = ms.session.transaction
+        name = statement.savepoint or ""
+        if statement.kind is StatementKind.SAVEPOINT:
+            if transaction is None:
+                return
+            transaction.savepoints = [s for s in transaction.savepoints if s.name.lower() != name.lower()]
+            transaction.savepoints.append(Savepoint(name, len(transaction.undo)))
+            ms.savepoint_positions[name.lower()] = len(ms.trx_cache.events)
+            timestamp = self._unix(self.server.tick())
+            ms.trx_cache.add([self.events.query(f"SAVEPOINT `{name}`", timestamp, ms.session.thread_id)], nontransactional=False)
+            return
+        savepoint = next((s for s in (transaction.savepoints if transaction else []) if s.name.lower() == name.lower()), None)
+        if savepoint is None or transaction is None:
+            raise SqlError(ErrorCode.ER_SP_DOES_NOT_EXIST_SAVEPOINT, name)
+        position = ms.savepoint_positions[name.lower()]
+        keep = transaction.savepoints.index(savepoint) + (1 if statement.kind is StatementKind.ROLLBACK_TO_SAVEPOINT else 0)
+        for dropped in transaction.savepoints[keep:]:
+            ms.savepoint_positions.pop(dropped.name.lower(), None)
+        transaction.savepoints = transaction.savepoints[:keep]
+        if statement.kind is StatementKind.RELEASE_SAVEPOINT:
+            return
+        transaction.undo_to(savepoint.undo_mark, self.storage)
+        if any(index >= position for index in ms.trx_cache.nontransactional_positions):
+            timestamp = self._unix(self.server.tick())
+            ms.trx_cache.add([self.events.query(f"ROLLBACK TO `{name}`", timestamp, ms.session.thread_id)], nontransactional=False)
+        else:
+            ms.trx_cache.truncate(position)
+
+    def _set(self, ms: MasterSession, statement: Statement) -> None:
+        session = ms.session
+        for item in statement.ast.expressions:
+            if item.args.get("kind") == "TRANSACTION":
+                level = " ".join(e.name for e in item.expressions).upper().replace("ISOLATION LEVEL", "").strip()
+                session.variables["transaction_isolation"] = self.server.registry.lookup("transaction_isolation").normalise(level.replace(" ", "-"))
+                continue
+            assignment = item.this
+            if not isinstance(assignment, exp.EQ):
+                raise SqlError(ErrorCode.ER_NOT_SUPPORTED_YET, f"SET {item.sql(dialect='mysql')}")
+            target, value_node = assignment.this, assignment.expression
+            if isinstance(target, exp.Parameter):
+                session.user_variables[target.name.lower()] = self._evaluate(ms, value_node)
+                continue
+            if isinstance(target, exp.SessionParameter):
+                scope = (target.args.get("kind") or "SESSION").upper()
+            elif isinstance(target, exp.Column):
+                scope = (item.args.get("kind") or "SESSION").upper()
+            else:
+                raise SqlError(ErrorCode.ER_NOT_SUPPORTED_YET, f"SET {item.sql(dialect='mysql')}")
+            variable = self.server.registry.lookup(target.name)
+            if variable.read_only:
+                raise SqlError(ErrorCode.ER_UNKNOWN_ERROR, message=f"Variable '{variable.name}' is a read only variable")
+            raw = value_node.name if isinstance(value_node, (exp.Var, exp.Column)) else self._evaluate(ms, value_node)
+            value = variable.default if str(raw).upper() == "DEFAULT" else variable.normalise(raw)
+            if scope == "GLOBAL":
+                self.server.global_variables[variable.name] = value
+                continue
+            if variable.name == "binlog_format" and session.in_transaction and session.in_multi_statement_transaction:
+                raise SqlError(ErrorCode.ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_BINLOG_FORMAT)
+            if variable.name == "autocommit" and value == "ON" and not session.autocommit:
+                session.variables[variable.name] = value
+                self._commit(ms)  # switching autocommit on commits the open transaction
+                continue
+            session.variables[variable.name] = value
+
+    def _evaluate(self, ms: MasterSession, node: exp.Expression) -> object:
+        if is_constant(node):
+            return constant_value(node)
+        context = self.server.statement_context(ms.session, self.server.now())
+        sql = self.executor.translator(ms.session, context).sql(node)
+        self.server.current_session = ms.session
+        try:
+            return self.storage.query(f"SELECT {sql}")[0][0]
+        finally:
+            self.server.current_session = None
+
+    def _lock_requests(self, ms: MasterSession, statement: Statement, analysis: Analysis) -> list[LockRequest]:
+        """InnoDB-like locks: rows reached by full primary-key equality, else the whole table."""
+        requests: list[LockRequest] = []
+        ast = statement.ast
+        if statement.kind.is_ddl:
+            for node in target_tables(statement):
+                table = self.server.catalog.find(node.name, ms.session.thread_id)
+                if table is not None and not table.temporary:
+                    requests.append(LockRequest(_lock_name(table), LockMode.EXCLUSIVE))
+            return requests
+        locking_read: LockMode | None = None
+        if statement.kind is StatementKind.SELECT:
+            lock = next(iter(ast.args.get("locks") or []), None) if ast is not None else None
+            if lock is None:
+                return []
+            locking_read = LockMode.EXCLUSIVE if lock.args.get("update") else LockMode.SHARED
+        isolation = ms.session.variables["transaction_isolation"]
+        reads_lock = locking_read or (
+            LockMode.SHARED if _ISOLATION.index(isolation) >= _ISOLATION.index("REPEATABLE-READ") else None
+        )
+        for table in analysis.writes:
+            if not _locks_rows(table):
+                continue
+            keys = analysis.key_reach.get(table.name.lower())
+            if keys is not None:
+                requests.extend(LockRequest(_lock_name(table), LockMode.EXCLUSIVE, tuple(_key_text(v) for v in key)) for key in keys)
+            elif statement.kind is StatementKind.INSERT and ast.args.get("conflict") is None:
+                # New rows take fresh keys: they only conflict with whole-table locks.
+                requests.append(LockRequest(_lock_name(table), LockMode.EXCLUSIVE, ("insert", ms.name)))
+            else:
+                requests.append(LockRequest(_lock_name(table), LockMode.EXCLUSIVE))
+        if reads_lock is not None and (statement.kind.is_dml or locking_read is not None):
+            for table in analysis.read_only if locking_read is None else analysis.reads:
+                if _locks_rows(table):
+                    requests.append(LockRequest(_lock_name(table), reads_lock))
+        return requests
+
+    # -- results ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _unix(moment: dt.datetime) -> int:
+        return int(moment.replace(tzinfo=dt.timezone.utc).timestamp())
+
+
+def _locks_rows(table: Table) -> bool:
+    return table.engine.transactional and not table.temporary
+
+
+def _lock_name(table: Table) -> str:
+    return table.name.lower()
+
+
+def _key_text(value: object) -> object:
+    return value.casefold() if isinstance(value, str) else value

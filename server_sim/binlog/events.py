@@ -1,0 +1,320 @@
+"""Binlog events, modelled on the server's Log_event hierarchy.
+
+Class names are the server's own (Query_log_event, Rows_log_event, ...), so a replication
+engineer finds each one where expected. Every event has a type code, header flags
+(LOG_EVENT_IGNORABLE_F = 0x80), server id and timestamp; a row event carries its table
+map's id, the column bitmaps of its images and the images themselves. Row images hold
+values already encoded for JSON by the table map's column types.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+LOG_EVENT_IGNORABLE_F = 0x80
+STMT_END_F = 0x1
+
+INTVAR_LAST_INSERT_ID = "LAST_INSERT_ID"
+INTVAR_INSERT_ID = "INSERT_ID"
+
+
+@dataclass
+class Log_event:
+    """The common header: type code, server id, timestamp (Unix seconds) and flags."""
+
+    type_code: ClassVar[int] = 0
+    type_name: ClassVar[str] = "Unknown"
+
+    server_id: int = 0
+    timestamp: int = 0
+    flags: int = 0
+
+    @property
+    def ignorable(self) -> bool:
+        return bool(self.flags & LOG_EVENT_IGNORABLE_F)
+
+    def body(self) -> dict[str, object]:
+        """The event's own fields, as they are written to the file."""
+        header = {f.name for f in dataclasses.fields(Log_event)}
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in header}
+
+    def info(self) -> str:
+        """The Info column of SHOW BINLOG EVENTS."""
+        return ""
+
+
+@dataclass
+class Format_description_log_event(Log_event):
+    """First event of every binlog: format version, server and the event types it writes."""
+
+    type_code: ClassVar[int] = 15
+    type_name: ClassVar[str] = "Format_desc"
+
+    binlog_version: int = 4
+    server_version: str = ""
+    flavor: str = ""
+    event_types: dict[str, int] = field(default_factory=dict)
+
+    def info(self) -> str:
+        return f"Server ver: {self.server_version}, Binlog ver: {self.binlog_version}"
+
+
+@dataclass
+class Query_log_event(Log_event):
+    """A statement, with the context the slave needs to run it as the master did."""
+
+    type_code: ClassVar[int] = 2
+    type_name: ClassVar[str] = "Query"
+
+    thread_id: int = 0
+    exec_time: int = 0
+    db: str = ""
+    error_code: int = 0
+    query: str = ""
+    # Status variables that change what the statement does.
+    auto_increment_increment: int = 1
+    auto_increment_offset: int = 1
+    sql_mode: str = ""
+    time_zone: str = "SYSTEM"
+
+    def info(self) -> str:
+        return self.query
+
+
+@dataclass
+class Intvar_log_event(Log_event):
+    """INSERT_ID (the first auto-increment value) or LAST_INSERT_ID for the next statement."""
+
+    type_code: ClassVar[int] = 5
+    type_name: ClassVar[str] = "Intvar"
+
+    kind: str = INTVAR_INSERT_ID
+    value: int = 0
+
+    def info(self) -> str:
+        return f"{self.kind}={self.value}"
+
+
+@dataclass
+class Rand_log_event(Log_event):
+    """The session's RAND() seeds before the next statement."""
+
+    type_code: ClassVar[int] = 13
+    type_name: ClassVar[str] = "RAND"
+
+    seed1: int = 0
+    seed2: int = 0
+
+    def info(self) -> str:
+        return f"rand_seed1={self.seed1},rand_seed2={self.seed2}"
+
+
+@dataclass
+class User_var_log_event(Log_event):
+    """The value of a user variable (@name) the next statement reads."""
+
+    type_code: ClassVar[int] = 14
+    type_name: ClassVar[str] = "User var"
+
+    name: str = ""
+    value: object = None
+    value_type: str = "STRING"  # STRING, INT, DECIMAL or REAL
+
+    def info(self) -> str:
+        shown = "NULL" if self.value is None else (repr(self.value) if self.value_type == "STRING" else str(self.value))
+        return f"@`{self.name}`={shown}"
+
+
+@dataclass
+class Xid_log_event(Log_event):
+    """Commit marker of a transaction on an XA-capable (transactional) engine."""
+
+    type_code: ClassVar[int] = 16
+    type_name: ClassVar[str] = "Xid"
+
+    xid: int = 0
+
+    def info(self) -> str:
+        return f"COMMIT /* xid={self.xid} */"
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    """A table-map column: its MySQL type text and NULL-ability (positions, not names)."""
+
+    type: str
+    nullable: bool
+
+
+@dataclass
+class Table_map_log_event(Log_event):
+    """Maps a table id to database, table and column types, for the row events after it."""
+
+    type_code: ClassVar[int] = 19
+    type_name: ClassVar[str] = "Table_map"
+
+    table_id: int = 0
+    database: str = ""
+    table: str = ""
+    columns: list[ColumnInfo] = field(default_factory=list)
+
+    def info(self) -> str:
+        return f"table_id: {self.table_id} ({self.database}.{self.table})"
+
+    def body(self) -> dict[str, object]:
+        body = super().body()
+        body["columns"] = [[c.type, c.nullable] for c in self.columns]
+        return body
+
+
+@dataclass
+class Row:
+    """One row of a row event: the before image, the after image, or both (UPDATE)."""
+
+    before: list[object] | None = None
+    after: list[object] | None = None
+
+
+@dataclass
+class Rows_log_event(Log_event):
+    """Rows of one table changed by one statement, with the bitmaps of present columns."""
+
+    verb: ClassVar[str] = ""
+    v1_type_code: ClassVar[int] = 0
+    v2_type_code: ClassVar[int] = 0
+
+    version: int = 2
+    table_id: int = 0
+    rows_flags: int = STMT_END_F
+    width: int = 0
+    columns_before: list[bool] = field(default_factory=list)
+    columns_after: list[bool] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
+
+    @property
+    def event_type_code(self) -> int:
+        return self.v2_type_code if self.version == 2 else self.v1_type_code
+
+    def info(self) -> str:
+        flags = " flags: STMT_END_F" if self.rows_flags & STMT_END_F else ""
+        return f"table_id: {self.table_id}{flags}"
+
+    def body(self) -> dict[str, object]:
+        body = super().body()
+        body["rows"] = [{k: v for k, v in (("before", r.before), ("after", r.after)) if v is not None} for r in self.rows]
+        return body
+
+
+@dataclass
+class Write_rows_log_event(Rows_log_event):
+    type_name: ClassVar[str] = "Write_rows"
+    verb: ClassVar[str] = "INSERT"
+    v1_type_code: ClassVar[int] = 23
+    v2_type_code: ClassVar[int] = 30
+
+
+@dataclass
+class Update_rows_log_event(Rows_log_event):
+    type_name: ClassVar[str] = "Update_rows"
+    verb: ClassVar[str] = "UPDATE"
+    v1_type_code: ClassVar[int] = 24
+    v2_type_code: ClassVar[int] = 31
+
+
+@dataclass
+class Delete_rows_log_event(Rows_log_event):
+    type_name: ClassVar[str] = "Delete_rows"
+    verb: ClassVar[str] = "DELETE"
+    v1_type_code: ClassVar[int] = 25
+    v2_type_code: ClassVar[int] = 32
+
+
+@dataclass
+class Ignorable_log_event(Log_event):
+    """An informational event a slave may skip when it does not know the type (WL#4033)."""
+
+    type_code: ClassVar[int] = 28
+    type_name: ClassVar[str] = "Ignorable"
+
+    def __post_init__(self) -> None:
+        self.flags |= LOG_EVENT_IGNORABLE_F
+
+
+@dataclass
+class Rows_query_log_event(Ignorable_log_event):
+    """The original statement of the row events that follow (MySQL, binlog_rows_query_log_events)."""
+
+    type_code: ClassVar[int] = 29
+    type_name: ClassVar[str] = "Rows_query"
+
+    query: str = ""
+
+    def info(self) -> str:
+        return f"# {self.query}"
+
+
+@dataclass
+class Annotate_rows_log_event(Log_event):
+    """MariaDB's statement text before row events (binlog_annotate_row_events); not ignorable."""
+
+    type_code: ClassVar[int] = 160
+    type_name: ClassVar[str] = "Annotate_rows"
+
+    query: str = ""
+
+    def info(self) -> str:
+        return self.query
+
+
+@dataclass
+class Unknown_log_event(Log_event):
+    """An event of a type this reader does not know; kept whole so the applier can decide."""
+
+    unknown_type_code: int = 0
+    unknown_type_name: str = ""
+    fields: dict[str, object] = field(default_factory=dict)
+
+
+EVENT_CLASSES: tuple[type[Log_event], ...] = (
+    Format_description_log_event,
+    Query_log_event,
+    Intvar_log_event,
+    Rand_log_event,
+    User_var_log_event,
+    Xid_log_event,
+    Table_map_log_event,
+    Write_rows_log_event,
+    Update_rows_log_event,
+    Delete_rows_log_event,
+    Ignorable_log_event,
+    Rows_query_log_event,
+    Annotate_rows_log_event,
+)
+
+
+def type_code_of(event: Log_event) -> int:
+    if isinstance(event, Unknown_log_event):
+        return event.unknown_type_code
+    if isinstance(event, Rows_log_event):
+        return event.event_type_code
+    return event.type_code
+
+
+def type_name_of(event: Log_event) -> str:
+    if isinstance(event, Unknown_log_event):
+        return event.unknown_type_name or f"Unknown({event.unknown_type_code})"
+    return event.type_name
+
+
+def known_event_types() -> dict[str, int]:
+    """Every type name and code this project reads and writes (v1 and v2 row events)."""
+    types: dict[str, int] = {}
+    for cls in EVENT_CLASSES:
+        if issubclass(cls, Rows_log_event):
+            types[f"{cls.type_name}_v1"] = cls.v1_type_code
+            types[cls.type_name] = cls.v2_type_code
+        else:
+            types[cls.type_name] = cls.type_code
+    return types

@@ -1,0 +1,154 @@
+"""The binlog file: one JSON event per line, a Format_description event first.
+
+An event's position is the byte offset of its line, as a real binlog's positions are byte
+offsets; `end_log_pos` is where the next event starts. A line that is not a complete,
+valid event is an error naming its position, never skipped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .events import (
+    EVENT_CLASSES,
+    ColumnInfo,
+    Format_description_log_event,
+    Log_event,
+    Row,
+    Rows_log_event,
+    Table_map_log_event,
+    Unknown_log_event,
+    known_event_types,
+    type_code_of,
+    type_name_of,
+)
+
+_HEADER = ("server_id", "timestamp", "flags")
+
+
+class BinlogCorruptError(Exception):
+    """The file cannot be read at `position`: truncated, not JSON, or not an event."""
+
+    def __init__(self, path: Path, position: int, reason: str) -> None:
+        self.path = path
+        self.position = position
+        self.reason = reason
+        super().__init__(f"{path}: corrupt binlog event at position {position}: {reason}")
+
+
+@dataclass(frozen=True)
+class PositionedEvent:
+    position: int
+    end_log_pos: int
+    event: Log_event
+
+
+def encode(event: Log_event) -> str:
+    record: dict[str, object] = {"type": type_name_of(event), "type_code": type_code_of(event)}
+    record.update({name: getattr(event, name) for name in _HEADER})
+    if isinstance(event, Unknown_log_event):
+        record.update(event.fields)
+    else:
+        record.update(event.body())
+    return json.dumps(record, separators=(",", ":"), default=str) + "\n"
+
+
+class BinlogWriter:
+    """Appends events to a binlog file; the first event describes the format."""
+
+    def __init__(self, path: Path, server_version: str, flavor: str, server_id: int, timestamp: int) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = path.open("w", encoding="utf-8")
+        self.position = 0
+        self.write(
+            Format_description_log_event(
+                server_id=server_id,
+                timestamp=timestamp,
+                server_version=server_version,
+                flavor=flavor,
+                event_types=known_event_types(),
+            )
+        )
+
+    def write(self, event: Log_event) -> int:
+        """Write one event; returns its position."""
+        line = encode(event)
+        position = self.position
+        self._file.write(line)
+        self.position += len(line.encode("utf-8"))
+        return position
+
+    def write_group(self, events: Iterable[Log_event]) -> None:
+        for event in events:
+            self.write(event)
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+_CLASSES_BY_CODE: dict[int, tuple[type[Log_event], int | None]] = {}
+for _cls in EVENT_CLASSES:
+    if issubclass(_cls, Rows_log_event):
+        _CLASSES_BY_CODE[_cls.v1_type_code] = (_cls, 1)
+        _CLASSES_BY_CODE[_cls.v2_type_code] = (_cls, 2)
+    else:
+        _CLASSES_BY_CODE[_cls.type_code] = (_cls, None)
+
+
+def decode(record: dict[str, object], max_type_code: int) -> Log_event:
+    """An event object from its JSON record; unknown types become Unknown_log_event."""
+    code = record.get("type_code")
+    if not isinstance(code, int):
+        raise ValueError("no integer type_code")
+    if code > max_type_code:
+        raise ValueError(f"event type {code} is beyond the {max_type_code} types the format description declares")
+    header = {name: record.get(name, 0) for name in _HEADER}
+    if not all(isinstance(value, int) for value in header.values()):
+        raise ValueError("server_id, timestamp and flags must be integers")
+    known = _CLASSES_BY_CODE.get(code)
+    if known is None:
+        fields = {k: v for k, v in record.items() if k not in ("type", "type_code", *_HEADER)}
+        return Unknown_log_event(**header, unknown_type_code=code, unknown_type_name=str(record.get("type", "")), fields=fields)
+    cls, version = known
+    names = {f.name for f in dataclasses.fields(cls)} - set(_HEADER)
+    body = {k: v for k, v in record.items() if k in names}
+    if cls is Table_map_log_event:
+        body["columns"] = [ColumnInfo(str(t), bool(n)) for t, n in body.get("columns", [])]
+    if version is not None:
+        body["version"] = version
+        body["rows"] = [Row(before=r.get("before"), after=r.get("after")) for r in body.get("rows", [])]
+    event = cls(**header, **body)
+    event.flags = int(header["flags"])
+    return event
+
+
+def read_binlog(path: Path) -> Iterator[PositionedEvent]:
+    """The events of a binlog file in order; BinlogCorruptError at the first bad line."""
+    max_type_code = 0
+    position = 0
+    with path.open("rb") as file:
+        for raw in file:
+            end = position + len(raw)
+            if not raw.endswith(b"\n"):
+                raise BinlogCorruptError(path, position, "truncated event (the line has no end)")
+            try:
+                record = json.loads(raw)
+                if not isinstance(record, dict):
+                    raise ValueError("not a JSON object")
+                if position == 0:
+                    if record.get("type_code") != Format_description_log_event.type_code:
+                        raise ValueError("the first event is not a Format_description event")
+                    max_type_code = max(int(code) for code in record.get("event_types", {}).values())
+                event = decode(record, max_type_code)
+            except (ValueError, TypeError, KeyError) as error:
+                raise BinlogCorruptError(path, position, str(error)) from None
+            yield PositionedEvent(position, end, event)
+            position = end
+    if position == 0:
+        raise BinlogCorruptError(path, 0, "empty file: no Format_description event")

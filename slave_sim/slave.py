@@ -1,0 +1,337 @@
+"""The slave: an applier loop over a binlog, like a replica's SQL thread.
+
+Statement events run through the same SQL layer as on the master, with the master's
+context (timestamp, Intvar, Rand, User_var, thread id) and the error code the master
+logged. Row events are applied by finding rows through the slave's own keys. Any failure
+stops the applier with the server's error code and the event's position; nothing after
+it is applied, and the open transaction is rolled back.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from server_sim.binlog.events import (
+    INTVAR_INSERT_ID,
+    Annotate_rows_log_event,
+    Delete_rows_log_event,
+    Format_description_log_event,
+    Intvar_log_event,
+    Log_event,
+    Query_log_event,
+    Rand_log_event,
+    Rows_log_event,
+    Rows_query_log_event,
+    Table_map_log_event,
+    Unknown_log_event,
+    User_var_log_event,
+    Write_rows_log_event,
+    Xid_log_event,
+    type_name_of,
+)
+from server_sim.binlog.file import BinlogCorruptError, PositionedEvent, read_binlog
+from server_sim.catalog import Table
+from server_sim.engines import EngineRegistry
+from server_sim.errors import Condition, ErrorCode, SqlError
+from server_sim.executor import Executor, Outcome
+from server_sim.flavor import Flavor
+from server_sim.parser import StatementKind, parse_statement
+from server_sim.server import EPOCH, Server, ServerIdentity
+from server_sim.session import Savepoint
+
+from .rows import decode_image, find_row, missing_row_error, row_for_update, row_for_write
+
+SLAVE_SERVER_ID = 2
+
+
+class SlaveStop(Exception):
+    """The applier stops: the error it reports, about the event being applied."""
+
+    def __init__(self, error: SqlError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+@dataclass
+class RowLookup:
+    """How the applier found the rows of one row event (pk, scan)."""
+
+    position: int
+    table: str
+    paths: list[str]
+
+
+@dataclass
+class SlaveStatus:
+    """SHOW SLAVE STATUS, reduced: running or stopped, where and why."""
+
+    running: bool = True
+    error: Condition | None = None
+    error_position: int | None = None
+    error_event: str | None = None
+    applied_position: int = 0
+    events_applied: int = 0
+    warnings: list[str] = field(default_factory=list)
+    lookups: list[RowLookup] = field(default_factory=list)
+
+
+class Slave:
+    """A slave server and its applier."""
+
+    def __init__(self, flavor: Flavor, settings: dict[str, str], seed: int, engines: EngineRegistry | None = None, lag_seconds: int = 3) -> None:
+        self.flavor = flavor
+        identity = ServerIdentity(SLAVE_SERVER_ID, "slave", seed + 1, clock_start=EPOCH + dt.timedelta(seconds=lag_seconds))
+        self.server = Server(flavor, identity, engines)
+        self.server.global_variables.update(settings)
+        self.executor = Executor(self.server)
+        self.session = self.server.new_session(flavor.applier_user)
+        self.status = SlaveStatus()
+        self._table_maps: dict[int, Table_map_log_event] = {}
+        self._reset_context()
+        self._rows_query: str | None = None
+        self._position = 0
+
+    def _reset_context(self) -> None:
+        self._insert_id: int | None = None
+        self._last_insert_id: int | None = None
+        self._rand: tuple[int, int] | None = None
+        self._user_variables: dict[str, object] = {}
+
+    def execute_local(self, sql: str) -> Outcome:
+        """Run a statement on the slave alone (its own schema changes), as a local client."""
+        session = self.server.new_session("root@localhost")
+        statement = parse_statement(sql)
+        outcome = self.executor.run(session, statement, self.server.statement_context(session, self.server.tick()))
+        session.transaction = None
+        return outcome
+
+    def apply(self, binlog: Path, start: int = 0, stop: int | None = None) -> SlaveStatus:
+        """Apply the events of `binlog` from position `start` up to `stop` (or the end),
+        until the first error."""
+        status = self.status
+        if not status.running:
+            return status
+        try:
+            for positioned in read_binlog(binlog):
+                if positioned.position < start:
+                    continue
+                if stop is not None and positioned.position >= stop:
+                    break
+                self._position = positioned.position
+                try:
+                    self._apply_event(positioned)
+                except SlaveStop as stop:
+                    self._stop(stop.error, positioned.position, type_name_of(positioned.event))
+                    break
+                status.events_applied += 1
+                if self.session.transaction is None:
+                    status.applied_position = positioned.end_log_pos
+        except BinlogCorruptError as error:
+            self._stop(SqlError(ErrorCode.ER_SLAVE_RELAY_LOG_READ_FAILURE, error.reason), error.position, "corrupt event")
+        if self.session.transaction is not None and status.running:
+            # The binlog ends inside a transaction: what was applied of it does not count.
+            self._rollback()
+        return status
+
+    def _stop(self, error: SqlError, position: int, event: str) -> None:
+        self._rollback()
+        self.status.running = False
+        self.status.error = error.condition()
+        self.status.error_position = position
+        self.status.error_event = event
+
+    # -- events ----------------------------------------------------------------------------
+
+    def _apply_event(self, positioned: PositionedEvent) -> None:
+        event = positioned.event
+        if isinstance(event, Format_description_log_event):
+            return
+        if isinstance(event, Query_log_event):
+            self._query(event)
+        elif isinstance(event, Xid_log_event):
+            self._commit()
+        elif isinstance(event, Intvar_log_event):
+            if event.kind == INTVAR_INSERT_ID:
+                self._insert_id = event.value
+            else:
+                self._last_insert_id = event.value
+        elif isinstance(event, Rand_log_event):
+            self._rand = (event.seed1, event.seed2)
+        elif isinstance(event, User_var_log_event):
+            self._user_variables[event.name.lower()] = event.value
+        elif isinstance(event, Table_map_log_event):
+            self._table_maps[event.table_id] = event
+        elif isinstance(event, (Rows_query_log_event, Annotate_rows_log_event)):
+            self._rows_query = event.query
+        elif isinstance(event, Rows_log_event):
+            self._rows(event, positioned.position)
+        elif isinstance(event, Unknown_log_event) or type(event) is Log_event:
+            if event.ignorable:
+                return  # an informational event this slave does not know: skipped
+            raise SlaveStop(
+                SqlError(
+                    ErrorCode.ER_SLAVE_RELAY_LOG_READ_FAILURE,
+                    f"unknown event type {type_name_of(event)} without the ignorable flag at position {positioned.position}",
+                )
+            )
+        # Known ignorable events (Ignorable_log_event itself) need no action.
+
+    def _query(self, event: Query_log_event) -> None:
+        text = event.query.strip()
+        keyword = text.upper()
+        if keyword == "BEGIN":
+            self.session.begin(explicit=True)
+            return
+        if keyword == "COMMIT":
+            self._commit()
+            return
+        if keyword == "ROLLBACK":
+            self._rollback()
+            return
+        try:
+            statement = parse_statement(text)
+        except SqlError as error:
+            raise SlaveStop(_query_error(error, event)) from None
+        transaction = self.session.transaction
+        if statement.kind is StatementKind.SAVEPOINT and transaction is not None:
+            transaction.savepoints.append(Savepoint(statement.savepoint or "", len(transaction.undo)))
+            return
+        if statement.kind is StatementKind.ROLLBACK_TO_SAVEPOINT and transaction is not None:
+            mark = next((s.undo_mark for s in transaction.savepoints if s.name.lower() == (statement.savepoint or "").lower()), None)
+            if mark is not None:
+                transaction.undo_to(mark, self.server.storage)
+            return
+        self._run_statement(statement, event)
+
+    def _run_statement(self, statement, event: Query_log_event) -> None:  # type: ignore[no-untyped-def]
+        session = self.session
+        session.thread_id = event.thread_id
+        session.variables["auto_increment_increment"] = str(event.auto_increment_increment)
+        session.variables["auto_increment_offset"] = str(event.auto_increment_offset)
+        if self._rand is not None:
+            session.rand_seed1, session.rand_seed2 = self._rand
+        if self._last_insert_id is not None:
+            session.last_insert_id = self._last_insert_id
+        session.user_variables.update(self._user_variables)
+        if statement.kind.is_ddl and not statement.temporary:
+            self._commit()
+        master_time = dt.datetime.fromtimestamp(event.timestamp, dt.timezone.utc).replace(tzinfo=None)
+        self.server.advance_clock_to(master_time)
+        self.server.tick()
+        transaction = session.ensure_transaction()
+        mark = len(transaction.undo)
+        context = self.server.statement_context(session, master_time)
+        outcome = self.executor.run(session, statement, context, insert_id=self._insert_id)
+        self._reset_context()
+        actual = outcome.error.code if outcome.error is not None else 0
+        if outcome.error is not None:
+            transaction.undo_to(mark, self.server.storage)
+        if actual != event.error_code:
+            if event.error_code == 0 and outcome.error is not None:
+                raise SlaveStop(_query_error(outcome.error, event))
+            raise SlaveStop(
+                SqlError(
+                    ErrorCode.ER_INCONSISTENT_ERROR,
+                    f"error code {event.error_code}",
+                    event.error_code,
+                    outcome.error.message if outcome.error else "no error",
+                    actual,
+                    event.db,
+                    event.query,
+                )
+            )
+        if not session.in_multi_statement_transaction:
+            self._commit()
+
+    def _rows(self, event: Rows_log_event, position: int) -> None:
+        table_map = self._table_maps.get(event.table_id)
+        if table_map is None:
+            raise SlaveStop(SqlError(ErrorCode.ER_SLAVE_RELAY_LOG_READ_FAILURE, f"row event for unmapped table id {event.table_id}"))
+        table = self.server.catalog.find(table_map.table)
+        if table is None:
+            raise SlaveStop(self._row_error(event, table_map, SqlError(ErrorCode.ER_NO_SUCH_TABLE, table_map.database, table_map.table)))
+        self.session.ensure_transaction()
+        idempotent = self.server.global_variables.get("slave_exec_mode") == "IDEMPOTENT"
+        lookup = RowLookup(position, table.name, [])
+        try:
+            for row in event.rows:
+                before = decode_image(row.before, event.columns_before, table_map.columns, table)
+                after = decode_image(row.after, event.columns_after, table_map.columns, table)
+                if isinstance(event, Write_rows_log_event):
+                    self._write(table, after, idempotent, event)
+                    continue
+                found = find_row(self.server.storage, table, before)
+                if found is None:
+                    if idempotent:
+                        self.status.warnings.append(f"{missing_row_error(table).message} at position {position}; skipped (IDEMPOTENT)")
+                        continue
+                    raise missing_row_error(table)
+                lookup.paths.append(found.path)
+                if isinstance(event, Delete_rows_log_event):
+                    self.executor.delete_row(self.session, table, found.row_id, found.values, _discard())
+                    continue
+                values = tuple(row_for_update(found, after))
+                conflict = self.executor.find_conflict(table, values, exclude=found.row_id)
+                if conflict is not None:
+                    raise self.executor.duplicate_error(table, conflict[0], values)
+                self.executor.update_row(self.session, table, found.row_id, found.values, values, frozenset(), _discard())
+        except SqlError as error:
+            raise SlaveStop(self._row_error(event, table_map, error)) from None
+        finally:
+            if lookup.paths:
+                self.status.lookups.append(lookup)
+        self._rows_query = None if event.rows_flags & 1 else self._rows_query
+
+    def _write(self, table: Table, after: dict[int, object], idempotent: bool, event: Rows_log_event) -> None:
+        values = row_for_write(table, after, self.server.now(), self.status.warnings)
+        auto = table.auto_increment_column
+        if auto is not None:
+            index = table.columns.index(auto)
+            if values[index] is None:
+                values[index] = table.auto_increment
+            table.auto_increment = max(table.auto_increment, int(values[index]) + 1)
+        row = self.executor.coerce_row(table, values, 1)
+        conflict = self.executor.find_conflict(table, row, exclude=None)
+        if conflict is not None:
+            if not idempotent:
+                raise self.executor.duplicate_error(table, conflict[0], row)
+            row_id, *existing = conflict[1]
+            self.executor.update_row(self.session, table, row_id, tuple(existing), row, frozenset(), _discard())
+            return
+        self.executor.write_row(self.session, table, row, frozenset(), _discard())
+
+    def _row_error(self, event: Rows_log_event, table_map: Table_map_log_event, error: SqlError) -> SqlError:
+        handler = {1032: "HA_ERR_KEY_NOT_FOUND", 1062: "HA_ERR_FOUND_DUPP_KEY"}.get(error.code, "")
+        statement = f" (statement: {self._rows_query})" if self._rows_query else ""
+        message = (
+            f"Could not execute {event.type_name} event on table {table_map.database}.{table_map.table}; "
+            f"{error.message}, Error_code: {error.code};{' handler error ' + handler + ';' if handler else ''} "
+            f"the event's master log position {self._position}{statement}"
+        )
+        return SqlError(error.error, message=message)
+
+    def _commit(self) -> None:
+        self.session.transaction = None
+
+    def _rollback(self) -> None:
+        transaction = self.session.transaction
+        if transaction is not None:
+            transaction.undo_to(0, self.server.storage)
+        self.session.transaction = None
+
+    def close(self) -> None:
+        self.server.close()
+
+
+def _discard() -> Outcome:
+    """Row events report no per-row outcome; the executor's bookkeeping goes nowhere."""
+    return Outcome()
+
+
+def _query_error(error: SqlError, event: Query_log_event) -> SqlError:
+    return SqlError(
+        error.error,
+        message=f"Error '{error.message}' on query. Default database: '{event.db}'. Query: '{event.query}'",
+    )
