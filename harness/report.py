@@ -1,0 +1,132 @@
+"""The consistency report: report.json for CI (docs/report-format.md) and a table for people."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+from master_sim.master import StepResult
+from server_sim.errors import Condition
+
+from .compare import TableDiff
+from .suite import RunOutcome, SuiteResult
+
+REPORT_FORMAT_VERSION = 1
+
+
+def _condition(condition: Condition | None) -> dict[str, object] | None:
+    if condition is None:
+        return None
+    return {"code": condition.code, "name": condition.name, "message": condition.message}
+
+
+def _step(step: StepResult) -> dict[str, object]:
+    return {
+        "index": step.index,
+        "session": step.session,
+        "sql": step.sql,
+        "status": step.status,
+        "error": _condition(step.error),
+        "notes": [{"level": n.level, "code": n.code, "message": n.message} for n in step.notes],
+        "unsafe": step.unsafe,
+        "logged_as": step.logged_as,
+        "affected_rows": step.affected_rows,
+        "blocked_by": step.blocked_by,
+        "ran_after_step": step.ran_after_step,
+    }
+
+
+def _diff(table: TableDiff) -> dict[str, object]:
+    return asdict(table) | {"columns": list(table.columns), "master_samples": list(table.master_samples), "slave_samples": list(table.slave_samples)}
+
+
+def run_json(run: RunOutcome) -> dict[str, object]:
+    record = run.record
+    slave = record.slave
+    return {
+        "run_id": record.run_id,
+        "scenario": record.scenario.name,
+        "file": str(record.scenario.source) if record.scenario.source else None,
+        "variant": record.label,
+        "settings": record.variant,
+        "seed": record.seed,
+        "master_schema": [_step(step) for step in record.schema_steps],
+        "steps": [_step(step) for step in record.steps],
+        "slave_schema": [{"sql": s.sql, "error": _condition(s.error)} for s in record.slave_schema],
+        "binlog": str(record.binlog) if record.binlog else None,
+        "slave": None
+        if slave is None
+        else {
+            "running": slave.running,
+            "error": _condition(slave.error),
+            "error_position": slave.error_position,
+            "error_event": slave.error_event,
+            "applied_position": slave.applied_position,
+            "events_applied": slave.events_applied,
+            "warnings": slave.warnings,
+            "row_lookups": [{"position": l.position, "table": l.table, "paths": l.paths} for l in slave.lookups],
+        },
+        "verdict": run.judgement.verdict.value,
+        "explanation": list(run.judgement.explanation),
+        "diff": [_diff(table) for table in run.diff.tables] if run.diff else [],
+        "expectations": [
+            {
+                "when": {k: list(v) for k, v in result.expectation.when.items()},
+                "verdict": result.expectation.verdict.value if result.expectation.verdict else None,
+                "slave_error": result.expectation.slave_error,
+                "held": result.held,
+                "message": result.message,
+            }
+            for result in run.expectations
+        ],
+        "error": record.error,
+    }
+
+
+def report_json(result: SuiteResult, flavor: str) -> dict[str, object]:
+    verdicts = [run.judgement.verdict.value for run in result.runs]
+    return {
+        "format_version": REPORT_FORMAT_VERSION,
+        "flavor": flavor,
+        "summary": {
+            "runs": len(result.runs),
+            **{name: verdicts.count(name) for name in ("consistent", "divergent", "slave_stopped", "error")},
+            "expectations_failed": sum(not run.expectations_held for run in result.runs),
+            "input_errors": len(result.input_errors),
+            "exit_code": result.exit_code,
+        },
+        "input_errors": [{"file": str(e.source), "key": e.key, "message": e.message} for e in result.input_errors],
+        "runs": [run_json(run) for run in result.runs],
+    }
+
+
+def write_report(result: SuiteResult, flavor: str, out: Path) -> Path:
+    """Write OUT/report.json atomically: a reader never sees half a report."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "report.json"
+    handle, temporary = tempfile.mkstemp(dir=out, prefix=".report-", suffix=".json")
+    with os.fdopen(handle, "w", encoding="utf-8") as file:
+        json.dump(report_json(result, flavor), file, indent=2, default=str)
+    os.replace(temporary, path)
+    return path
+
+
+def summary_table(result: SuiteResult) -> str:
+    """scenario | variant | verdict | notes, one line per run."""
+    rows = [("SCENARIO", "VARIANT", "VERDICT", "NOTES")]
+    for run in result.runs:
+        notes = [r.message for r in run.expectations if not r.held]
+        if not notes and run.expectations:
+            notes.append("expect ok")
+        notes.extend(run.judgement.explanation[-1:])
+        rows.append((run.record.scenario.name, run.record.label, run.judgement.verdict.value, "; ".join(notes)))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths)) + "  " + row[3] for row in rows]
+    for error in result.input_errors:
+        lines.append(f"INPUT ERROR  {error}")
+    held = sum(run.expectations_held for run in result.runs)
+    lines.append(f"{len(result.runs)} runs, {held} met their expectations, {len(result.input_errors)} input errors")
+    return "\n".join(line.rstrip() for line in lines)

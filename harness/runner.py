@@ -1,0 +1,107 @@
+"""The client stage: run one scenario variant on a master, write its binlog, apply it on a slave."""
+
+from __future__ import annotations
+
+import re
+import traceback
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from master_sim.master import Master, StepResult
+from scenarios.model import Scenario, ScenarioError
+from server_sim.errors import Condition, SqlError
+from server_sim.flavor import Flavor
+from server_sim.sysvars import VariableRegistry
+from slave_sim.slave import Slave, SlaveStatus
+
+from .snapshot import ServerSnapshot, TableSnapshot
+
+SETUP_SESSION = "master_schema"
+
+
+@dataclass
+class SlaveSchemaResult:
+    sql: str
+    error: Condition | None = None
+
+
+@dataclass
+class RunRecord:
+    """Everything one run recorded; the checker judges from this alone."""
+
+    run_id: str
+    scenario: Scenario
+    variant: dict[str, str]
+    label: str
+    seed: int
+    schema_steps: list[StepResult] = field(default_factory=list)
+    steps: list[StepResult] = field(default_factory=list)
+    slave_schema: list[SlaveSchemaResult] = field(default_factory=list)
+    binlog: Path | None = None
+    slave: SlaveStatus | None = None
+    master_snapshot: ServerSnapshot | None = None
+    slave_snapshot: ServerSnapshot | None = None
+    error: str | None = None  # the simulator itself failed: a traceback
+
+
+def run_id_for(scenario: Scenario, label: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{scenario.name}__{label}").strip("_")
+
+
+def validate_settings(scenario: Scenario, flavor: Flavor) -> list[ScenarioError]:
+    """Variable names and values checked against the modelled server, with file and key."""
+    registry = VariableRegistry(flavor)
+    errors = []
+    source = scenario.source or Path(scenario.name)
+    for section, values in (("settings", scenario.settings), ("slave_settings", scenario.slave_settings)):
+        for name, value in values.items():
+            try:
+                registry.lookup(name).normalise(value)
+            except SqlError as error:
+                errors.append(ScenarioError(source, f"{section}.{name}", error.message))
+    for name, values in scenario.matrix.items():
+        for value in values:
+            try:
+                registry.lookup(name).normalise(value)
+            except SqlError as error:
+                errors.append(ScenarioError(source, f"matrix.{name}", error.message))
+    return errors
+
+
+def run_variant(scenario: Scenario, variant: dict[str, str], flavor: Flavor, binlog_dir: Path, base_seed: int = 0) -> RunRecord:
+    """Master, binlog, slave: one run of a scenario under one variant's settings."""
+    label = scenario.variant_label(variant)
+    run_id = run_id_for(scenario, label)
+    seed = (zlib.crc32(run_id.encode()) + base_seed) & 0x7FFFFFFF
+    record = RunRecord(run_id, scenario, variant, label, seed)
+    registry = VariableRegistry(flavor)
+    master: Master | None = None
+    slave: Slave | None = None
+    try:
+        master = Master(flavor, registry.validate(variant), binlog_dir / f"{run_id}.binlog", seed)
+        record.binlog = master.binlog_path
+        record.schema_steps = [master.submit(SETUP_SESSION, sql) for sql in scenario.master_schema]
+        schema_end = master.writer.position
+        for step in scenario.steps:
+            record.steps.append(master.submit(step.session, step.sql, step.index))
+        master.finish()
+        record.master_snapshot = snapshot(master.server.dump())
+        slave = Slave(flavor, registry.validate(scenario.slave_settings), seed)
+        slave.apply(master.binlog_path, stop=schema_end)
+        for sql in scenario.slave_schema:
+            outcome = slave.execute_local(sql)
+            record.slave_schema.append(SlaveSchemaResult(sql, outcome.error.condition() if outcome.error else None))
+        record.slave = slave.apply(master.binlog_path, start=schema_end)
+        record.slave_snapshot = snapshot(slave.server.dump())
+    except Exception:  # the simulator failed on this run: report it, keep going
+        record.error = traceback.format_exc()
+    finally:
+        for server in (master, slave):
+            if server is not None:
+                server.close()
+    return record
+
+
+def snapshot(dump: dict[str, tuple[list[str], list[tuple]]]) -> ServerSnapshot:
+    return ServerSnapshot({name: TableSnapshot(name, tuple(columns), tuple(rows)) for name, (columns, rows) in dump.items()})
