@@ -41,22 +41,29 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run(arguments: argparse.Namespace) -> int:
+    from pyspark.sql import SparkSession
+
     from harness.report import summary_table, write_report
-    from harness.spark import start_spark
+    from harness.spark import start_spark, stop_spark
     from harness.suite import run_suite
 
     flavor = get_flavor(arguments.flavor)
-    sessions: list[object] = []
+    started: list[SparkSession] = []
 
-    def spark() -> object:
-        sessions.append(start_spark(arguments.spark_master))
-        return sessions[-1]
+    def spark() -> SparkSession:
+        """Spark starts only when there is something to compare; a session the caller
+        already had (an embedding program, the test suite) is reused and left running."""
+        existing = SparkSession.getActiveSession()
+        session = start_spark(arguments.spark_master)
+        if existing is None:
+            started.append(session)
+        return session
 
     try:
         result = run_suite(arguments.paths, flavor, arguments.out, spark, arguments.seed)
     finally:
-        for session in sessions:
-            session.stop()  # type: ignore[attr-defined]
+        for session in started:
+            stop_spark(session)
     report = write_report(result, flavor.name, arguments.out)
     print(summary_table(result))
     print(f"report: {report}")

@@ -114,6 +114,24 @@ def _syntax_error(sql: str, detail: str) -> SqlError:
     )
 
 
+# The clauses each DML statement may carry; anything else sqlglot accepts (INSERT OR
+# REPLACE, RETURNING, BY NAME, ...) is another dialect's and is refused, not ignored.
+_MODELLED_CLAUSES: dict[type[exp.Expression], frozenset[str]] = {
+    exp.Insert: frozenset({"this", "expression", "ignore", "conflict"}),
+    exp.Update: frozenset({"this", "expressions", "where", "order", "limit"}),
+    exp.Delete: frozenset({"this", "where", "order", "limit"}),
+}
+
+
+def _refuse_foreign_clauses(tree: exp.Expression) -> None:
+    allowed = _MODELLED_CLAUSES.get(type(tree))
+    if allowed is None:
+        return
+    for name, value in tree.args.items():
+        if value and name not in allowed:
+            raise not_supported(f"{type(tree).__name__.upper()} with {name.upper().replace('_', ' ')} ({tree.sql(dialect='mysql')!r})")
+
+
 @lru_cache(maxsize=4096)
 def parse_statement(sql: str) -> Statement:
     """Parse and classify `sql`; raises SqlError 1064 (cannot parse) or 1235 (not modelled)."""
@@ -138,6 +156,7 @@ def parse_statement(sql: str) -> Statement:
     if len(trees) != 1:
         raise _syntax_error(text, "exactly one statement per step is expected")
     tree = trees[0]
+    _refuse_foreign_clauses(tree)
     if is_replace:
         if not isinstance(tree, exp.Insert) or tree.args.get("conflict") is not None:
             raise _syntax_error(text, "REPLACE takes no ON DUPLICATE KEY UPDATE clause")

@@ -1,0 +1,136 @@
+"""decide_logging_format against seed 000's decision table (WL#3303) and seed 001's errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from master_sim.analysis import Analysis
+from master_sim.decision import LoggingFormat, TransactionState, decide_logging_format
+from master_sim.unsafe import UnsafeReason
+from server_sim.catalog import Column, Table
+from server_sim.engines import BUILTIN_ENGINES, Engine
+from server_sim.flavor import MARIADB_1011, MYSQL_80, Flavor
+from server_sim.parser import parse_statement
+from server_sim.types import ColumnType
+
+STATEMENT, MIXED, ROW = "STATEMENT", "MIXED", "ROW"
+ERROR = "error"
+
+# Seed 000's table: safe/unsafe x BINLOG_FORMAT x RLC x SLC -> error/warning and logging format.
+DECISION_TABLE = [
+    ("safe", STATEMENT, False, False, ERROR, None),
+    ("safe", STATEMENT, False, True, None, STATEMENT),
+    ("safe", STATEMENT, True, False, ERROR, None),
+    ("safe", STATEMENT, True, True, None, STATEMENT),
+    ("safe", MIXED, False, False, ERROR, None),
+    ("safe", MIXED, False, True, None, STATEMENT),
+    ("safe", MIXED, True, False, None, ROW),
+    ("safe", MIXED, True, True, None, STATEMENT),
+    ("safe", ROW, False, False, ERROR, None),
+    ("safe", ROW, False, True, ERROR, None),
+    ("safe", ROW, True, False, None, ROW),
+    ("safe", ROW, True, True, None, ROW),
+    ("unsafe", STATEMENT, False, False, ERROR, None),
+    ("unsafe", STATEMENT, False, True, "warning", STATEMENT),
+    ("unsafe", STATEMENT, True, False, ERROR, None),
+    ("unsafe", STATEMENT, True, True, "warning", STATEMENT),
+    ("unsafe", MIXED, False, False, ERROR, None),
+    ("unsafe", MIXED, False, True, ERROR, None),
+    ("unsafe", MIXED, True, False, None, ROW),
+    ("unsafe", MIXED, True, True, None, ROW),
+    ("unsafe", ROW, False, False, ERROR, None),
+    ("unsafe", ROW, False, True, ERROR, None),
+    ("unsafe", ROW, True, False, None, ROW),
+    ("unsafe", ROW, True, True, None, ROW),
+]
+
+
+def _table(name: str, engine: Engine) -> Table:
+    return Table(name, [Column("a", ColumnType("INT"))], [], engine, storage_name=name)
+
+
+def _analysis(safe: bool, engine: Engine) -> Analysis:
+    sql = "UPDATE t SET a = 1" if safe else "UPDATE t SET a = 1 LIMIT 1"
+    table = _table("t", engine)
+    return Analysis(parse_statement(sql), writes=[table], reads=[table], unsafe=[] if safe else [UnsafeReason.LIMIT])
+
+
+def _state(binlog_format: str, **overrides: object) -> TransactionState:
+    values: dict[str, object] = {
+        "binlog_format": binlog_format,
+        "isolation": "REPEATABLE-READ",
+        "direct": False,
+        "multi_statement": False,
+        "trx_cache_nonempty": False,
+    }
+    values.update(overrides)
+    return TransactionState(**values)  # type: ignore[arg-type]
+
+
+def _row_id(row: tuple) -> str:
+    safety, binlog_format, rlc, slc, *_ = row
+    return f"{safety}-{binlog_format}-RLC={'Y' if rlc else 'N'}-SLC={'Y' if slc else 'N'}"
+
+
+@pytest.mark.parametrize(("safety", "binlog_format", "rlc", "slc", "message", "logged_as"), DECISION_TABLE, ids=[_row_id(r) for r in DECISION_TABLE])
+def test_wl3303_decision_table(safety: str, binlog_format: str, rlc: bool, slc: bool, message: str | None, logged_as: str | None) -> None:
+    engine = Engine("ENGINE_UNDER_TEST", transactional=False, row_capable=rlc, statement_capable=slc)
+    decision = decide_logging_format(_analysis(safety == "safe", engine), _state(binlog_format), MYSQL_80)
+    if message == ERROR:
+        assert decision.error is not None and decision.format is None
+        assert 1661 <= decision.error.code <= 1667
+    else:
+        assert decision.error is None
+        assert decision.format is LoggingFormat(logged_as)
+        assert decision.warn_unsafe is (message == "warning")
+
+
+IMPOSSIBLE_TO_LOG = [
+    # (seed 001 reason, engines written, binlog_format, unsafe, row injection, MySQL error)
+    ("row-incapable and statement-incapable engines", [(False, True), (True, False)], MIXED, False, False, 1661),
+    ("ROW with a statement-only engine", [(False, True)], ROW, False, False, 1662),
+    ("unsafe in MIXED with a statement-only engine", [(False, True)], MIXED, True, False, 1663),
+    ("row injection with a statement-only engine", [(False, True)], STATEMENT, False, True, 1664),
+    ("STATEMENT with a row-only engine", [(True, False)], STATEMENT, False, False, 1665),
+    ("row injection under STATEMENT", [(True, True)], STATEMENT, False, True, 1666),
+]
+
+
+@pytest.mark.parametrize(("reason", "capabilities", "binlog_format", "unsafe", "injection", "code"), IMPOSSIBLE_TO_LOG, ids=[r[0] for r in IMPOSSIBLE_TO_LOG])
+def test_impossible_to_log_errors(reason: str, capabilities: list[tuple[bool, bool]], binlog_format: str, unsafe: bool, injection: bool, code: int) -> None:
+    tables = [_table(f"t{i}", Engine(f"E{i}", False, rlc, slc)) for i, (rlc, slc) in enumerate(capabilities)]
+    analysis = Analysis(parse_statement("UPDATE t0 SET a = 1"), writes=tables, reads=tables, unsafe=[UnsafeReason.LIMIT] if unsafe else [])
+    decision = decide_logging_format(analysis, _state(binlog_format, row_injection=injection), MYSQL_80)
+    assert decision.error is not None and decision.error.code == code
+
+
+def test_multiple_engines_with_a_self_logging_one_is_error_1667() -> None:
+    tables = [_table("n", BUILTIN_ENGINES["NDB"]), _table("i", BUILTIN_ENGINES["INNODB"])]
+    analysis = Analysis(parse_statement("UPDATE n SET a = 1"), writes=tables, reads=tables)
+    assert decide_logging_format(analysis, _state(ROW), MYSQL_80).error.code == 1667
+
+
+def test_innodb_at_read_committed_is_row_only_and_statement_gives_1665_with_innodb_text() -> None:
+    table = _table("t", BUILTIN_ENGINES["INNODB"])
+    analysis = Analysis(parse_statement("UPDATE t SET a = 1"), writes=[table], reads=[table])
+    decision = decide_logging_format(analysis, _state(STATEMENT, isolation="READ-COMMITTED"), MYSQL_80)
+    assert decision.error.code == 1665
+    assert "InnoDB is limited to row-logging when transaction isolation level is READ COMMITTED" in decision.error.message
+    assert decide_logging_format(analysis, _state(MIXED, isolation="READ-COMMITTED"), MYSQL_80).format is LoggingFormat.ROW
+
+
+@pytest.mark.parametrize(
+    ("flavor", "expected_code"),
+    [(MYSQL_80, None), (MARIADB_1011, 1663)],
+    ids=["mysql-8.0-warns", "mariadb-10.11-errors"],
+)
+def test_unsafe_statement_on_statement_only_engine_under_statement_differs_by_flavor(flavor: Flavor, expected_code: int | None) -> None:
+    decision = decide_logging_format(_analysis(False, BUILTIN_ENGINES["EXAMPLE"]), _state(STATEMENT), flavor)
+    assert (decision.error.code if decision.error else None) == expected_code
+
+
+def test_mariadb_logs_row_injection_under_statement_as_rows() -> None:
+    table = _table("t", BUILTIN_ENGINES["INNODB"])
+    analysis = Analysis(parse_statement("UPDATE t SET a = 1"), writes=[table], reads=[table])
+    decision = decide_logging_format(analysis, _state(STATEMENT, row_injection=True), MARIADB_1011)
+    assert decision.error is None and decision.format is LoggingFormat.ROW

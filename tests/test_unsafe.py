@@ -1,0 +1,127 @@
+"""Unsafe-statement detection on the master: the reason, Note 1592, and the format it leads to."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from master_sim.master import Master, StepResult
+from server_sim.flavor import MARIADB_1011, MYSQL_80, Flavor
+
+SCHEMA = [
+    "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(64), n BIGINT UNSIGNED, d DATETIME, x DOUBLE) ENGINE=InnoDB",
+    "CREATE TABLE m (id INT PRIMARY KEY, v INT) ENGINE=MyISAM",
+    "INSERT INTO t VALUES (1, 'a', 1, NOW(), 0), (2, 'b', 2, NOW(), 0)",
+]
+
+
+@pytest.fixture
+def master_factory(tmp_path: Path) -> Iterator:
+    masters: list[Master] = []
+
+    def make(binlog_format: str, flavor: Flavor = MYSQL_80) -> Master:
+        master = Master(flavor, {"binlog_format": binlog_format}, tmp_path / f"{binlog_format}-{len(masters)}.binlog", seed=3)
+        for sql in SCHEMA:
+            assert master.submit("setup", sql).error is None
+        masters.append(master)
+        return master
+
+    yield make
+    for master in masters:
+        master.close()
+
+
+UNSAFE_STATEMENTS = [
+    ("LIMIT on UPDATE", "UPDATE t SET v = 'z' LIMIT 1", "LIMIT"),
+    ("LIMIT on DELETE", "DELETE FROM t LIMIT 1", "LIMIT"),
+    ("ORDER BY primary key does not make LIMIT safe", "UPDATE t SET v = 'z' ORDER BY id LIMIT 1", "LIMIT"),
+    ("UUID()", "INSERT INTO t (id, v) VALUES (3, UUID())", "SYSTEM_FUNCTION"),
+    ("UUID_SHORT()", "INSERT INTO t (id, n) VALUES (3, UUID_SHORT())", "SYSTEM_FUNCTION"),
+    ("SYSDATE()", "INSERT INTO t (id, d) VALUES (3, SYSDATE())", "SYSTEM_FUNCTION"),
+    ("USER()", "INSERT INTO t (id, v) VALUES (3, USER())", "SYSTEM_FUNCTION"),
+    ("CURRENT_USER()", "INSERT INTO t (id, v) VALUES (3, CURRENT_USER())", "SYSTEM_FUNCTION"),
+    ("FOUND_ROWS()", "INSERT INTO t (id, n) VALUES (3, FOUND_ROWS())", "SYSTEM_FUNCTION"),
+    ("ROW_COUNT()", "INSERT INTO t (id, x) VALUES (3, ROW_COUNT())", "SYSTEM_FUNCTION"),
+    ("RAND()", "UPDATE t SET x = RAND()", "SYSTEM_FUNCTION"),
+    ("@@server_id", "INSERT INTO t (id, n) VALUES (3, @@server_id)", "SYSTEM_VARIABLE"),
+    ("@@global.time_zone", "INSERT INTO t (id, v) VALUES (3, @@global.time_zone)", "SYSTEM_VARIABLE"),
+]
+
+
+@pytest.mark.parametrize(("case", "sql", "reason"), UNSAFE_STATEMENTS, ids=[c[0] for c in UNSAFE_STATEMENTS])
+@pytest.mark.parametrize("binlog_format", ["STATEMENT", "MIXED", "ROW"])
+def test_unsafe_statement_is_flagged_and_logged_per_format(master_factory, binlog_format: str, case: str, sql: str, reason: str) -> None:
+    result: StepResult = master_factory(binlog_format).submit("con1", sql, 1)
+    assert result.error is None
+    assert reason in result.unsafe
+    notes = [note for note in result.notes if note.code == 1592]
+    if binlog_format == "STATEMENT":
+        assert result.logged_as == "STATEMENT"
+        assert len(notes) == len(result.unsafe)  # one Note 1592 per reason
+        assert "Unsafe statement written to the binary log using statement format" in notes[0].message
+    else:
+        assert result.logged_as == "ROW"
+        assert notes == []
+
+
+SAFE_STATEMENTS = [
+    ("NOW()", "INSERT INTO t (id, d) VALUES (3, NOW())"),
+    ("CURRENT_TIMESTAMP", "INSERT INTO t (id, d) VALUES (3, CURRENT_TIMESTAMP)"),
+    ("CONNECTION_ID()", "INSERT INTO t (id, n) VALUES (3, CONNECTION_ID())"),
+    ("LAST_INSERT_ID()", "INSERT INTO t (id, n) VALUES (3, LAST_INSERT_ID())"),
+    ("@@session.time_zone", "INSERT INTO t (id, v) VALUES (3, @@session.time_zone)"),
+    ("UPDATE without LIMIT", "UPDATE t SET v = 'z' WHERE id = 1"),
+]
+
+
+@pytest.mark.parametrize(("case", "sql"), SAFE_STATEMENTS, ids=[c[0] for c in SAFE_STATEMENTS])
+def test_safe_statement_stays_statement_in_mixed(master_factory, case: str, sql: str) -> None:
+    result = master_factory("MIXED").submit("con1", sql, 1)
+    assert result.error is None and result.unsafe == [] and result.logged_as == "STATEMENT"
+
+
+def test_select_with_unsafe_function_is_not_logged_and_gets_no_note(master_factory) -> None:
+    result = master_factory("STATEMENT").submit("con1", "SELECT UUID()", 1)
+    assert result.logged_as == "none" and result.notes == []
+
+
+def test_nontransactional_write_after_transactional_change_is_unsafe(master_factory) -> None:
+    master = master_factory("STATEMENT")
+    master.submit("con1", "BEGIN", 1)
+    assert master.submit("con1", "INSERT INTO m VALUES (1, 1)", 2).unsafe == []  # N before any T: safe
+    master.submit("con1", "INSERT INTO t (id) VALUES (10)", 3)
+    result = master.submit("con1", "INSERT INTO m VALUES (2, 2)", 4)
+    assert result.unsafe == ["NONTRANS_AFTER_TRANS"]
+    assert [note.code for note in result.notes] == [1592]
+
+
+def test_binlog_direct_non_transactional_updates_removes_nontrans_after_trans(master_factory) -> None:
+    master = master_factory("STATEMENT")
+    master.submit("con1", "SET SESSION binlog_direct_non_transactional_updates = ON", 1)
+    master.submit("con1", "BEGIN", 2)
+    master.submit("con1", "INSERT INTO t (id) VALUES (10)", 3)
+    assert master.submit("con1", "INSERT INTO m VALUES (2, 2)", 4).unsafe == []
+
+
+def test_mixed_statement_writing_both_engines_in_a_transaction(master_factory) -> None:
+    master = master_factory("MIXED")
+    master.submit("con1", "BEGIN", 1)
+    result = master.submit("con1", "INSERT INTO m SELECT id, 1 FROM t", 2)
+    assert result.logged_as == "STATEMENT"  # trx cache empty: case 9 needs a non-empty cache
+    master.submit("con1", "INSERT INTO t (id) VALUES (10)", 3)
+    result = master.submit("con1", "INSERT INTO m SELECT id + 10, 1 FROM t", 4)
+    assert "MIXED_STATEMENT" in result.unsafe and result.logged_as == "ROW"
+
+
+def test_mariadb_does_not_flag_rand_in_insert_values(master_factory) -> None:
+    assert master_factory("STATEMENT", MARIADB_1011).submit("con1", "INSERT INTO t (id, x) VALUES (3, RAND())", 1).unsafe == []
+    assert master_factory("STATEMENT", MYSQL_80).submit("con1", "INSERT INTO t (id, x) VALUES (3, RAND())", 1).unsafe == ["SYSTEM_FUNCTION"]
+
+
+def test_binlog_format_cannot_change_inside_a_transaction(master_factory) -> None:
+    master = master_factory("MIXED")
+    master.submit("con1", "BEGIN", 1)
+    master.submit("con1", "INSERT INTO t (id) VALUES (10)", 2)
+    assert master.submit("con1", "SET SESSION binlog_format = 'ROW'", 3).error.code == 1679
