@@ -31,6 +31,8 @@ def _step(step: StepResult) -> dict[str, object]:
         "status": step.status,
         "error": _condition(step.error),
         "notes": [{"level": n.level, "code": n.code, "message": n.message} for n in step.notes],
+        "reads": step.reads,
+        "writes": step.writes,
         "unsafe": step.unsafe,
         "logged_as": step.logged_as,
         "affected_rows": step.affected_rows,

@@ -109,6 +109,3 @@ def _equalities(condition: exp.Expression, key: list[str]) -> list[tuple] | None
         return None
     return [tuple(found[name][0] for name in key)]
 
-
-def uses_function(statement: Statement, name: str) -> bool:
-    return statement.ast is not None and any(function_name(node) == name for node in statement.ast.walk())

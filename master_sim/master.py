@@ -48,6 +48,8 @@ class StepResult:
     error: Condition | None = None
     notes: list[Condition] = field(default_factory=list)
     unsafe: list[str] = field(default_factory=list)
+    reads: list[str] = field(default_factory=list)  # "table (Engine)", every table accessed
+    writes: list[str] = field(default_factory=list)
     logged_as: str = "none"  # STATEMENT | ROW | none
     affected_rows: int = 0
     blocked_by: str | None = None
@@ -193,6 +195,8 @@ class Master:
         else:
             decision = Decision(None, list(analysis.unsafe))
         result.unsafe = [reason.name for reason in decision.unsafe]
+        result.reads = [f"{t.name} ({t.engine.name})" for t in analysis.reads]
+        result.writes = [f"{t.name} ({t.engine.name})" for t in analysis.writes]
         if decision.error is not None:
             result.fail(decision.error)
             return True

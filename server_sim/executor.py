@@ -22,6 +22,7 @@ from .parser import Statement, StatementKind
 from .server import Server
 from .session import ChangeKind, RowChange, Session
 from .storage import ROW_ID, quote
+from .types import TypeFamily
 
 
 class WriteMode(Enum):
@@ -109,13 +110,13 @@ class Executor:
 
     def table(self, session: Session, node: exp.Table) -> Table:
         if node.db and node.db.lower() != self.catalog.database.lower():
-            raise not_supported(f"tables outside database '{self.catalog.database}' ({node.sql(dialect='mysql')})")
+            raise SqlError(ErrorCode.ER_NO_SUCH_TABLE, node.db, node.name)
         return self.catalog.get(node.name, session.thread_id)
 
     def translator(self, session: Session, context: StatementContext) -> Translator:
-        def table_source(name: str) -> exp.Expression:
+        def table_source(node: exp.Table) -> exp.Expression:
             """A derived table of the catalog's columns: the hidden row id stays out of `*`."""
-            table = self.catalog.get(name, session.thread_id)
+            table = self.table(session, node)
             stored = exp.table_(exp.to_identifier(table.storage_name, quoted=True), db=exp.to_identifier(self.storage.schema, quoted=True))
             return exp.select(*(exp.column(c.name, quoted=True) for c in table.columns)).from_(stored)
 
@@ -215,9 +216,7 @@ class Executor:
             if after == before:
                 continue  # the handler is not called for an unchanged row: no row event
             changed = {c.name for c, b, a in zip(table.columns, before, after) if b != a}
-            for column in table.columns:
-                if column.on_update_current_timestamp and column.name not in {c.name for c, _ in assignments}:
-                    after = after[: table.columns.index(column)] + (context.timestamp,) + after[table.columns.index(column) + 1 :]
+            after = touch_on_update(table, after, assignments, context.timestamp)
             touched_keys = [key for key in table.unique_keys() if set(key.columns) & changed]
             conflict = self.find_conflict(table, after, exclude=row_id, keys=touched_keys)
             if conflict is not None:
@@ -307,14 +306,11 @@ class Executor:
         for action in ast.args.get("actions") or []:
             self._alter_action(builder, action, added, dropped)
         builder.check()
-        self._check_existing_rows(table, altered)
+        self._check_existing_rows(table, altered, {c.name.lower(): _fill_value(c) for c in added})
         for column in dropped:
             self.storage.drop_column(table, column)
         for column in added:
-            fill = column.default if column.default_kind is DefaultKind.VALUE else None
-            if fill is None and not column.nullable:
-                fill = column.type.implicit_default()
-            self.storage.add_column(table, column, fill)
+            self.storage.add_column(table, column, _fill_value(column))
         table.columns, table.keys = altered.columns, altered.keys
 
     def _alter_action(self, builder: TableBuilder, action: exp.Expression, added: list[Column], dropped: list[Column]) -> None:
@@ -372,16 +368,20 @@ class Executor:
         else:
             raise not_supported(f"ALTER TABLE action {action.sql(dialect='mysql')!r}")
 
-    def _check_existing_rows(self, old: Table, new: Table) -> None:
-        """New unique keys must hold for the rows already stored."""
+    def _check_existing_rows(self, old: Table, new: Table, added: dict[str, object]) -> None:
+        """New unique keys must hold for the rows already stored (added columns hold their fill value)."""
         old_keys = {(k.kind, k.columns) for k in old.unique_keys()}
         for key in new.unique_keys():
-            if (key.kind, key.columns) in old_keys or any(old.find_column(c) is None for c in key.columns):
+            if (key.kind, key.columns) in old_keys:
                 continue
-            columns = ", ".join(quote(c) for c in key.columns)
-            nulls = " AND ".join(f"{quote(c)} IS NOT NULL" for c in key.columns)
+            parameters = [added[c.lower()] for c in key.columns if c.lower() in added]
+            if any(value is None for value in parameters):
+                continue  # a column of NULLs never collides
+            columns = ", ".join("?" if c.lower() in added else _key_expression(old.column(c)) for c in key.columns)
+            nulls = " AND ".join(f"{quote(c)} IS NOT NULL" for c in key.columns if c.lower() not in added) or "TRUE"
             duplicate = self.storage.query(
-                f"SELECT {columns} FROM {self.storage.qualified(old)} WHERE {nulls} GROUP BY {columns} HAVING count(*) > 1 LIMIT 1"
+                f"SELECT {columns} FROM {self.storage.qualified(old)} WHERE {nulls} GROUP BY ALL HAVING count(*) > 1 LIMIT 1",
+                parameters,
             )
             if duplicate:
                 shown = "-".join(_shown(v) for v in duplicate[0])
@@ -429,8 +429,9 @@ class _InsertRun:
         else:
             raise not_supported(f"INSERT source {source.sql(dialect='mysql') if source else 'DEFAULT VALUES'}")
         for number, values in enumerate(rows, start=1):
-            if len(values) != len(self.columns):
+            if len(values) != len(self.columns):  # checked for every row before any is written
                 raise SqlError(ErrorCode.ER_WRONG_VALUE_COUNT_ON_ROW, number)
+        for number, values in enumerate(rows, start=1):
             self._write(number, values)
 
     def _values_row(self, expressions: list[exp.Expression]) -> list[object]:
@@ -519,9 +520,12 @@ class _InsertRun:
                 return
             if self.mode is WriteMode.REPLACE:
                 if key is unique_keys[-1]:
-                    # The conflict is on the last unique key: the row is updated in place.
-                    executor.update_row(self.session, table, row_id, before, row, assigned, outcome)
-                    outcome.affected_rows += 2
+                    # The conflict is on the last unique key: the row is updated in place,
+                    # and an identical row is not touched at all.
+                    if before != row:
+                        executor.update_row(self.session, table, row_id, before, row, assigned, outcome)
+                        outcome.affected_rows += 1
+                    outcome.affected_rows += 1
                     return
                 executor.delete_row(self.session, table, row_id, before, outcome)
                 outcome.affected_rows += 1
@@ -547,6 +551,7 @@ class _InsertRun:
         after = executor.coerce_row(table, values, 1)
         if after == before:
             return
+        after = touch_on_update(table, after, assignments, self.context.timestamp)
         conflict_found = executor.find_conflict(table, after, exclude=row_id)
         if conflict_found is not None:
             raise executor.duplicate_error(table, conflict_found[0], after)
@@ -555,6 +560,15 @@ class _InsertRun:
 
 
 _DEFAULT = object()
+
+
+def touch_on_update(table: Table, row: tuple, assignments: list[tuple[Column, exp.Expression]], timestamp: object) -> tuple:
+    """A changed row's ON UPDATE CURRENT_TIMESTAMP columns not assigned explicitly take the statement time."""
+    assigned = {column.name for column, _ in assignments}
+    return tuple(
+        timestamp if column.on_update_current_timestamp and column.name not in assigned else value
+        for column, value in zip(table.columns, row)
+    )
 
 
 def _is_default_keyword(node: exp.Expression) -> bool:
@@ -594,10 +608,22 @@ def _refuse_self_reference(ast: exp.Expression, table: Table) -> None:
     for subquery in ast.find_all(exp.Select):
         for node in subquery.find_all(exp.Table):
             if node.name.lower() == table.name.lower():
-                raise SqlError(
-                    ErrorCode.ER_UNKNOWN_ERROR,
-                    message=f"You can't specify target table '{table.name}' for update in FROM clause",
-                )
+                raise SqlError(ErrorCode.ER_UPDATE_TABLE_USED, table.name)
+
+
+def _key_expression(column: Column) -> str:
+    """A column as a unique key compares it: strings without case or accents (GROUP BY
+    does not apply the column's collation)."""
+    if column.type.family is TypeFamily.STRING:
+        return f"lower(strip_accents({quote(column.name)}))"
+    return quote(column.name)
+
+
+def _fill_value(column: Column) -> object:
+    """What existing rows hold in a column ALTER TABLE adds."""
+    if column.default_kind is DefaultKind.VALUE and column.default is not None:
+        return column.default
+    return None if column.nullable else column.type.implicit_default()
 
 
 def _shown(value: object) -> str:

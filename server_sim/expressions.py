@@ -43,6 +43,8 @@ _STRUCTURE: tuple[type[exp.Expression], ...] = (
 PER_CALL_FUNCTIONS = {"UUID": "rpl_uuid", "UUID_SHORT": "rpl_uuid_short", "SYSDATE": "rpl_sysdate"}
 _USER_FUNCTIONS = {"USER", "SESSION_USER", "SYSTEM_USER", "CURRENT_USER"}
 _NOW_FUNCTIONS = {"NOW", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "UTC_TIMESTAMP"}
+# The storage's per-row identity column: never visible to scenario SQL.
+HIDDEN_ROW_ID = "_rpl_row"
 _DATE_FUNCTIONS = {"CURDATE", "CURRENT_DATE", "UTC_DATE"}
 _TIME_FUNCTIONS = {"CURTIME", "CURRENT_TIME", "UTC_TIME"}
 
@@ -110,7 +112,7 @@ def function_name(node: exp.Expression) -> str | None:
         return "UUID"
     if isinstance(node, exp.UnixSeconds):
         return "UNIX_TIMESTAMP"
-    if isinstance(node, exp.Func) and not isinstance(node, _PORTABLE_FUNCTIONS):
+    if isinstance(node, exp.Func) and not isinstance(node, _PORTABLE_FUNCTIONS + _STRUCTURE):
         return node.sql_name().upper()
     return None
 
@@ -124,9 +126,10 @@ def system_variable_reference(node: exp.SessionParameter) -> tuple[str, str | No
 class Translator:
     """Rewrites a MySQL tree into DuckDB SQL for one statement on one server."""
 
-    def __init__(self, context: StatementContext, table_source: Callable[[str], exp.Expression]) -> None:
+    def __init__(self, context: StatementContext, table_source: Callable[[exp.Table], exp.Expression]) -> None:
         self.context = context
         self.table_source = table_source
+        self._rand_sites = 0
 
     def rewrite(self, tree: exp.Expression) -> exp.Expression:
         """A rewritten copy of `tree` (the original is a cached parse and stays untouched)."""
@@ -139,10 +142,12 @@ class Translator:
 
     def _rewrite_node(self, node: exp.Expression) -> exp.Expression:
         context = self.context
+        if isinstance(node, exp.Column) and node.name.lower() == HIDDEN_ROW_ID:
+            raise SqlError(ErrorCode.ER_BAD_FIELD_ERROR, node.name, "field list")
         if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
             alias = node.args.get("alias")
             return exp.Subquery(
-                this=self.table_source(node.name),
+                this=self.table_source(node),
                 alias=alias if alias is not None else exp.TableAlias(this=exp.to_identifier(node.name)),
             )
         if isinstance(node, exp.Parameter):
@@ -189,7 +194,9 @@ class Translator:
             seed = node.this
             if seed is None:
                 return exp.Anonymous(this="rpl_rand", expressions=[])
-            return exp.Anonymous(this="rpl_rand_seeded", expressions=[seed])
+            # Each RAND(N) call site has its own generator, started from N.
+            self._rand_sites += 1
+            return exp.Anonymous(this="rpl_rand_seeded", expressions=[seed, exp.Literal.number(self._rand_sites)])
         if isinstance(node, exp.Anonymous):
             raise SqlError(ErrorCode.ER_SP_DOES_NOT_EXIST, f"{context.database}.{node.name}")
         raise not_supported(f"function {name}()")

@@ -111,13 +111,13 @@ class Server:
         session = self.current_session
         return session.next_random() if session is not None else self._random.random()
 
-    def _rand_seeded(self, seed: int) -> float:
-        """RAND(N): a generator started from N once per statement."""
-        seed1, seed2 = self._seeded_rand.get(seed, seeded_random_state(int(seed)))
+    def _rand_seeded(self, seed: int, site: int) -> float:
+        """RAND(N): each call site's generator starts from N once per statement."""
+        seed1, seed2 = self._seeded_rand.get(site, seeded_random_state(int(seed)))
         max_value = 0x3FFFFFFF
         seed1 = (seed1 * 3 + seed2) % max_value
         seed2 = (seed1 + seed2 + 33) % max_value
-        self._seeded_rand[seed] = (seed1, seed2)
+        self._seeded_rand[site] = (seed1, seed2)
         return seed1 / max_value
 
     def _register_functions(self) -> None:
@@ -126,7 +126,7 @@ class Server:
         connection.create_function("rpl_uuid_short", self._uuid_short, [], "UBIGINT", side_effects=True)
         connection.create_function("rpl_sysdate", self._sysdate, [], "TIMESTAMP", side_effects=True)
         connection.create_function("rpl_rand", self._rand, [], "DOUBLE", side_effects=True)
-        connection.create_function("rpl_rand_seeded", self._rand_seeded, ["BIGINT"], "DOUBLE", side_effects=True)
+        connection.create_function("rpl_rand_seeded", self._rand_seeded, ["BIGINT", "BIGINT"], "DOUBLE", side_effects=True)
 
     # -- sessions -------------------------------------------------------------------------
 

@@ -13,8 +13,9 @@ import duckdb
 
 from .catalog import Column, Table
 from .errors import ErrorCode, SqlError
+from .expressions import HIDDEN_ROW_ID
 
-ROW_ID = "_rpl_row"
+ROW_ID = HIDDEN_ROW_ID
 
 # Scenario SQL must not reach files, other databases or extensions.
 _LOCKED_DOWN = {

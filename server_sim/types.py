@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
+import struct
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from enum import Enum
@@ -140,7 +142,8 @@ class ColumnType:
         if self.family is TypeFamily.DECIMAL:
             return f"DECIMAL({self.length},{self.scale})"
         if self.family is TypeFamily.STRING:
-            return "VARCHAR COLLATE NOCASE"
+            # The servers' default collations ignore case and accents.
+            return "VARCHAR COLLATE NOACCENT.NOCASE"
         if self.is_integer and self.unsigned:
             return {8: "UTINYINT", 16: "USMALLINT", 24: "UINTEGER", 32: "UINTEGER", 64: "UBIGINT"}[base.bits]
         return base.duckdb
@@ -181,7 +184,8 @@ class ColumnType:
                 number = float(_number(value))
                 if math.isinf(number) or math.isnan(number):
                     raise SqlError(ErrorCode.ER_WARN_DATA_OUT_OF_RANGE, column, row)
-                return number
+                # FLOAT is single precision: store what a 4-byte float holds.
+                return struct.unpack("f", struct.pack("f", number))[0] if self.name == "FLOAT" else number
             if family is TypeFamily.STRING:
                 return self._coerce_string(value, column, row)
             if family is TypeFamily.BINARY:
@@ -191,9 +195,10 @@ class ColumnType:
                 return data
             return self._coerce_temporal(value)
         except (ValueError, InvalidOperation, TypeError):
-            raise SqlError(
-                ErrorCode.ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, self.name.lower(), _text(value), column, row
-            ) from None
+            if _NUMERIC_PREFIX.match(_text(value)):
+                raise SqlError(ErrorCode.ER_WARN_DATA_TRUNCATED, column, row) from None
+            word = "integer" if family is TypeFamily.INTEGER else self.name.lower()
+            raise SqlError(ErrorCode.ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, word, _text(value), column, row) from None
 
     def _too_long(self, length: int) -> bool:
         limit = self.length if self.length is not None else self.base.max_length
@@ -225,6 +230,8 @@ class ColumnType:
         if self.name == "CHAR":
             text = text.rstrip(" ")  # CHAR drops trailing spaces on retrieval
         limit_in_bytes = self.length is None
+        if not limit_in_bytes and len(text) > self.length and not text[: self.length].endswith(" ") and text[self.length :].strip(" ") == "":
+            text = text[: self.length]  # excess trailing spaces are dropped, in every sql_mode
         if self._too_long(len(text.encode()) if limit_in_bytes else len(text)):
             raise SqlError(ErrorCode.ER_DATA_TOO_LONG, column, row)
         return text
@@ -272,6 +279,9 @@ class ColumnType:
         if family is TypeFamily.FLOAT:
             return float(value)
         return value
+
+
+_NUMERIC_PREFIX = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\S")
 
 
 def _text(value: object) -> str:

@@ -122,8 +122,8 @@ class Slave:
                 self._position = positioned.position
                 try:
                     self._apply_event(positioned)
-                except SlaveStop as stop:
-                    self._stop(stop.error, positioned.position, type_name_of(positioned.event))
+                except SlaveStop as halt:
+                    self._stop(halt.error, positioned.position, type_name_of(positioned.event))
                     break
                 status.events_applied += 1
                 if self.session.transaction is None:

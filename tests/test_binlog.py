@@ -22,7 +22,6 @@ from server_sim.binlog.events import (
     INTVAR_INSERT_ID,
     INTVAR_LAST_INSERT_ID,
     LOG_EVENT_IGNORABLE_F,
-    STMT_END_F,
     Annotate_rows_log_event,
     ColumnInfo,
     Delete_rows_log_event,
@@ -365,12 +364,6 @@ def test_format_description_declares_the_maximum_type_code(tmp_path: Path) -> No
     assert "event type 19 is beyond the 16 types" in caught.value.reason
 
 
-@pytest.mark.xfail(
-    reason="bug: server_sim/binlog/file.py decode() calls r.get() on each `rows` entry; a non-object "
-    "entry raises AttributeError, which read_binlog does not turn into BinlogCorruptError",
-    strict=True,
-    raises=AttributeError,
-)
 def test_row_event_whose_rows_are_not_objects_is_corrupt(tmp_path: Path) -> None:
     path = tmp_path / "bad-rows.binlog"
     write_binlog(path, [query("BEGIN"), table_map()])
@@ -382,12 +375,6 @@ def test_row_event_whose_rows_are_not_objects_is_corrupt(tmp_path: Path) -> None
     assert caught.value.position == position
 
 
-@pytest.mark.xfail(
-    reason="bug: server_sim/binlog/file.py read_binlog() calls record.get('event_types', {}).values(); "
-    "event_types that is not an object raises AttributeError instead of BinlogCorruptError",
-    strict=True,
-    raises=AttributeError,
-)
 def test_format_description_whose_event_types_is_not_an_object_is_corrupt(tmp_path: Path) -> None:
     path = tmp_path / "bad-fde.binlog"
     path.write_bytes(b'{"type":"Format_desc","type_code":15,"event_types":[2,15,16]}\n')
@@ -398,13 +385,6 @@ def test_format_description_whose_event_types_is_not_an_object_is_corrupt(tmp_pa
     assert caught.value.position == 0
 
 
-@pytest.mark.xfail(
-    reason="bug: server_sim/binlog/file.py decode() type-checks only the header, so a Query event with "
-    "\"query\": 5 is read as valid and slave_sim/slave.py Slave._query() crashes on event.query.strip() "
-    "with AttributeError instead of stopping with 1594 at the event's position",
-    strict=True,
-    raises=AttributeError,
-)
 def test_slave_stops_at_an_event_whose_field_has_the_wrong_type(tmp_path: Path, slave: Slave) -> None:
     path = tmp_path / "bad-field.binlog"
     write_binlog(path, [query(CREATE_T), *insert_transaction((1, 1))])

@@ -116,16 +116,42 @@ def decode(record: dict[str, object], max_type_code: int) -> Log_event:
         fields = {k: v for k, v in record.items() if k not in ("type", "type_code", *_HEADER)}
         return Unknown_log_event(**header, unknown_type_code=code, unknown_type_name=str(record.get("type", "")), fields=fields)
     cls, version = known
-    names = {f.name for f in dataclasses.fields(cls)} - set(_HEADER)
-    body = {k: v for k, v in record.items() if k in names}
+    body = _checked_body(cls, record)
     if cls is Table_map_log_event:
-        body["columns"] = [ColumnInfo(str(t), bool(n)) for t, n in body.get("columns", [])]
+        body["columns"] = [_column_info(column) for column in body.get("columns", [])]
     if version is not None:
         body["version"] = version
-        body["rows"] = [Row(before=r.get("before"), after=r.get("after")) for r in body.get("rows", [])]
+        body["rows"] = [_row(row) for row in body.get("rows", [])]
     event = cls(**header, **body)
     event.flags = int(header["flags"])
     return event
+
+
+def _checked_body(cls: type[Log_event], record: dict[str, object]) -> dict[str, object]:
+    """The record's fields for `cls`, each of the type the event declares (by its default)."""
+    body: dict[str, object] = {}
+    for spec in dataclasses.fields(cls):
+        if spec.name in _HEADER or spec.name not in record:
+            continue
+        value = record[spec.name]
+        default = spec.default_factory() if spec.default_factory is not dataclasses.MISSING else spec.default
+        expected = type(default)
+        if default is not None and not (isinstance(value, expected) and not (expected is int and isinstance(value, bool))):
+            raise ValueError(f"{cls.type_name} field {spec.name!r} should be {expected.__name__}, got {type(value).__name__}")
+        body[spec.name] = value
+    return body
+
+
+def _column_info(column: object) -> ColumnInfo:
+    if not (isinstance(column, list) and len(column) == 2 and isinstance(column[0], str)):
+        raise ValueError(f"table map column {column!r} is not [type, nullable]")
+    return ColumnInfo(column[0], bool(column[1]))
+
+
+def _row(row: object) -> Row:
+    if not isinstance(row, dict) or not all(isinstance(row.get(k, []), list) for k in ("before", "after")):
+        raise ValueError(f"row {row!r} is not an object of before/after images")
+    return Row(before=row.get("before"), after=row.get("after"))
 
 
 def read_binlog(path: Path) -> Iterator[PositionedEvent]:
@@ -144,7 +170,10 @@ def read_binlog(path: Path) -> Iterator[PositionedEvent]:
                 if position == 0:
                     if record.get("type_code") != Format_description_log_event.type_code:
                         raise ValueError("the first event is not a Format_description event")
-                    max_type_code = max(int(code) for code in record.get("event_types", {}).values())
+                    event_types = record.get("event_types")
+                    if not isinstance(event_types, dict) or not event_types:
+                        raise ValueError("the format description declares no event types")
+                    max_type_code = max(int(code) for code in event_types.values())
                 event = decode(record, max_type_code)
             except (ValueError, TypeError, KeyError) as error:
                 raise BinlogCorruptError(path, position, str(error)) from None

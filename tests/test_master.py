@@ -1,0 +1,181 @@
+"""The master: interleaving, locks, transaction boundaries, caches and a reproducible binlog."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from master_sim.master import Master
+from server_sim.binlog.events import Query_log_event, Xid_log_event, type_name_of
+from server_sim.binlog.file import read_binlog
+from server_sim.flavor import MYSQL_80
+
+SCHEMA = [
+    "CREATE TABLE t (a INT PRIMARY KEY, b INT) ENGINE=InnoDB",
+    "CREATE TABLE n (a INT PRIMARY KEY, b INT) ENGINE=MyISAM",
+    "INSERT INTO t VALUES (1, 1), (2, 2)",
+]
+
+
+SCHEMA_END: dict[Path, int] = {}
+
+
+@pytest.fixture
+def make_master(tmp_path: Path) -> Iterator:
+    masters: list[Master] = []
+
+    def make(binlog_format: str = "STATEMENT", name: str = "m", seed: int = 5) -> Master:
+        master = Master(MYSQL_80, {"binlog_format": binlog_format}, tmp_path / f"{name}-{len(masters)}.binlog", seed)
+        for sql in SCHEMA:
+            assert master.submit("setup", sql).error is None
+        SCHEMA_END[master.binlog_path] = master.writer.position
+        masters.append(master)
+        return master
+
+    yield make
+    for master in masters:
+        master.close()
+
+
+def events_after_schema(master: Master) -> list[str]:
+    """Event names (Query events by their text) after the schema's events."""
+    return [
+        p.event.query if isinstance(p.event, Query_log_event) else type_name_of(p.event)
+        for p in read_binlog(master.binlog_path)
+        if p.position >= SCHEMA_END[master.binlog_path]
+    ]
+
+
+def test_a_step_waits_for_a_row_lock_and_runs_when_the_holder_commits(make_master) -> None:
+    master = make_master()
+    master.submit("con1", "BEGIN", 1)
+    master.submit("con1", "UPDATE t SET b = 10 WHERE a = 1", 2)
+    waiting = master.submit("con2", "UPDATE t SET b = 20 WHERE a = 1", 3)
+    other_row = master.submit("con3", "UPDATE t SET b = 30 WHERE a = 2", 4)
+    assert waiting.blocked_by == "con1" and other_row.blocked_by is None
+    queued = master.submit("con2", "INSERT INTO n VALUES (1, 1)", 5)
+    assert master.server.dump()["n"][1] == []  # queued behind con2's waiting statement
+    master.submit("con1", "COMMIT", 6)
+    assert waiting.status == "ok" and waiting.ran_after_step == 6 and queued.status == "ok"
+    master.finish()
+    assert master.server.dump()["t"][1] == [(1, 20), (2, 30)]
+
+
+def test_a_deadlock_rolls_back_the_requester_with_1213(make_master) -> None:
+    master = make_master()
+    master.submit("con1", "BEGIN", 1)
+    master.submit("con2", "BEGIN", 2)
+    master.submit("con1", "UPDATE t SET b = 10 WHERE a = 1", 3)
+    master.submit("con2", "UPDATE t SET b = 20 WHERE a = 2", 4)
+    assert master.submit("con1", "UPDATE t SET b = 11 WHERE a = 2", 5).blocked_by == "con2"
+    victim = master.submit("con2", "UPDATE t SET b = 21 WHERE a = 1", 6)
+    assert victim.error.code == 1213
+    master.submit("con1", "COMMIT", 7)
+    master.finish()
+    assert master.server.dump()["t"][1] == [(1, 10), (2, 11)]
+
+
+def test_open_transactions_are_rolled_back_at_the_end_as_on_disconnect(make_master) -> None:
+    master = make_master("ROW")
+    master.submit("con1", "BEGIN", 1)
+    master.submit("con1", "UPDATE t SET b = 99 WHERE a = 1", 2)
+    master.submit("con1", "INSERT INTO n VALUES (5, 5)", 3)
+    master.finish()
+    tables = master.server.dump()
+    assert tables["t"][1] == [(1, 1), (2, 2)]
+    assert tables["n"][1] == [(5, 5)]  # a MyISAM change survives the rollback
+    # ROW: the N-row went out at statement end; the rolled-back T-row never reaches the binlog.
+    assert events_after_schema(master) == ["BEGIN", "Table_map", "Write_rows", "COMMIT"]
+
+
+@pytest.mark.parametrize(
+    ("binlog_format", "expected"),
+    [
+        # Seed 004 layer 2/3, case 2.a (B T N C): STMT keeps both in the trx cache;
+        # ROW sends the N-row at statement end and the T-row at commit.
+        ("STATEMENT", ["BEGIN", "UPDATE t SET b = 5 WHERE a = 1", "INSERT INTO n VALUES (1, 1)", "Xid"]),
+        ("ROW", ["BEGIN", "Table_map", "Write_rows", "COMMIT", "BEGIN", "Table_map", "Update_rows", "Xid"]),
+    ],
+)
+def test_b_t_n_commit_caches_and_flushes(make_master, binlog_format: str, expected: list[str]) -> None:
+    master = make_master(binlog_format)
+    for index, sql in enumerate(["BEGIN", "UPDATE t SET b = 5 WHERE a = 1", "INSERT INTO n VALUES (1, 1)", "COMMIT"], 1):
+        master.submit("con1", sql, index)
+    master.finish()
+    assert events_after_schema(master) == expected
+
+
+def test_rollback_logs_the_transaction_with_rollback_only_when_it_changed_a_nontransactional_table(make_master) -> None:
+    master = make_master("STATEMENT")
+    for index, sql in enumerate(["BEGIN", "UPDATE t SET b = 5 WHERE a = 1", "INSERT INTO n VALUES (1, 1)", "ROLLBACK"], 1):
+        master.submit("con1", sql, index)
+    for index, sql in enumerate(["BEGIN", "UPDATE t SET b = 6 WHERE a = 1", "ROLLBACK"], 5):
+        master.submit("con2", sql, index)
+    master.finish()
+    assert events_after_schema(master) == ["BEGIN", "UPDATE t SET b = 5 WHERE a = 1", "INSERT INTO n VALUES (1, 1)", "ROLLBACK"]
+
+
+def test_failed_statement_on_a_nontransactional_table_is_logged_with_its_error_code(make_master) -> None:
+    master = make_master("STATEMENT")
+    master.submit("con1", "INSERT INTO n VALUES (1, 1)", 1)
+    failed = master.submit("con1", "INSERT INTO n VALUES (2, 2), (1, 1), (3, 3)", 2)
+    assert failed.error.code == 1062 and failed.logged_as == "STATEMENT"
+    master.finish()
+    query = [e.event for e in read_binlog(master.binlog_path) if isinstance(e.event, Query_log_event) and e.event.query.startswith("INSERT INTO n VALUES (2")]
+    assert query[0].error_code == 1062
+    assert master.server.dump()["n"][1] == [(1, 1), (2, 2)]
+
+
+def test_failed_statement_on_a_transactional_table_is_undone_and_not_logged(make_master) -> None:
+    master = make_master("STATEMENT")
+    failed = master.submit("con1", "INSERT INTO t VALUES (3, 3), (1, 1)", 1)
+    assert failed.error.code == 1062 and failed.logged_as == "none"
+    master.finish()
+    assert master.server.dump()["t"][1] == [(1, 1), (2, 2)]
+    assert events_after_schema(master) == []
+
+
+def test_rollback_to_savepoint_truncates_the_transaction_cache(make_master) -> None:
+    master = make_master("ROW")
+    for index, sql in enumerate(["BEGIN", "UPDATE t SET b = 5 WHERE a = 1", "SAVEPOINT s1", "UPDATE t SET b = 6 WHERE a = 2", "ROLLBACK TO SAVEPOINT s1", "COMMIT"], 1):
+        assert master.submit("con1", sql, index).error is None
+    master.finish()
+    assert master.server.dump()["t"][1] == [(1, 5), (2, 2)]
+    events = events_after_schema(master)
+    assert events.count("Update_rows") == 1 and events[-1] == "Xid"
+
+
+def test_ddl_commits_the_open_transaction_first(make_master) -> None:
+    master = make_master("STATEMENT")
+    master.submit("con1", "BEGIN", 1)
+    master.submit("con1", "UPDATE t SET b = 5 WHERE a = 1", 2)
+    master.submit("con1", "CREATE TABLE u (a INT)", 3)
+    master.submit("con1", "ROLLBACK", 4)
+    master.finish()
+    assert master.server.dump()["t"][1] == [(1, 5), (2, 2)]
+    assert events_after_schema(master) == ["BEGIN", "UPDATE t SET b = 5 WHERE a = 1", "Xid", "CREATE TABLE u (a INT)"]
+
+
+def test_statement_events_carry_their_context(make_master) -> None:
+    master = make_master("STATEMENT")
+    master.submit("con1", "CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY, v DOUBLE, w INT)", 1)
+    master.submit("con1", "SET @x = 42", 2)
+    master.submit("con1", "INSERT INTO ai (v, w) VALUES (RAND(), @x)", 3)
+    master.finish()
+    names = [type_name_of(e.event) for e in read_binlog(master.binlog_path)]
+    index = names.index("Intvar")
+    assert names[index : index + 4] == ["Intvar", "RAND", "User var", "Query"]
+
+
+def test_same_scenario_and_seed_give_the_same_binlog_byte_for_byte(make_master) -> None:
+    binlogs = []
+    for name in ("first", "second"):
+        master = make_master("STATEMENT", name=name)
+        master.submit("con1", "INSERT INTO t VALUES (3, 3)", 1)
+        master.submit("con1", "UPDATE t SET b = b + 1 LIMIT 1", 2)
+        master.finish()
+        binlogs.append(master.binlog_path.read_bytes())
+    assert binlogs[0] == binlogs[1]
+    assert any(isinstance(e.event, Xid_log_event) for e in read_binlog(master.binlog_path))
