@@ -90,28 +90,27 @@ def literal(value: object) -> exp.Expression:
     return exp.Literal.string(str(value))
 
 
+# sqlglot's typed nodes for MySQL functions that matter here, by the name MySQL gives them.
+_NAMED_NODES: dict[type[exp.Expression], str] = {
+    exp.CurrentUser: "CURRENT_USER",
+    exp.CurrentTimestamp: "CURRENT_TIMESTAMP",
+    exp.CurrentDate: "CURRENT_DATE",
+    exp.CurrentTime: "CURRENT_TIME",
+    exp.CurrentVersion: "VERSION",
+    exp.CurrentSchema: "DATABASE",
+    exp.Rand: "RAND",
+    exp.Uuid: "UUID",
+    exp.UnixSeconds: "UNIX_TIMESTAMP",
+}
+
+
 def function_name(node: exp.Expression) -> str | None:
     """The MySQL name of a function call node, upper-case, as sqlglot parsed it."""
     if isinstance(node, exp.Anonymous):
         return node.name.upper()
-    if isinstance(node, exp.CurrentUser):
-        return "CURRENT_USER"
-    if isinstance(node, exp.CurrentTimestamp):
-        return "CURRENT_TIMESTAMP"
-    if isinstance(node, exp.CurrentDate):
-        return "CURRENT_DATE"
-    if isinstance(node, exp.CurrentTime):
-        return "CURRENT_TIME"
-    if isinstance(node, exp.CurrentVersion):
-        return "VERSION"
-    if isinstance(node, exp.CurrentSchema):
-        return "DATABASE"
-    if isinstance(node, exp.Rand):
-        return "RAND"
-    if isinstance(node, exp.Uuid):
-        return "UUID"
-    if isinstance(node, exp.UnixSeconds):
-        return "UNIX_TIMESTAMP"
+    named = _NAMED_NODES.get(type(node))
+    if named is not None:
+        return named
     if isinstance(node, exp.Func) and not isinstance(node, _PORTABLE_FUNCTIONS + _STRUCTURE):
         return node.sql_name().upper()
     return None
