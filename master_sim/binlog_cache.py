@@ -207,7 +207,7 @@ def _image(table: Table, values: tuple, present: list[bool]) -> list[object]:
 
 
 def _user_var_type(value: object) -> str:
-    if isinstance(value, bool) or isinstance(value, int):
+    if isinstance(value, int):  # bool included
         return "INT"
     if isinstance(value, float):
         return "REAL"

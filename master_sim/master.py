@@ -21,7 +21,7 @@ from server_sim.catalog import Table
 from server_sim.engines import EngineRegistry
 from server_sim.errors import Condition, ErrorCode, SqlError
 from server_sim.executor import Executor, Outcome, target_tables
-from server_sim.expressions import StatementContext, constant_value, is_constant
+from server_sim.expressions import StatementContext
 from server_sim.flavor import Flavor
 from server_sim.parser import Statement, StatementKind, parse_statement
 from server_sim.server import Server, ServerIdentity
@@ -399,15 +399,8 @@ class Master:
             session.variables[variable.name] = value
 
     def _evaluate(self, ms: MasterSession, node: exp.Expression) -> object:
-        if is_constant(node):
-            return constant_value(node)
         context = self.server.statement_context(ms.session, self.server.now())
-        sql = self.executor.translator(ms.session, context).sql(node)
-        self.server.current_session = ms.session
-        try:
-            return self.storage.query(f"SELECT {sql}")[0][0]
-        finally:
-            self.server.current_session = None
+        return self.executor.evaluate(ms.session, context, [node])[0]
 
     def _lock_requests(self, ms: MasterSession, statement: Statement, analysis: Analysis) -> list[LockRequest]:
         """InnoDB-like locks: rows reached by full primary-key equality, else the whole table."""

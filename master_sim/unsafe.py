@@ -54,7 +54,7 @@ def parse_time_reasons(statement: Statement, flavor: Flavor) -> list[UnsafeReaso
     if ast is None or not (statement.kind.is_dml or statement.kind is StatementKind.SELECT):
         return []
     reasons: set[UnsafeReason] = set()
-    if any(True for _ in ast.find_all(exp.Limit)) or ast.args.get("limit") is not None:
+    if ast.find(exp.Limit) is not None:
         reasons.add(UnsafeReason.LIMIT)
     for node in ast.walk():
         name = function_name(node)

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from decimal import Decimal
 from enum import Enum
 
 from sqlglot import exp
 
 from .engines import DEFAULT_ENGINE, Engine, EngineRegistry
 from .errors import ErrorCode, SqlError, not_supported
+from .expressions import constant_value, is_constant
 from .types import ColumnType, TypeFamily, column_type_from_sqlglot
 
 
@@ -130,21 +130,11 @@ class Table:
 
 def _literal_value(node: exp.Expression) -> object:
     """The value of a constant DEFAULT expression."""
-    if isinstance(node, exp.Null):
-        return None
-    if isinstance(node, exp.Neg):
-        value = _literal_value(node.this)
-        return -value  # type: ignore[operator]
-    if isinstance(node, exp.Paren):
-        return _literal_value(node.this)
-    if isinstance(node, exp.Boolean):
-        return 1 if node.this else 0
-    if isinstance(node, exp.Literal):
-        if node.is_string:
-            return node.this
-        text = node.this
-        return int(text) if text.lstrip("-").isdigit() else Decimal(text)
-    raise not_supported(f"DEFAULT expression {node.sql(dialect='mysql')}")
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if not is_constant(node):
+        raise not_supported(f"DEFAULT expression {node.sql(dialect='mysql')}")
+    return constant_value(node)
 
 
 def column_from_definition(node: exp.ColumnDef) -> tuple[Column, list[KeyKind]]:

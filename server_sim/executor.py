@@ -224,6 +224,22 @@ class Executor:
             self.update_row(session, table, row_id, before, after, frozenset(c.name for c, _ in assignments), outcome)
             outcome.affected_rows += 1
 
+    def evaluate(self, session: Session, context: StatementContext, expressions: list[exp.Expression]) -> list[object]:
+        """Values of expressions that read no table: constants directly, the rest in one SELECT."""
+        values = [constant_value(e) if is_constant(e) else None for e in expressions]
+        pending = [i for i, e in enumerate(expressions) if not is_constant(e)]
+        if pending:
+            translator = self.translator(session, context)
+            projection = ", ".join(translator.sql(expressions[i]) for i in pending)
+            previous, self.server.current_session = self.server.current_session, session
+            try:
+                row = self.storage.query(f"SELECT {projection}")[0]
+            finally:
+                self.server.current_session = previous
+            for index, value in zip(pending, row):
+                values[index] = value
+        return values
+
     def _evaluate_for_row(self, translator: Translator, table: Table, row_id: int, expressions: list[exp.Expression], alias: str) -> list[object]:
         if all(is_constant(e) for e in expressions):
             return [constant_value(e) for e in expressions]
@@ -436,20 +452,9 @@ class _InsertRun:
 
     def _values_row(self, expressions: list[exp.Expression]) -> list[object]:
         """A VALUES row, with DEFAULT kept as a marker for the column's default."""
-        values: list[object] = [None] * len(expressions)
-        pending = []
-        for index, node in enumerate(expressions):
-            if _is_default_keyword(node):
-                values[index] = _DEFAULT
-            elif is_constant(node):
-                values[index] = constant_value(node)
-            else:
-                pending.append(index)
-        if pending:
-            projection = ", ".join(self.translator.sql(expressions[i]) for i in pending)
-            for index, value in zip(pending, self.executor.storage.query(f"SELECT {projection}")[0]):
-                values[index] = value
-        return values
+        given = [node for node in expressions if not _is_default_keyword(node)]
+        computed = iter(self.executor.evaluate(self.session, self.context, given))
+        return [_DEFAULT if _is_default_keyword(node) else next(computed) for node in expressions]
 
     def _write(self, number: int, given: list[object]) -> None:
         table = self.table

@@ -104,9 +104,6 @@ class Server:
         started = int((self.identity.clock_start - EPOCH).total_seconds()) & 0xFFFFFFFF
         return ((self.identity.server_id & 255) << 56) + (started << 24) + self._uuid_short_counter
 
-    def _sysdate(self) -> dt.datetime:
-        return self._clock
-
     def _rand(self) -> float:
         session = self.current_session
         return session.next_random() if session is not None else self._random.random()
@@ -124,7 +121,7 @@ class Server:
         connection = self.connection
         connection.create_function("rpl_uuid", self._uuid, [], "VARCHAR", side_effects=True)
         connection.create_function("rpl_uuid_short", self._uuid_short, [], "UBIGINT", side_effects=True)
-        connection.create_function("rpl_sysdate", self._sysdate, [], "TIMESTAMP", side_effects=True)
+        connection.create_function("rpl_sysdate", self.now, [], "TIMESTAMP", side_effects=True)
         connection.create_function("rpl_rand", self._rand, [], "DOUBLE", side_effects=True)
         connection.create_function("rpl_rand_seeded", self._rand_seeded, ["BIGINT", "BIGINT"], "DOUBLE", side_effects=True)
 

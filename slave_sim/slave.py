@@ -15,6 +15,7 @@ from pathlib import Path
 
 from server_sim.binlog.events import (
     INTVAR_INSERT_ID,
+    STMT_END_F,
     Annotate_rows_log_event,
     Delete_rows_log_event,
     Format_description_log_event,
@@ -37,7 +38,7 @@ from server_sim.engines import EngineRegistry
 from server_sim.errors import Condition, ErrorCode, SqlError
 from server_sim.executor import Executor, Outcome
 from server_sim.flavor import Flavor
-from server_sim.parser import StatementKind, parse_statement
+from server_sim.parser import Statement, StatementKind, parse_statement
 from server_sim.server import EPOCH, Server, ServerIdentity
 from server_sim.session import Savepoint
 
@@ -205,7 +206,7 @@ class Slave:
             return
         self._run_statement(statement, event)
 
-    def _run_statement(self, statement, event: Query_log_event) -> None:  # type: ignore[no-untyped-def]
+    def _run_statement(self, statement: Statement, event: Query_log_event) -> None:
         session = self.session
         session.thread_id = event.thread_id
         session.variables["auto_increment_increment"] = str(event.auto_increment_increment)
@@ -282,7 +283,8 @@ class Slave:
         finally:
             if lookup.paths:
                 self.status.lookups.append(lookup)
-        self._rows_query = None if event.rows_flags & 1 else self._rows_query
+        if event.rows_flags & STMT_END_F:
+            self._rows_query = None  # the annotation covered this statement's row events only
 
     def _write(self, table: Table, after: dict[int, object], idempotent: bool, event: Rows_log_event) -> None:
         values = row_for_write(table, after, self.server.now(), self.status.warnings)
