@@ -8,6 +8,8 @@ from pathlib import Path
 
 from server_sim.binlog.file import BinlogCorruptError, read_binlog
 from server_sim.binlog.show import show
+from harness.oracle.client import ORACLE_SUFFIX
+from harness.oracle.suite import ORACLES, OracleResult
 from server_sim.flavor import DEFAULT_FLAVOR, FLAVORS, get_flavor
 
 EXIT_USAGE = 2
@@ -32,6 +34,39 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--out", type=Path, default=Path("rplharness-out"), help="output directory (default %(default)s)")
     run.add_argument("--spark-master", default=None, metavar="URL", help="Spark master URL for the comparison (default: embedded local[*])")
     run.add_argument("--seed", type=int, default=0, help="base seed of the simulated servers (default %(default)s)")
+    run.add_argument(
+        "--oracle",
+        choices=sorted(ORACLES),
+        default=None,
+        help="also run every variant on a real master and replica the harness starts (flavor mariadb-10.11), "
+        "and report where the simulator and the server disagree",
+    )
+    run.add_argument("--step-timeout", type=float, default=0.5, metavar="SECONDS", help="with --oracle: a step not done by then is recorded as blocked (default %(default)s)")
+
+    record = commands.add_parser(
+        "record-oracle",
+        help="run scenarios on a real server and store its results in each suite's expected/ directory",
+        description="Start a MariaDB master and replica, run every variant of every scenario under PATH on them, and "
+        "write each run's observation to expected/<run>.json next to its scenario file.",
+    )
+    record.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    record.add_argument("--oracle", choices=sorted(ORACLES), default="mariadb")
+    record.add_argument("--out", type=Path, default=Path("rplharness-out"), help="work directory (default %(default)s)")
+    record.add_argument("--spark-master", default=None, metavar="URL")
+    record.add_argument("--step-timeout", type=float, default=0.5, metavar="SECONDS")
+
+    check = commands.add_parser(
+        "check-fidelity",
+        help="compare the simulator with recorded real-server results, without a server",
+        description="Run every variant of every scenario under PATH in the simulator and compare it with the real "
+        "server's recorded observation in expected/. Exit 0 when every disagreement is a known difference "
+        "(expected/known-differences.yaml), 1 otherwise, 2 on input errors.",
+    )
+    check.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    check.add_argument("--oracle", choices=sorted(ORACLES), default="mariadb")
+    check.add_argument("--out", type=Path, default=Path("rplharness-out"), help="output directory (default %(default)s)")
+    check.add_argument("--spark-master", default=None, metavar="URL")
+    check.add_argument("--seed", type=int, default=0)
 
     binlog = commands.add_parser("binlog", help="binlog file tools")
     binlog_commands = binlog.add_subparsers(dest="binlog_command", required=True)
@@ -40,32 +75,113 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _run(arguments: argparse.Namespace) -> int:
-    from pyspark.sql import SparkSession
+class _Spark:
+    """Starts Spark only when there is something to compare; a session the caller already
+    had (an embedding program, the test suite) is reused and left running."""
 
-    from harness.report import summary_table, write_report
-    from harness.spark import start_spark, stop_spark
-    from harness.suite import run_suite
+    def __init__(self, master: str | None) -> None:
+        self.master = master
+        self.started: list[object] = []
 
-    flavor = get_flavor(arguments.flavor)
-    started: list[SparkSession] = []
+    def __call__(self) -> object:
+        from pyspark.sql import SparkSession
 
-    def spark() -> SparkSession:
-        """Spark starts only when there is something to compare; a session the caller
-        already had (an embedding program, the test suite) is reused and left running."""
+        from harness.spark import start_spark
+
         existing = SparkSession.getActiveSession()
-        session = start_spark(arguments.spark_master)
+        session = start_spark(self.master)
         if existing is None:
-            started.append(session)
+            self.started.append(session)
         return session
 
+    def stop(self) -> None:
+        from harness.spark import stop_spark
+
+        for session in self.started:
+            stop_spark(session)
+
+
+def _run(arguments: argparse.Namespace) -> int:
+    from harness.report import summary_table, write_report
+    from harness.suite import run_suite
+
+    spark = _Spark(arguments.spark_master)
     try:
+        if arguments.oracle:
+            return _run_with_oracle(arguments, spark)
+        flavor = get_flavor(arguments.flavor)
         result = run_suite(arguments.paths, flavor, arguments.out, spark, arguments.seed)
     finally:
-        for session in started:
-            stop_spark(session)
+        spark.stop()
     report = write_report(result, flavor.name, arguments.out)
     print(summary_table(result))
+    print(f"report: {report}")
+    return result.exit_code
+
+
+def _run_with_oracle(arguments: argparse.Namespace, spark: _Spark) -> int:
+    from harness.oracle.mariadb import ServerError
+    from harness.oracle.suite import run_with_oracle
+    from harness.report import summary_table, write_report
+
+    try:
+        result = run_with_oracle(arguments.paths, arguments.oracle, arguments.out, spark, arguments.seed, step_timeout=arguments.step_timeout)
+    except ServerError as error:
+        print(f"rplharness: {arguments.oracle}: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    report = write_report(result.simulator, ORACLES[arguments.oracle].name, arguments.out, result.fidelity)
+    print(side_by_side(result))
+    print(result.fidelity.summary())
+    print(f"report: {report}")
+    return result.exit_code
+
+
+def side_by_side(result: OracleResult) -> str:
+    """scenario | variant | simulator verdict | server verdict, one line per run."""
+    server = {outcome.record.run_id.removesuffix(ORACLE_SUFFIX): outcome for outcome in result.server}
+    rows = [("SCENARIO", "VARIANT", "SIMULATOR", "SERVER")]
+    for outcome in result.simulator.runs:
+        theirs = server.get(outcome.record.run_id)
+        rows.append((outcome.record.scenario.name, outcome.record.label, outcome.judgement.verdict.value, theirs.judgement.verdict.value if theirs else "-"))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    lines.extend(f"INPUT ERROR  {error}" for error in result.simulator.input_errors)
+    return "\n".join(lines)
+
+
+def _record(arguments: argparse.Namespace) -> int:
+    from harness.oracle.mariadb import ServerError
+    from harness.oracle.suite import record_oracle
+
+    spark = _Spark(arguments.spark_master)
+    try:
+        written, errors, outcomes = record_oracle(arguments.paths, arguments.oracle, arguments.out, spark, step_timeout=arguments.step_timeout)
+    except ServerError as error:
+        print(f"rplharness: {arguments.oracle}: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    finally:
+        spark.stop()
+    for outcome, path in zip(outcomes, written):
+        print(f"{outcome.judgement.verdict.value:<14} {path}")
+    for error in errors:
+        print(f"INPUT ERROR  {error}")
+    print(f"{len(written)} runs recorded, {len(errors)} input errors")
+    return EXIT_USAGE if errors else 0
+
+
+def _check(arguments: argparse.Namespace) -> int:
+    from harness.oracle.suite import check_fidelity
+    from harness.report import write_report
+
+    spark = _Spark(arguments.spark_master)
+    try:
+        result = check_fidelity(arguments.paths, arguments.oracle, arguments.out, spark, arguments.seed)
+    finally:
+        spark.stop()
+    report = write_report(result.simulator, ORACLES[arguments.oracle].name, arguments.out, result.fidelity)
+    for error in result.simulator.input_errors:
+        print(f"INPUT ERROR  {error}")
+    print(result.fidelity.summary())
     print(f"report: {report}")
     return result.exit_code
 
@@ -89,9 +205,8 @@ def _show(arguments: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
-    if arguments.command == "run":
-        return _run(arguments)
-    return _show(arguments)
+    commands = {"run": _run, "record-oracle": _record, "check-fidelity": _check, "binlog": _show}
+    return commands[arguments.command](arguments)
 
 
 if __name__ == "__main__":

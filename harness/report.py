@@ -12,6 +12,7 @@ from master_sim.master import StepResult
 from server_sim.errors import Condition
 
 from .compare import TableDiff
+from .fidelity import FidelityResult
 from .suite import RunOutcome, SuiteResult
 
 REPORT_FORMAT_VERSION = 1
@@ -88,7 +89,7 @@ def run_json(run: RunOutcome) -> dict[str, object]:
     }
 
 
-def report_json(result: SuiteResult, flavor: str) -> dict[str, object]:
+def report_json(result: SuiteResult, flavor: str, fidelity: FidelityResult | None = None) -> dict[str, object]:
     verdicts = [run.judgement.verdict.value for run in result.runs]
     return {
         "format_version": REPORT_FORMAT_VERSION,
@@ -102,16 +103,17 @@ def report_json(result: SuiteResult, flavor: str) -> dict[str, object]:
         },
         "input_errors": [{"file": str(e.source), "key": e.key, "message": e.message} for e in result.input_errors],
         "runs": [run_json(run) for run in result.runs],
+        **({"fidelity": fidelity.to_json()} if fidelity is not None else {}),
     }
 
 
-def write_report(result: SuiteResult, flavor: str, out: Path) -> Path:
+def write_report(result: SuiteResult, flavor: str, out: Path, fidelity: FidelityResult | None = None) -> Path:
     """Write OUT/report.json atomically: a reader never sees half a report."""
     out.mkdir(parents=True, exist_ok=True)
     path = out / "report.json"
     handle, temporary = tempfile.mkstemp(dir=out, prefix=".report-", suffix=".json")
     with os.fdopen(handle, "w", encoding="utf-8") as file:
-        json.dump(report_json(result, flavor), file, indent=2, default=str)
+        json.dump(report_json(result, flavor, fidelity), file, indent=2, default=str)
     os.replace(temporary, path)
     return path
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scenarios import load_paths
-from scenarios.model import ScenarioError
+from scenarios.model import Scenario, ScenarioError
 from server_sim.flavor import Flavor
 
 from .compare import RunDiff, compare_runs
@@ -40,25 +40,20 @@ class SuiteResult:
         return 0 if all(run.expectations_held for run in self.runs) else 1
 
 
-def run_suite(
-    paths: Iterable[Path | str],
-    flavor: Flavor,
-    out: Path,
-    start_spark: Callable[[], object],
-    seed: int = 0,
-) -> SuiteResult:
-    """Run every variant of every scenario under `paths`; a bad scenario is reported and skipped."""
+def load_runnable(paths: Iterable[Path | str], flavor: Flavor) -> tuple[list[Scenario], list[ScenarioError]]:
+    """The scenarios under `paths` whose settings the flavor accepts, and the input errors of the rest."""
     loaded = load_paths(paths)
-    result = SuiteResult(input_errors=list(loaded.errors))
-    binlog_dir = out / "binlogs"
-    records: list[RunRecord] = []
+    scenarios, errors = [], list(loaded.errors)
     for scenario in loaded.scenarios:
         problems = validate_settings(scenario, flavor)
-        if problems:
-            result.input_errors.extend(problems)
-            continue
-        for variant in scenario.variants():
-            records.append(run_variant(scenario, variant, flavor, binlog_dir, seed))
+        errors.extend(problems)
+        if not problems:
+            scenarios.append(scenario)
+    return scenarios, errors
+
+
+def judge_records(records: list[RunRecord], out: Path, start_spark: Callable[[], object]) -> list[RunOutcome]:
+    """Compare every run's master and slave in one Spark job, then judge each run."""
     pairs = {
         record.run_id: (record.master_snapshot, record.slave_snapshot)
         for record in records
@@ -67,8 +62,26 @@ def run_suite(
     diffs: dict[str, RunDiff] = {}
     if pairs:
         diffs = compare_runs(start_spark(), pairs, out / "snapshots")
+    outcomes = []
     for record in records:
         diff = diffs.get(record.run_id)
         judgement = judge(record, diff)
-        result.runs.append(RunOutcome(record, diff, judgement, check_expectations(record, judgement)))
-    return result
+        outcomes.append(RunOutcome(record, diff, judgement, check_expectations(record, judgement)))
+    return outcomes
+
+
+def run_suite(
+    paths: Iterable[Path | str],
+    flavor: Flavor,
+    out: Path,
+    start_spark: Callable[[], object],
+    seed: int = 0,
+) -> SuiteResult:
+    """Run every variant of every scenario under `paths`; a bad scenario is reported and skipped."""
+    scenarios, errors = load_runnable(paths, flavor)
+    return SuiteResult(judge_records(simulate(scenarios, flavor, out, seed), out, start_spark), errors)
+
+
+def simulate(scenarios: list[Scenario], flavor: Flavor, out: Path, seed: int = 0) -> list[RunRecord]:
+    """Every variant of every scenario through the simulators, binlogs under OUT/binlogs."""
+    return [run_variant(scenario, variant, flavor, out / "binlogs", seed) for scenario in scenarios for variant in scenario.variants()]

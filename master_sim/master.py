@@ -19,7 +19,7 @@ from server_sim.binlog.events import Log_event
 from server_sim.binlog.file import BinlogWriter
 from server_sim.catalog import Table
 from server_sim.engines import EngineRegistry
-from server_sim.errors import Condition, ErrorCode, SqlError
+from server_sim.errors import Condition, ErrorCode, SqlError, note
 from server_sim.executor import Executor, Outcome, target_tables
 from server_sim.expressions import StatementContext
 from server_sim.flavor import Flavor
@@ -169,9 +169,12 @@ class Master:
             elif kind is StatementKind.COMMIT:
                 self._commit(ms)
             elif kind is StatementKind.ROLLBACK:
+                self._warn_incomplete_rollback(ms, result)
                 self._rollback(ms)
             elif kind in (StatementKind.SAVEPOINT, StatementKind.ROLLBACK_TO_SAVEPOINT, StatementKind.RELEASE_SAVEPOINT):
                 self._savepoint(ms, statement)
+                if kind is StatementKind.ROLLBACK_TO_SAVEPOINT:
+                    self._warn_incomplete_rollback(ms, result)
             else:
                 return self._run(ms, statement, result)
         except SqlError as error:
@@ -251,9 +254,18 @@ class Master:
         last_insert_id: int,
         result: StepResult,
     ) -> None:
+        if decision.format is LoggingFormat.ROW and statement.kind in (StatementKind.UPDATE, StatementKind.DELETE):
+            blackholes = [t.name for t in analysis.writes if not t.engine.stores_rows]
+            if blackholes:
+                verb = statement.kind.name
+                result.notes.append(note(ErrorCode.ER_BLACKHOLE_ROWS_NOT_LOGGED, verb, ",".join(blackholes), level="Warning"))
+        if not outcome.executed:
+            return
         failed = outcome.error is not None
         kept = [c for c in outcome.changes if not (failed and c.table.engine.transactional)]
         nontransactional = [c for c in kept if not c.table.engine.transactional]
+        if failed and nontransactional:
+            result.notes.append(note(ErrorCode.ER_WARNING_NOT_COMPLETE_ROLLBACK, level="Warning"))
         timestamp = self._unix(context.timestamp)
         if any(t.engine.transactional and not t.temporary for t in analysis.writes):
             ms.touched_transactional = True
@@ -283,7 +295,7 @@ class Master:
                 (ms.trx_cache if to_trx else ms.stmt_cache).add(events, nontransactional=writes_nontrans)
             result.logged_as = LoggingFormat.STATEMENT.value
             if decision.warn_unsafe and statement.kind.is_dml:
-                result.notes.extend(reason.note() for reason in decision.unsafe)
+                result.notes.extend(reason.note(self.flavor) for reason in decision.unsafe)
             return
         logged = [c for c in kept if not c.table.temporary]
         if not logged:
@@ -316,6 +328,13 @@ class Master:
         """COMMIT (or an implicit commit): BEGIN + transaction cache + Xid or COMMIT."""
         self._flush(ms, ms.trx_cache, "COMMIT", xid=ms.touched_transactional)
         self._end_transaction(ms)
+
+    @staticmethod
+    def _warn_incomplete_rollback(ms: MasterSession, result: StepResult) -> None:
+        """Warning 1196: the transaction changed tables a rollback cannot restore."""
+        transaction = ms.session.transaction
+        if transaction is not None and transaction.wrote_nontransactional:
+            result.notes.append(note(ErrorCode.ER_WARNING_NOT_COMPLETE_ROLLBACK, level="Warning"))
 
     def _rollback(self, ms: MasterSession) -> None:
         """ROLLBACK: transactional changes undone; the cache is logged only if it holds N-changes."""

@@ -37,15 +37,16 @@ class UnsafeReason(Enum):
     CREATE_REPLACE_SELECT = (1718, "CREATE... REPLACE SELECT is unsafe because the order in which rows are retrieved by the SELECT determines which (if any) rows are replaced. This order cannot be predicted and may differ on master and the slave.")
     CREATE_SELECT_AUTOINC = (1723, "CREATE TABLE... SELECT... on a table with an auto-increment column is unsafe because the order in which rows are retrieved by the SELECT determines which (if any) rows are inserted. This order cannot be predicted and may differ on master and the slave.")
     UPDATE_IGNORE = (1719, "UPDATE IGNORE is unsafe because the order in which rows are updated determines which (if any) rows are ignored. This order cannot be predicted and may differ on master and the slave.")
-    INSERT_TWO_KEYS = (1724, "INSERT... ON DUPLICATE KEY UPDATE on a table with more than one UNIQUE KEY is unsafe")
+    INSERT_TWO_KEYS = (1724, "INSERT... ON DUPLICATE KEY UPDATE  on a table with more than one UNIQUE KEY is unsafe")
     AUTOINC_NOT_FIRST = (1727, "INSERT into autoincrement field which is not the first part in the composed primary key is unsafe.")
     SKIP_LOCKED = (3570, "Statement is unsafe because it uses SKIP LOCKED. The set of inserted values is non-deterministic.")
     NOWAIT = (3571, "Statement is unsafe because it uses NOWAIT. Whether the command will succeed or fail is not deterministic.")
 
-    def note(self) -> Condition:
+    def note(self, flavor: Flavor) -> Condition:
         """The Note 1592 the server attaches when it logs the statement anyway."""
         error = ErrorCode.ER_BINLOG_UNSAFE_STATEMENT
-        return Condition("Note", error.code, error.error_name, error.template % self.text)
+        text = self.text if flavor.unsafe_reason_final_period else self.text.removesuffix(".")
+        return Condition("Note", error.code, error.error_name, error.template % text)
 
 
 def parse_time_reasons(statement: Statement, flavor: Flavor) -> list[UnsafeReason]:

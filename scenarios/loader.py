@@ -7,6 +7,7 @@ into a `ScenarioError` naming the file and the offending key, and moves on.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ TOP_LEVEL_KEYS: tuple[str, ...] = (
     "slave_schema",
     "steps",
     "expect",
+    "volatile",
 )
 STEP_KEYS: tuple[str, ...] = ("session", "sql")
 EXPECT_KEYS: tuple[str, ...] = ("when", "verdict", "slave_error")
@@ -168,6 +170,7 @@ def _parse_scenario(document: Any, source: Path) -> Scenario:
         slave_schema=_sql_list(document.get("slave_schema"), "slave_schema"),
         steps=_steps(document.get("steps")),
         expect=_expectations(document.get("expect")),
+        volatile=_volatile(document.get("volatile")),
     )
 
 
@@ -309,6 +312,18 @@ def _scalar_tuple(values: list[Any], key: str) -> tuple[str, ...]:
 def _sql_list(value: Any, key: str) -> tuple[str, ...]:
     items = enumerate(_list(value, key))
     return tuple(_nonblank_string(raw, f"{key}[{position}]") for position, raw in items)
+
+
+def _volatile(value: Any) -> tuple[str, ...]:
+    """`table.column` names, lower-cased: the form the fidelity check matches them in."""
+    names = []
+    for position, raw in enumerate(_list(value, "volatile")):
+        key = f"volatile[{position}]"
+        name = _nonblank_string(raw, key)
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$]*\.[A-Za-z_][A-Za-z0-9_$]*", name):
+            raise _FieldError(key, f"expected table.column, got {name!r}")
+        names.append(name.lower())
+    return tuple(names)
 
 
 def _list(value: Any, key: str) -> list[Any]:

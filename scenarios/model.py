@@ -61,6 +61,9 @@ class Scenario:
     slave_schema: tuple[str, ...] = ()
     steps: tuple[Step, ...] = ()
     expect: tuple[Expectation, ...] = ()
+    # `table.column` whose values come from clocks or generators (UUID(), RAND(), SYSDATE()):
+    # the fidelity check compares them with a real server only as NULL or not NULL.
+    volatile: tuple[str, ...] = ()
 
     def variants(self) -> list[dict[str, str]]:
         """One settings dict per run: `settings` overridden by each matrix combination.

@@ -22,6 +22,10 @@ class Engine:
     statement_capable_below_repeatable_read: bool = True
     # BLACKHOLE keeps no rows: its UPDATE and DELETE produce no row events.
     stores_rows: bool = True
+    # The engine knows its exact row count (HA_STATS_RECORDS_IS_EXACT): on an empty table the
+    # optimizer sees an UPDATE or DELETE with a WHERE as impossible and returns before
+    # executing or logging it.
+    exact_row_count: bool = False
     # Scans return rows in primary-key order (clustered index) rather than insertion order.
     clustered: bool = False
     # Appended to ER_BINLOG_STMT_MODE_AND_ROW_ENGINE when the engine is row-only.
@@ -48,11 +52,11 @@ BUILTIN_ENGINES: dict[str, Engine] = {
             row_only_reason=" InnoDB is limited to row-logging when transaction isolation level "
             "is READ COMMITTED or READ UNCOMMITTED.",
         ),
-        Engine("MyISAM", transactional=False, row_capable=True, statement_capable=True),
-        Engine("MEMORY", transactional=False, row_capable=True, statement_capable=True),
+        Engine("MyISAM", transactional=False, row_capable=True, statement_capable=True, exact_row_count=True),
+        Engine("MEMORY", transactional=False, row_capable=True, statement_capable=True, exact_row_count=True),
         Engine("ARCHIVE", transactional=False, row_capable=True, statement_capable=True),
         Engine("CSV", transactional=False, row_capable=True, statement_capable=True),
-        Engine("BLACKHOLE", transactional=False, row_capable=True, statement_capable=True, stores_rows=False),
+        Engine("BLACKHOLE", transactional=False, row_capable=True, statement_capable=True, stores_rows=False, exact_row_count=True),
         Engine("EXAMPLE", transactional=False, row_capable=False, statement_capable=True),
         Engine("NDB", transactional=True, row_capable=True, statement_capable=True, self_logging=True, clustered=True),
     )

@@ -38,6 +38,12 @@ class ErrorCode(Enum):
     ER_WARN_DATA_TRUNCATED = (1265, "Data truncated for column '%s' at row %d")
     ER_WARN_DATA_OUT_OF_RANGE = (1264, "Out of range value for column '%s' at row %d")
     ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = (1366, "Incorrect %s value: '%s' for column '%s' at row %d")
+    # Raised as ER_UNKNOWN_ERROR with this text (sql_class.cc, decide_logging_format).
+    ER_BLACKHOLE_ROWS_NOT_LOGGED = (
+        1105,
+        "Row events are not logged for %s statements that modify BLACKHOLE tables in row format. Table(s): '%s'",
+    )
+    ER_WARNING_NOT_COMPLETE_ROLLBACK = (1196, "Some non-transactional changed tables couldn't be rolled back")
     ER_SP_DOES_NOT_EXIST = (1305, "FUNCTION %s does not exist")
     ER_SP_DOES_NOT_EXIST_SAVEPOINT = (1305, "SAVEPOINT %s does not exist")
     ER_NO_DEFAULT_FOR_FIELD = (1364, "Field '%s' doesn't have a default value")
@@ -100,7 +106,18 @@ class ErrorCode(Enum):
 
     @property
     def error_name(self) -> str:
+        """The server's name: members that share a code with another message say whose."""
+        if self is ErrorCode.ER_BLACKHOLE_ROWS_NOT_LOGGED:
+            return "ER_UNKNOWN_ERROR"
         return self.name.removesuffix("_SAVEPOINT")
+
+    @classmethod
+    def name_of(cls, code: int) -> str:
+        """The `ER_` name of a code the model knows; a real server's other codes keep a numeric name."""
+        for error in cls:
+            if error.code == code:
+                return error.error_name
+        return f"ER_{code}"
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,8 @@ class Outcome:
     error: SqlError | None = None
     insert_id: int | None = None  # first auto-increment value generated (Intvar INSERT_ID)
     rows: list[tuple] | None = None  # a SELECT's result
+    # False when the server returned before executing: nothing of the statement is logged.
+    executed: bool = True
 
 
 def target_tables(statement: Statement) -> list[exp.Table]:
@@ -204,6 +206,9 @@ class Executor:
             raise not_supported("multi-table UPDATE")
         table = self.table(session, ast.this)
         assignments = _assignments(table, ast.expressions)
+        if self._impossible_where(table, ast):
+            outcome.executed = False
+            return
         translator = self.translator(session, context)
         expressions = _sequential(assignments, table)
         for row_number, (row_id, *old) in enumerate(self.scan(session, context, ast, table), start=1):
@@ -253,12 +258,41 @@ class Executor:
         if ast.args.get("using") or ast.args.get("tables") or list(ast.this.find_all(exp.Join)):
             raise not_supported("multi-table DELETE")
         table = self.table(session, ast.this)
+        if self._impossible_where(table, ast):
+            outcome.executed = False
+            return
         for row_id, *old in self.scan(session, context, ast, table):
             self.delete_row(session, table, row_id, tuple(old), outcome)
             outcome.affected_rows += 1
 
+    def _impossible_where(self, table: Table, ast: exp.Update | exp.Delete) -> bool:
+        """A WHERE on a table its engine knows to be empty: the server stops at optimization."""
+        if not table.engine.exact_row_count or ast.args.get("where") is None:
+            return False
+        return not table.engine.stores_rows or not self.storage.rows(table, limit=1)
+
+    def in_scan_order(self, session: Session, query: exp.Expression) -> exp.Expression:
+        """A single-table SELECT without ORDER BY returns rows in the engine's scan order
+        (InnoDB: primary key), which decides what INSERT ... SELECT and LIMIT see."""
+        if not isinstance(query, exp.Select) or query.args.get("order") or query.args.get("joins") or query.args.get("group"):
+            return query
+        if query.find(exp.AggFunc) is not None or query.args.get("distinct"):
+            return query
+        source = query.args.get("from_")
+        node = source.this if source is not None else None
+        if not isinstance(node, exp.Table) or not isinstance(node.this, exp.Identifier):
+            return query
+        try:
+            columns = self.table(session, node).scan_order()
+        except SqlError:
+            return query  # an unknown table fails with its own error when the query runs
+        if not columns:
+            return query
+        alias = node.alias_or_name
+        return query.copy().order_by(*(exp.column(name, table=alias, quoted=True) for name in columns), copy=False)
+
     def _select(self, session: Session, statement: Statement, context: StatementContext, outcome: Outcome) -> None:
-        tree = statement.ast.copy()
+        tree = self.in_scan_order(session, statement.ast.copy())
         tree.set("locks", None)
         outcome.rows = self.storage.query(self.translator(session, context).sql(tree))
         session.found_rows = len(outcome.rows)
@@ -441,7 +475,8 @@ class _InsertRun:
         if isinstance(source, exp.Values):
             rows = [self._values_row(row.expressions if isinstance(row, exp.Tuple) else [row]) for row in source.expressions]
         elif isinstance(source, (exp.Select, exp.Union, exp.Subquery)):
-            rows = [list(row) for row in self.executor.storage.query(self.translator.sql(source))]
+            ordered = self.executor.in_scan_order(self.session, source)
+            rows = [list(row) for row in self.executor.storage.query(self.translator.sql(ordered))]
         else:
             raise not_supported(f"INSERT source {source.sql(dialect='mysql') if source else 'DEFAULT VALUES'}")
         for number, values in enumerate(rows, start=1):

@@ -5,7 +5,8 @@ Code asks a flavor for a rule; it never tests a flavor's name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 # Functions whose result may differ on the slave when the statement is re-executed there
 # (server-internals.md §1.2). Time functions, LAST_INSERT_ID and CONNECTION_ID are safe:
@@ -48,6 +49,16 @@ class Flavor:
     # binlog_format values under which CREATE/DROP TEMPORARY TABLE is written to the binlog
     # (MySQL 8.0 keeps temporary tables out of the binlog unless STATEMENT).
     temporary_tables_logged_formats: frozenset[str] = frozenset({"STATEMENT"})
+    # Last_SQL_Errno when the applier stops on "Query caused different errors on master and
+    # slave": MySQL reports ER_INCONSISTENT_ERROR (3002), MariaDB reports 0 with the text.
+    inconsistent_error_code: int = 3002
+    # MariaDB's applier runs each event with the event's server_id as its session
+    # @@server_id (so re-logged events keep it); MySQL's @@server_id is global only.
+    applier_server_id_from_event: bool = False
+    # MySQL's unsafe-reason sentences in Note 1592 end with a full stop; MariaDB's do not.
+    unsafe_reason_final_period: bool = True
+    # The real server's name for a variable the model calls by another name.
+    server_variable_names: Mapping[str, str] = field(default_factory=dict, hash=False)
 
 
 MYSQL_80 = Flavor(
@@ -79,8 +90,12 @@ MARIADB_1011 = Flavor(
     rows_query_event="Annotate_rows",
     rows_query_variable="binlog_annotate_row_events",
     rows_query_default="ON",
-    applier_user="",
+    applier_user="<replication_slave>@",
     temporary_tables_logged_formats=frozenset({"STATEMENT", "MIXED"}),
+    inconsistent_error_code=0,
+    applier_server_id_from_event=True,
+    unsafe_reason_final_period=False,
+    server_variable_names={"transaction_isolation": "tx_isolation"},
 )
 
 FLAVORS: dict[str, Flavor] = {flavor.name: flavor for flavor in (MYSQL_80, MARIADB_1011)}

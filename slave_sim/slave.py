@@ -10,7 +10,7 @@ it is applied, and the open transaction is rolled back.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from server_sim.binlog.events import (
@@ -139,7 +139,10 @@ class Slave:
     def _stop(self, error: SqlError, position: int, event: str) -> None:
         self._rollback()
         self.status.running = False
-        self.status.error = error.condition()
+        condition = error.condition()
+        if error.error is ErrorCode.ER_INCONSISTENT_ERROR:
+            condition = replace(condition, code=self.flavor.inconsistent_error_code)
+        self.status.error = condition
         self.status.error_position = position
         self.status.error_event = event
 
@@ -209,6 +212,8 @@ class Slave:
     def _run_statement(self, statement: Statement, event: Query_log_event) -> None:
         session = self.session
         session.thread_id = event.thread_id
+        if self.flavor.applier_server_id_from_event:
+            session.variables["server_id"] = str(event.server_id)
         session.variables["auto_increment_increment"] = str(event.auto_increment_increment)
         session.variables["auto_increment_offset"] = str(event.auto_increment_offset)
         if self._rand is not None:

@@ -137,6 +137,18 @@ def test_null_sections_mean_empty(tmp_path: Path) -> None:
     assert (scenario.settings, scenario.steps, scenario.expect) == ({}, (), ())
 
 
+def test_volatile_columns_load_lower_cased(tmp_path: Path) -> None:
+    text = "name: v\nvolatile: [t.U, ' Log.At_1 ', my_t.Col$2]\n"
+
+    scenario = load_scenario(write(tmp_path, "v.yaml", text))
+
+    assert scenario.volatile == ("t.u", "log.at_1", "my_t.col$2")
+
+
+def test_volatile_defaults_to_empty(tmp_path: Path) -> None:
+    assert load_scenario(write(tmp_path, "v.yaml", "name: v\nvolatile:\n")).volatile == ()
+
+
 @pytest.mark.parametrize(
     ("yaml_value", "expected"),
     [
@@ -279,6 +291,12 @@ def test_loaded_when_matches_loaded_variants(tmp_path: Path) -> None:
         ("name: a\nexpect:\n  - {verdict: error, on: x}\n", "expect[0].True", "an expectation has only"),
         ("name: a\nexpect:\n  - {when: [ROW], verdict: error}\n", "expect[0].when", "got list"),
         ("name: a\nexpect:\n  - {when: {binlog_format: []}, verdict: error}\n", "expect[0].when.binlog_format", "empty"),
+        ("name: a\nvolatile: [nodot]\n", "volatile[0]", "expected table.column, got 'nodot'"),
+        ("name: a\nvolatile: [t.a, a.b.c]\n", "volatile[1]", "expected table.column, got 'a.b.c'"),
+        ("name: a\nvolatile: [t., t.a]\n", "volatile[0]", "expected table.column"),
+        ("name: a\nvolatile: [7]\n", "volatile[0]", "expected a string, got int"),
+        ("name: a\nvolatile: ['  ']\n", "volatile[0]", "must not be empty"),
+        ("name: a\nvolatile: t.a\n", "volatile", "expected a list, got string"),
     ],
 )
 def test_bad_file_reports_key_and_reason(tmp_path: Path, text: str, key: str, fragment: str) -> None:

@@ -1,0 +1,1 @@
+"""Oracle mode: real MariaDB servers the harness starts, runs scenarios on, and stops."""

@@ -1,0 +1,180 @@
+"""A real server's binlog as observations: SHOW BINLOG EVENTS, plus row images from mariadb-binlog -vv.
+
+SHOW BINLOG EVENTS gives each event's type and what identifies it; it does not decode
+row events, so the rows come from `mariadb-binlog -vv --base64-output=decode-rows`,
+matched to their event by position.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from harness.observation import EVENT_KINDS, EventObservation, Image, RowImage, image_value, statement_text, timestamp_text
+
+from .mariadb import ServerError, find_program
+
+_AT = re.compile(r"^# at (\d+)$")
+_EVENT_HEADER = re.compile(r"^#\d{6} +\d{1,2}:\d{2}:\d{2} server id ")
+_ROWS_HEADER = re.compile(r"\t(Write|Update|Delete)_rows(_v1)?: ")
+_ROW_START = re.compile(r"^### (INSERT INTO|UPDATE|DELETE FROM) ")
+_COLUMN = re.compile(r"^###   @(\d+)=(.*) /\* (.*?) meta=")
+_VERBS = {"Write": "INSERT", "Update": "UPDATE", "Delete": "DELETE"}
+_TABLE_MAP_INFO = re.compile(r"^table_id: \d+ \(([^)]*)\)")
+
+
+def decode_rows(text: str) -> dict[int, list[RowImage]]:
+    """Row images of every row event in mariadb-binlog -vv output, keyed by the event's position.
+
+    mariadb-binlog prints the headers of all row events of one statement first and their
+    rows after the last one, so rows are dealt out to the events in order: each event
+    takes the rows with its verb (INSERT for Write_rows, UPDATE, DELETE) and its table.
+    """
+    rows: dict[int, list[RowImage]] = {}
+    position: int | None = None
+    group: list[tuple[int, str]] = []  # (position, verb) of the row events waiting for rows
+    taking = 0  # index in `group` of the event the current rows belong to
+    grouped_rows = False
+    current_verb = ""
+    before: Image | None = None
+    after: Image | None = None
+    image: Image | None = None
+
+    def finish_row() -> None:
+        nonlocal taking
+        if not group or (before is None and after is None):
+            return
+        while taking < len(group) - 1 and group[taking][1] != current_verb:
+            taking += 1
+        rows.setdefault(group[taking][0], []).append(RowImage(before, after))
+
+    pending: list[int] = []  # "# at N" lines not yet matched with their event's header line
+    for line in text.splitlines():
+        at = _AT.match(line)
+        if at:
+            pending.append(int(at.group(1)))
+            continue
+        if _EVENT_HEADER.match(line):
+            # Several "# at" lines may come before their headers (Annotate_rows, then a
+            # Table_map; or a statement's row events): each header takes the oldest.
+            position = pending.pop(0) if pending else None
+        header = _ROWS_HEADER.search(line) if line.startswith("#") else None
+        if header and position is not None:
+            if grouped_rows:  # a new statement's events: the previous group is complete
+                finish_row()
+                group, taking, grouped_rows = [], 0, False
+                before = after = image = None
+            group.append((position, _VERBS[header.group(1)]))
+            rows.setdefault(position, [])
+            continue
+        if not line.startswith("###") or not group:
+            continue
+        start = _ROW_START.match(line)
+        if start:
+            finish_row()
+            grouped_rows = True
+            current_verb = start.group(1).split()[0]
+            before = after = image = None
+        elif line == "### WHERE":
+            before = image = {}
+        elif line == "### SET":
+            after = image = {}
+        else:
+            column = _COLUMN.match(line)
+            if column and image is not None:
+                image[int(column.group(1))] = _value(column.group(2), column.group(3))
+    finish_row()
+    return rows
+
+
+def _value(text: str, type_text: str) -> object:
+    """A value as mariadb-binlog prints it, in canonical form."""
+    if text == "NULL":
+        return None
+    if text.startswith("'"):
+        return _unquote(text)
+    number = text.split(" ", 1)[0]  # integers may be followed by "(unsigned value)"
+    if type_text.startswith("TIMESTAMP"):
+        return timestamp_text(number)
+    return image_value(number, type_text)
+
+
+def _unquote(text: str) -> str:
+    body = text[1:-1] if text.endswith("'") and len(text) >= 2 else text[1:]
+    out = []
+    index = 0
+    while index < len(body):
+        char = body[index]
+        if char == "\\" and index + 1 < len(body):
+            following = body[index + 1]
+            if following == "x" and index + 3 < len(body) + 1:
+                try:
+                    out.append(chr(int(body[index + 2 : index + 4], 16)))
+                    index += 4
+                    continue
+                except ValueError:
+                    pass
+            out.append({"n": "\n", "t": "\t", "r": "\r", "0": "\0"}.get(following, following))
+            index += 2
+            continue
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def observe_events(shown: Sequence[Sequence[object]], decoded: dict[int, list[RowImage]], start: int = 0) -> list[EventObservation]:
+    """Rows of SHOW BINLOG EVENTS (Log_name, Pos, Event_type, Server_id, End_log_pos, Info) from `start`.
+
+    MariaDB opens every transaction with a Gtid event flagged BEGIN where MySQL writes a
+    Query BEGIN; it is observed as that Query, and other Gtid events are skipped.
+    """
+    observed: list[EventObservation] = []
+    table_names: dict[str, str] = {}
+    last_table = ""
+    for _, position, event_type, _, _, info in shown:
+        position = int(position)
+        if position < start:
+            continue
+        event_type, info = str(event_type), str(info or "")
+        if event_type == "Gtid":
+            if info.startswith("BEGIN"):
+                observed.append(EventObservation("Query", "BEGIN"))
+            continue
+        kind = EVENT_KINDS.get(event_type)
+        if kind is None:
+            continue
+        if kind in ("Query", "Annotate_rows", "Rows_query"):
+            observed.append(EventObservation(kind, statement_text(info)))
+        elif kind == "Table_map":
+            match = _TABLE_MAP_INFO.match(info)
+            last_table = match.group(1) if match else info
+            table_id = info.split()[1] if info.startswith("table_id:") else ""
+            table_names[table_id] = last_table
+            observed.append(EventObservation(kind, last_table))
+        elif kind.endswith("_rows"):
+            table_id = info.split()[1] if info.startswith("table_id:") else ""
+            observed.append(EventObservation(kind, table_names.get(table_id, last_table), tuple(decoded.get(position, []))))
+        elif kind == "Intvar":
+            observed.append(EventObservation(kind, info.strip()))
+        elif kind == "User_var":
+            observed.append(EventObservation(kind, "@" + info.split("=", 1)[0].strip().lstrip("@").strip("`")))
+        else:
+            observed.append(EventObservation(kind))
+    return observed
+
+
+def read_server_binlog(cursor: object, datadir: Path, log_file: str, start: int) -> list[EventObservation]:
+    """The events of `log_file` from position `start`, read from a running server."""
+    cursor.execute(f"SHOW BINLOG EVENTS IN '{log_file}'")  # type: ignore[attr-defined]
+    shown = list(cursor.fetchall())  # type: ignore[attr-defined]
+    return observe_events(shown, decode_rows(mariadb_binlog(datadir / log_file)), start)
+
+
+def mariadb_binlog(path: Path, extra: Iterable[str] = ()) -> str:
+    command = [find_program("mariadb-binlog", "mysqlbinlog"), "-vv", "--base64-output=decode-rows", *extra, str(path)]
+    result = subprocess.run(command, capture_output=True, text=True, errors="replace", check=False)  # noqa: S603
+    if result.returncode != 0:
+        raise ServerError(f"mariadb-binlog {path} failed (exit {result.returncode}): {result.stderr.strip()[-500:]}")
+    return result.stdout

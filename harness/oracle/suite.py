@@ -1,0 +1,166 @@
+"""Oracle mode: the same scenario variants on the simulator and on a real MariaDB, side by side.
+
+`run_with_oracle` runs both live; `record_oracle` stores the real server's observations
+in each suite's `expected/` directory; `check_fidelity` compares the simulator with
+those recordings, with no server at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.fidelity import KNOWN_DIFFERENCES_FILE, FidelityResult, KnownDifference, compare_observations, explain, load_known_differences
+from harness.observation import Observation, load_observation, observe_run, save_observation, simulator_events
+from harness.runner import run_id_for
+from harness.suite import RunOutcome, SuiteResult, judge_records, load_runnable, simulate
+from scenarios.loader import EXPECTED_DIR
+from scenarios.model import Scenario, ScenarioError
+from server_sim.flavor import MARIADB_1011, Flavor
+
+from .client import OracleClient, OracleRun
+from .replication import ReplicationPair
+
+ORACLES: dict[str, Flavor] = {"mariadb": MARIADB_1011}
+SIMULATOR = "simulator"
+
+
+@dataclass
+class OracleResult:
+    """The simulator's runs (judged, with their expectations) and the fidelity comparison."""
+
+    simulator: SuiteResult
+    server: list[RunOutcome] = field(default_factory=list)
+    fidelity: FidelityResult = field(default_factory=lambda: FidelityResult(""))
+    recorded: list[Path] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        """2 on input errors, 1 when an expectation fails or a disagreement is not a known one."""
+        if self.simulator.input_errors:
+            return 2
+        if self.simulator.exit_code or self.fidelity.unexplained or self.fidelity.missing:
+            return 1
+        return 0
+
+
+def expected_path(scenario: Scenario, variant: dict[str, str]) -> Path:
+    """Where a run's recorded server observation lives: next to the scenario, in expected/."""
+    directory = scenario.source.parent if scenario.source else Path(".")
+    return directory / EXPECTED_DIR / f"{run_id_for(scenario, scenario.variant_label(variant))}.json"
+
+
+def _known_differences(scenarios: list[Scenario], errors: list[ScenarioError]) -> list[KnownDifference]:
+    files = {(s.source.parent if s.source else Path(".")) / EXPECTED_DIR / KNOWN_DIFFERENCES_FILE for s in scenarios}
+    known: list[KnownDifference] = []
+    for path in sorted(files):
+        if path.is_file():
+            try:
+                known.extend(load_known_differences(path))
+            except ValueError as error:
+                errors.append(ScenarioError(path, "", str(error).removeprefix(f"{path}: ")))
+    return known
+
+
+def _run_on_server(scenarios: list[Scenario], flavor: Flavor, pair_factory: Callable[[Flavor], ReplicationPair], step_timeout: float) -> list[OracleRun]:
+    """Every variant on one master/replica pair, started for this and always stopped."""
+    with pair_factory(flavor) as pair:
+        client = OracleClient(pair, step_timeout)
+        return [client.run_variant(scenario, variant) for scenario in scenarios for variant in scenario.variants()]
+
+
+def _fidelity(system: str, scenarios: list[Scenario], simulated: list[RunOutcome], server: Callable[[Scenario, dict[str, str]], Observation | None], known: list[KnownDifference]) -> FidelityResult:
+    result = FidelityResult(system)
+    by_run = {outcome.record.run_id: outcome for outcome in simulated}
+    for scenario in scenarios:
+        for variant in scenario.variants():
+            run_id = run_id_for(scenario, scenario.variant_label(variant))
+            outcome = by_run[run_id]
+            theirs = server(scenario, variant)
+            if theirs is None:
+                result.missing.append(f"{run_id}: no server observation ({expected_path(scenario, variant)})")
+                continue
+            ours = observe_run(outcome.record, outcome.judgement, simulator_events(outcome.record.binlog), SIMULATOR)
+            result.runs.append(compare_observations(ours, theirs, scenario.volatile))
+    explain(result.runs, known)
+    return result
+
+
+def run_with_oracle(
+    paths: Iterable[Path | str],
+    oracle: str,
+    out: Path,
+    start_spark: Callable[[], object],
+    seed: int = 0,
+    pair_factory: Callable[[Flavor], ReplicationPair] = ReplicationPair,
+    step_timeout: float = 0.5,
+) -> OracleResult:
+    """Every variant on the simulator and on the real servers; one Spark job judges both."""
+    flavor = ORACLES[oracle]
+    scenarios, errors = load_runnable(paths, flavor)
+    known = _known_differences(scenarios, errors)
+    simulated = simulate(scenarios, flavor, out, seed)
+    real_runs = _run_on_server(scenarios, flavor, pair_factory, step_timeout)
+    outcomes = judge_records(simulated + [run.record for run in real_runs], out, start_spark)
+    simulator_outcomes, server_outcomes = outcomes[: len(simulated)], outcomes[len(simulated) :]
+    observations = _server_observations(real_runs, server_outcomes)
+    system = real_runs[0].server_version if real_runs else oracle
+    fidelity = _fidelity(system, scenarios, simulator_outcomes, lambda s, v: observations.get(run_id_for(s, s.variant_label(v))), known)
+    return OracleResult(SuiteResult(simulator_outcomes, errors), server_outcomes, fidelity)
+
+
+def _server_observations(real_runs: list[OracleRun], outcomes: list[RunOutcome]) -> dict[str, Observation]:
+    """The real server's observations keyed by the simulator's run id."""
+    observations = {}
+    for run, outcome in zip(real_runs, outcomes, strict=True):
+        observation = observe_run(outcome.record, outcome.judgement, run.events, run.server_version)
+        observations[run_id_for(outcome.record.scenario, outcome.record.label)] = observation
+    return observations
+
+
+def record_oracle(
+    paths: Iterable[Path | str],
+    oracle: str,
+    out: Path,
+    start_spark: Callable[[], object],
+    pair_factory: Callable[[Flavor], ReplicationPair] = ReplicationPair,
+    step_timeout: float = 0.5,
+) -> tuple[list[Path], list[ScenarioError], list[RunOutcome]]:
+    """Run every variant on the real servers and store each observation in expected/."""
+    flavor = ORACLES[oracle]
+    scenarios, errors = load_runnable(paths, flavor)
+    real_runs = _run_on_server(scenarios, flavor, pair_factory, step_timeout)
+    outcomes = judge_records([run.record for run in real_runs], out, start_spark)
+    observations = _server_observations(real_runs, outcomes)
+    written = []
+    for outcome in outcomes:
+        path = expected_path(outcome.record.scenario, outcome.record.variant)
+        save_observation(observations[run_id_for(outcome.record.scenario, outcome.record.label)], path)
+        written.append(path)
+    return written, errors, outcomes
+
+
+def check_fidelity(paths: Iterable[Path | str], oracle: str, out: Path, start_spark: Callable[[], object], seed: int = 0) -> OracleResult:
+    """The simulator against the recorded server observations: no server needed."""
+    flavor = ORACLES[oracle]
+    scenarios, errors = load_runnable(paths, flavor)
+    known = _known_differences(scenarios, errors)
+    simulated = judge_records(simulate(scenarios, flavor, out, seed), out, start_spark)
+    systems: set[str] = set()
+
+    def recorded(scenario: Scenario, variant: dict[str, str]) -> Observation | None:
+        path = expected_path(scenario, variant)
+        if not path.is_file():
+            return None
+        try:
+            observation = load_observation(path)
+        except ValueError as error:
+            errors.append(ScenarioError(path, "", str(error).removeprefix(f"{path}: ")))
+            return None
+        systems.add(observation.system)
+        return observation
+
+    fidelity = _fidelity("", scenarios, simulated, recorded, known)
+    fidelity.system = ", ".join(sorted(systems)) or f"{oracle} (no recordings)"
+    return OracleResult(SuiteResult(simulated, errors), [], fidelity)

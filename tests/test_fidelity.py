@@ -1,0 +1,255 @@
+"""The fidelity comparison, on recorded observations: no server needed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.fidelity import KnownDifference, compare_observations, explain, load_known_differences
+from harness.observation import (
+    Diagnostic,
+    EventObservation,
+    Observation,
+    RowImage,
+    StepObservation,
+    TableObservation,
+    load_observation,
+    save_observation,
+    unsafe_reason,
+)
+from harness.oracle.events import decode_rows, observe_events
+
+ROOT = Path(__file__).resolve().parent.parent
+ORACLE_SUITE = ROOT / "scenarios" / "oracle"
+
+MARIADB_BINLOG_VV = """\
+# at 689
+# at 758
+#261121 12:49:32 server id 1  end_log_pos 758 CRC32 0x5da4bb10 \tAnnotate_rows:
+#Q> INSERT INTO test.t VALUES (1,1,'x'),(2,2,NULL)
+#261121 12:49:32 server id 1  end_log_pos 806 CRC32 0x5701cca8 \tTable_map: `test`.`t` mapped to number 18
+# at 806
+#261121 12:49:32 server id 1  end_log_pos 859 CRC32 0xad63c945 \tWrite_rows: table id 18 flags: STMT_END_F
+### INSERT INTO `test`.`t`
+### SET
+###   @1=1 /* INT meta=0 nullable=0 is_null=0 */
+###   @2=1 /* INT meta=0 nullable=1 is_null=0 */
+###   @3='x' /* VARSTRING(10) meta=10 nullable=1 is_null=0 */
+### INSERT INTO `test`.`t`
+### SET
+###   @1=2 /* INT meta=0 nullable=0 is_null=0 */
+###   @2=2 /* INT meta=0 nullable=1 is_null=0 */
+###   @3=NULL /* VARSTRING(10) meta=10 nullable=1 is_null=1 */
+# Number of rows: 2
+# at 1034
+#261121 12:49:32 server id 1  end_log_pos 1090 CRC32 0xad63c945 \tUpdate_rows: table id 18 flags: STMT_END_F
+### UPDATE `test`.`t`
+### WHERE
+###   @1=1 /* INT meta=0 nullable=0 is_null=0 */
+###   @4=1.50 /* DECIMAL(5,2) meta=1282 nullable=1 is_null=0 */
+### SET
+###   @1=1 /* INT meta=0 nullable=0 is_null=0 */
+###   @4=1767268800 /* TIMESTAMP(0) meta=0 nullable=1 is_null=0 */
+###   @3='it\\'s' /* VARSTRING(10) meta=10 nullable=1 is_null=0 */
+# Number of rows: 1
+"""
+
+SHOW_BINLOG_EVENTS = [
+    ("master-bin.000001", 4, "Format_desc", 1, 256, "Server ver: 10.11.18-MariaDB-log, Binlog ver: 4"),
+    ("master-bin.000001", 256, "Gtid_list", 1, 285, "[]"),
+    ("master-bin.000001", 329, "Gtid", 1, 371, "GTID 0-1-1"),
+    ("master-bin.000001", 371, "Query", 1, 458, "use `test`; CREATE TABLE t (a INT)"),
+    ("master-bin.000001", 647, "Gtid", 1, 689, "BEGIN GTID 0-1-3"),
+    ("master-bin.000001", 689, "Annotate_rows", 1, 758, "INSERT INTO test.t VALUES (1,1,'x'),(2,2,NULL)"),
+    ("master-bin.000001", 758, "Table_map", 1, 806, "table_id: 18 (test.t)"),
+    ("master-bin.000001", 806, "Write_rows_v1", 1, 859, "table_id: 18 flags: STMT_END_F"),
+    ("master-bin.000001", 859, "Xid", 1, 890, "COMMIT /* xid=22 */"),
+    ("master-bin.000001", 900, "Intvar", 1, 930, "INSERT_ID=7"),
+    ("master-bin.000001", 930, "User var", 1, 960, "@`a`=5"),
+    ("master-bin.000001", 960, "RAND", 1, 990, "rand_seed1=1,rand_seed2=2"),
+]
+
+
+def test_decode_rows_reads_images_by_event_position() -> None:
+    rows = decode_rows(MARIADB_BINLOG_VV)
+    assert rows[806] == [RowImage(None, {1: 1, 2: 1, 3: "x"}), RowImage(None, {1: 2, 2: 2, 3: None})]
+    (update,) = rows[1034]
+    assert update.before == {1: 1, 4: "1.5"}  # DECIMAL compares by number
+    assert update.after == {1: 1, 4: "2026-01-01 12:00:00", 3: "it's"}  # TIMESTAMP in the servers' UTC
+
+
+GROUPED_STATEMENT = """\
+# at 1100
+# at 1150
+#261121 13:00:42 server id 1  end_log_pos 1150 CRC32 0x1 \tWrite_rows: table id 19
+#261121 13:00:42 server id 1  end_log_pos 1210 CRC32 0x2 \tUpdate_rows: table id 19 flags: STMT_END_F
+### INSERT INTO `test`.`dst`
+### SET
+###   @1=10 /* INT meta=0 nullable=0 is_null=0 */
+### UPDATE `test`.`dst`
+### WHERE
+###   @1=10 /* INT meta=0 nullable=0 is_null=0 */
+### SET
+###   @1=11 /* INT meta=0 nullable=0 is_null=0 */
+# at 1300
+#261121 13:00:42 server id 1  end_log_pos 1350 CRC32 0x3 \tDelete_rows: table id 19 flags: STMT_END_F
+### DELETE FROM `test`.`dst`
+### WHERE
+###   @1=11 /* INT meta=0 nullable=0 is_null=0 */
+"""
+
+
+def test_rows_printed_after_a_statements_last_event_go_to_their_own_events() -> None:
+    rows = decode_rows(GROUPED_STATEMENT)
+    assert rows == {
+        1100: [RowImage(None, {1: 10})],
+        1150: [RowImage({1: 10}, {1: 11})],
+        1300: [RowImage({1: 11}, None)],
+    }
+
+
+def test_observe_events_maps_gtid_begin_and_server_type_names() -> None:
+    events = observe_events(SHOW_BINLOG_EVENTS, decode_rows(MARIADB_BINLOG_VV))
+    assert [event.header for event in events] == [
+        "Query: CREATE TABLE t (a INT)",
+        "Query: BEGIN",
+        "Annotate_rows: INSERT INTO test.t VALUES (1,1,'x'),(2,2,NULL)",
+        "Table_map: test.t",
+        "Write_rows: test.t",
+        "Xid",
+        "Intvar: INSERT_ID=7",
+        "User_var: @a",
+        "Rand",
+    ]
+    assert len(events[4].rows) == 2
+
+
+def test_unsafe_reason_is_the_sentence_after_the_format() -> None:
+    message = "Unsafe statement written to the binary log using statement format since BINLOG_FORMAT = STATEMENT. The statement is unsafe because it uses a LIMIT clause."
+    assert unsafe_reason(message) == "The statement is unsafe because it uses a LIMIT clause."
+
+
+def _observation(system: str, **changes: object) -> Observation:
+    base = dict(
+        scenario="s",
+        variant="binlog_format=ROW",
+        system=system,
+        steps=[StepObservation(1, "con1", "ok", None, (), False)],
+        events=[EventObservation("Query", "BEGIN"), EventObservation("Write_rows", "test.t", (RowImage(None, {1: 1, 2: "u1"}),)), EventObservation("Xid")],
+        master_tables={"t": TableObservation(("a", "u"), ((1, "u1"),))},
+        slave_tables={"t": TableObservation(("a", "u"), ((1, "u1"),))},
+        verdict="consistent",
+    )
+    base.update(changes)
+    return Observation(**base)
+
+
+def test_identical_observations_agree_in_every_category() -> None:
+    run = compare_observations(_observation("simulator"), _observation("server"))
+    assert run.agrees
+    assert run.compared == {"steps": 1, "diagnostics": 1, "blocking": 1, "binlog": 1, "replica": 1, "tables": 2, "verdict": 1}
+
+
+@pytest.mark.parametrize(
+    ("category", "server_changes"),
+    [
+        ("steps", {"steps": [StepObservation(1, "con1", "error", 1062, (), False)]}),
+        ("diagnostics", {"steps": [StepObservation(1, "con1", "ok", None, (Diagnostic("Note", 1592, "LIMIT"),), False)]}),
+        ("blocking", {"steps": [StepObservation(1, "con1", "ok", None, (), True)]}),
+        ("binlog", {"events": [EventObservation("Query", "BEGIN"), EventObservation("Query", "INSERT INTO t VALUES (1, 'u1')"), EventObservation("Xid")]}),
+        ("replica", {"replica_running": False, "replica_error": 1032}),
+        ("tables", {"slave_tables": {"t": TableObservation(("a", "u"), ())}}),
+        ("verdict", {"verdict": "divergent"}),
+    ],
+)
+def test_each_category_reports_its_disagreement(category: str, server_changes: dict[str, object]) -> None:
+    run = compare_observations(_observation("simulator"), _observation("server", **server_changes))
+    assert {d.category for d in run.disagreements} == {category}
+    assert run.agreed[category] < run.compared[category]
+
+
+def test_row_image_values_are_compared_event_by_event() -> None:
+    server = _observation("server", events=[EventObservation("Query", "BEGIN"), EventObservation("Write_rows", "test.t", (RowImage(None, {1: 2, 2: "u1"}),)), EventObservation("Xid")])
+    (disagreement,) = compare_observations(_observation("simulator"), server).disagreements
+    assert disagreement.where == "event 2 (Write_rows: test.t) rows"
+    assert '"@1":1' in disagreement.simulator and '"@1":2' in disagreement.server
+
+
+def test_volatile_columns_compare_only_as_null_or_not() -> None:
+    server = _observation(
+        "server",
+        events=[EventObservation("Query", "BEGIN"), EventObservation("Write_rows", "test.t", (RowImage(None, {1: 1, 2: "other"}),)), EventObservation("Xid")],
+        master_tables={"t": TableObservation(("a", "u"), ((1, "other"),))},
+        slave_tables={"t": TableObservation(("a", "u"), ((1, "other"),))},
+    )
+    assert not compare_observations(_observation("simulator"), server).agrees
+    assert compare_observations(_observation("simulator"), server, volatile=("t.u",)).agrees
+    null_on_server = _observation("server", master_tables={"t": TableObservation(("a", "u"), ((1, None),))})
+    assert not compare_observations(_observation("simulator"), null_on_server, volatile=("t.u",)).agrees
+
+
+def test_known_differences_explain_matching_disagreements(tmp_path: Path) -> None:
+    path = tmp_path / "known-differences.yaml"
+    path.write_text("- {scenario: s, category: verdict, reason: timing}\n- {scenario: other*, reason: x}\n")
+    known = load_known_differences(path)
+    assert known[0] == KnownDifference(scenario="s", category="verdict", reason="timing")
+    run = compare_observations(_observation("simulator"), _observation("server", verdict="divergent", replica_error=1032, replica_running=False))
+    explain([run], known)
+    assert {(d.category, d.known) for d in run.disagreements} == {("verdict", "timing"), ("replica", None)}
+
+
+def test_a_bad_known_differences_entry_names_its_index(tmp_path: Path) -> None:
+    path = tmp_path / "known-differences.yaml"
+    path.write_text("- {scenario: s, reason: r}\n- {scenario: s, category: nonsense, reason: r}\n")
+    with pytest.raises(ValueError, match=r"entry \[1\]"):
+        load_known_differences(path)
+
+
+def test_observations_round_trip_through_json(tmp_path: Path) -> None:
+    observation = _observation("10.11", steps=[StepObservation(1, "con1", "ok", None, (Diagnostic("Note", 1592, "LIMIT"),), True)])
+    save_observation(observation, tmp_path / "run.json")
+    assert load_observation(tmp_path / "run.json") == observation
+
+
+def test_a_corrupt_recording_is_reported_with_its_file(tmp_path: Path) -> None:
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"format_version": 99}))
+    with pytest.raises(ValueError, match=r"run\.json.*format_version 99"):
+        load_observation(path)
+
+
+def test_check_fidelity_on_the_recorded_suite_passes(spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The simulator against the recorded MariaDB results: every disagreement is a known one."""
+    code = main(["check-fidelity", str(ORACLE_SUITE), "--out", str(tmp_path / "out")])
+    output = capsys.readouterr().out
+    assert code == 0, output
+    assert "DISAGREES" not in output and "MISSING" not in output
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["fidelity"]["rates"]["runs"]["compared"] == len(list((ORACLE_SUITE / "expected").glob("*.json")))
+
+
+def test_check_fidelity_fails_on_an_unexplained_disagreement(spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    suite = tmp_path / "suite"
+    (suite / "expected").mkdir(parents=True)
+    name = "blocked-update-innodb"
+    shutil.copy(ORACLE_SUITE / f"{name}.yaml", suite)
+    for recorded in (ORACLE_SUITE / "expected").glob(f"{name}__*.json"):
+        document = json.loads(recorded.read_text())
+        document["verdict"] = "divergent"  # pretend the server said otherwise
+        (suite / "expected" / recorded.name).write_text(json.dumps(document))
+    code = main(["check-fidelity", str(suite), "--out", str(tmp_path / "out")])
+    output = capsys.readouterr().out
+    assert code == 1
+    assert "verdict verdict: simulator consistent | server divergent" in output
+
+
+def test_check_fidelity_reports_a_missing_recording(spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    shutil.copy(ORACLE_SUITE / "blocked-update-innodb.yaml", suite)
+    assert main(["check-fidelity", str(suite), "--out", str(tmp_path / "out")]) == 1
+    assert "MISSING" in capsys.readouterr().out
