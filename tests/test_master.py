@@ -179,3 +179,58 @@ def test_same_scenario_and_seed_give_the_same_binlog_byte_for_byte(make_master) 
         binlogs.append(master.binlog_path.read_bytes())
     assert binlogs[0] == binlogs[1]
     assert any(isinstance(e.event, Xid_log_event) for e in read_binlog(master.binlog_path))
+
+
+def _codes(result) -> list[int]:
+    return [condition.code for condition in result.notes]
+
+
+def test_rollback_of_non_transactional_changes_warns_1196(make_master) -> None:
+    master = make_master()
+    master.submit("con1", "BEGIN", 1)
+    master.submit("con1", "INSERT INTO t VALUES (3, 3)", 2)
+    master.submit("con1", "INSERT INTO n VALUES (3, 3)", 3)
+    assert _codes(master.submit("con1", "ROLLBACK", 4)) == [1196]
+    master.submit("con1", "BEGIN", 5)
+    master.submit("con1", "INSERT INTO t VALUES (4, 4)", 6)
+    assert _codes(master.submit("con1", "ROLLBACK", 7)) == []
+
+
+def test_a_statement_that_fails_after_changing_a_myisam_table_warns_1196(make_master) -> None:
+    master = make_master()
+    master.submit("con1", "INSERT INTO n VALUES (5, 5)", 1)
+    failed = master.submit("con1", "INSERT INTO n VALUES (6, 6), (5, 5)", 2)
+    assert failed.error is not None and failed.error.code == 1062
+    assert _codes(failed) == [1196]
+    assert master.server.dump()["n"][1] == [(5, 5), (6, 6)]
+
+
+@pytest.mark.parametrize(
+    ("engine", "logged"),
+    [("MyISAM", False), ("MEMORY", False), ("BLACKHOLE", False), ("InnoDB", True)],
+)
+def test_update_with_where_on_an_empty_table_is_logged_only_without_an_exact_row_count(make_master, engine: str, logged: bool) -> None:
+    master = make_master()
+    master.submit("setup", f"CREATE TABLE e (a INT PRIMARY KEY, b INT) ENGINE={engine}")
+    start = master.writer.position
+    result = master.submit("con1", "UPDATE e SET b = 1 WHERE a = 1", 1)
+    assert result.error is None
+    queries = [p.event.query for p in read_binlog(master.binlog_path) if p.position >= start and isinstance(p.event, Query_log_event)]
+    assert ("UPDATE e SET b = 1 WHERE a = 1" in queries) is logged
+
+
+def test_blackhole_update_in_row_format_warns_that_no_rows_are_logged(make_master) -> None:
+    master = make_master("ROW")
+    master.submit("setup", "CREATE TABLE b (a INT PRIMARY KEY, x INT) ENGINE=BLACKHOLE")
+    result = master.submit("con1", "DELETE FROM b", 1)
+    assert [(n.level, n.code, n.name) for n in result.notes] == [("Warning", 1105, "ER_UNKNOWN_ERROR")]
+    assert "DELETE statements that modify BLACKHOLE tables in row format" in result.notes[0].message
+
+
+def test_insert_select_reads_an_innodb_source_in_primary_key_order(make_master) -> None:
+    master = make_master()
+    master.submit("setup", "CREATE TABLE src (a INT PRIMARY KEY, k INT) ENGINE=InnoDB")
+    master.submit("setup", "CREATE TABLE dst (k INT PRIMARY KEY, a INT) ENGINE=InnoDB")
+    master.submit("setup", "INSERT INTO src VALUES (2, 10), (1, 10)")
+    master.submit("con1", "INSERT IGNORE INTO dst SELECT k, a FROM src", 1)
+    assert master.server.dump()["dst"][1] == [(10, 1)]

@@ -9,9 +9,13 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.runner import run_variant
 from harness.suite import RunOutcome, run_suite
+from scenarios.loader import load_scenario
 from server_sim.binlog.file import read_binlog
-from server_sim.flavor import MYSQL_80
+from server_sim.flavor import MARIADB_1011, MYSQL_80
+
+ROOT = Path(__file__).resolve().parent.parent
 
 SUITE = Path(__file__).resolve().parent.parent / "scenarios" / "suites"
 
@@ -153,3 +157,21 @@ def test_unsupported_sql_fails_its_step_clearly_and_the_run_goes_on(spark, tmp_p
     assert {steps[1].error.code, steps[2].error.code} == {1235}
     assert steps[0].error.code in (1064, 1235)
     assert runs["ROW"].judgement.verdict.value == "consistent"
+
+
+@pytest.mark.parametrize(
+    ("flavor", "stop_code", "applier_server_id"),
+    [(MYSQL_80, 3002, 2), (MARIADB_1011, 0, 1)],
+    ids=["mysql-8.0", "mariadb-10.11"],
+)
+def test_applier_differences_are_flavor_data(tmp_path: Path, flavor, stop_code: int, applier_server_id: int) -> None:
+    """A statement that failed differently stops the applier with the flavor's code; MariaDB's
+    applier reads @@server_id as the event's server id, MySQL's as its own."""
+    failing = load_scenario(ROOT / "scenarios" / "oracle" / "failed-insert-myisam-slave-no-dup.yaml")
+    record = run_variant(failing, {"binlog_format": "STATEMENT"}, flavor, tmp_path)
+    assert record.slave is not None and not record.slave.running
+    assert record.slave.error is not None and record.slave.error.code == stop_code
+    probe = load_scenario(ROOT / "scenarios" / "oracle" / "sysvar-in-dml.yaml")
+    record = run_variant(probe, {"binlog_format": "STATEMENT"}, flavor, tmp_path)
+    slave_rows = record.slave_snapshot.tables["t"]
+    assert slave_rows.rows[0][slave_rows.columns.index("sid")] == applier_server_id
