@@ -284,9 +284,7 @@ def simulator_events(binlog: Path | None) -> list[EventObservation]:
         kind = EVENT_KINDS.get(type_name_of(event))
         if kind is None:
             continue
-        if isinstance(event, Query_log_event):
-            observed.append(EventObservation(kind, statement_text(event.query)))
-        elif isinstance(event, (Annotate_rows_log_event, Rows_query_log_event)):
+        if isinstance(event, (Query_log_event, Annotate_rows_log_event, Rows_query_log_event)):
             observed.append(EventObservation(kind, statement_text(event.query)))
         elif isinstance(event, Table_map_log_event):
             table_maps[event.table_id] = event

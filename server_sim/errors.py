@@ -9,9 +9,12 @@ from enum import Enum
 class ErrorCode(Enum):
     """A server error: its number, its `ER_` name and its message format."""
 
-    def __init__(self, code: int, template: str) -> None:
+    def __init__(self, code: int, template: str, server_name: str | None = None) -> None:
         self.code = code
         self.template = template
+        # A second message under one code (the server formats it in place) names the
+        # server's error it is raised as.
+        self.server_name = server_name
 
     ER_DUP_FIELDNAME = (1060, "Duplicate column name '%s'")
     ER_DUP_KEYNAME = (1061, "Duplicate key name '%s'")
@@ -42,10 +45,11 @@ class ErrorCode(Enum):
     ER_BLACKHOLE_ROWS_NOT_LOGGED = (
         1105,
         "Row events are not logged for %s statements that modify BLACKHOLE tables in row format. Table(s): '%s'",
+        "ER_UNKNOWN_ERROR",
     )
     ER_WARNING_NOT_COMPLETE_ROLLBACK = (1196, "Some non-transactional changed tables couldn't be rolled back")
     ER_SP_DOES_NOT_EXIST = (1305, "FUNCTION %s does not exist")
-    ER_SP_DOES_NOT_EXIST_SAVEPOINT = (1305, "SAVEPOINT %s does not exist")
+    ER_SP_DOES_NOT_EXIST_SAVEPOINT = (1305, "SAVEPOINT %s does not exist", "ER_SP_DOES_NOT_EXIST")
     ER_NO_DEFAULT_FOR_FIELD = (1364, "Field '%s' doesn't have a default value")
     ER_DATA_TOO_LONG = (1406, "Data too long for column '%s' at row %d")
     ER_KEY_NOT_FOUND = (1032, "Can't find record in '%s'")
@@ -106,10 +110,7 @@ class ErrorCode(Enum):
 
     @property
     def error_name(self) -> str:
-        """The server's name: members that share a code with another message say whose."""
-        if self is ErrorCode.ER_BLACKHOLE_ROWS_NOT_LOGGED:
-            return "ER_UNKNOWN_ERROR"
-        return self.name.removesuffix("_SAVEPOINT")
+        return self.server_name or self.name
 
     @classmethod
     def name_of(cls, code: int) -> str:

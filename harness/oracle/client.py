@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import pymysql
 
 from harness.observation import EventObservation
-from harness.runner import RunRecord, SlaveSchemaResult, run_id_for
+from harness.runner import SETUP_SESSION, RunRecord, SlaveSchemaResult, run_id_for
 from harness.snapshot import ServerSnapshot, TableSnapshot
 from master_sim.master import StepResult
 from scenarios.model import Scenario
@@ -30,7 +30,6 @@ from .events import read_server_binlog
 from .mariadb import MariaDBServer, ServerError
 from .replication import DATABASE, MASTER_LOG_FILE, ReplicationPair
 
-SCHEMA_SESSION = "master_schema"
 ORACLE_SUFFIX = "@oracle"
 BLOCKED = "lock wait"
 
@@ -154,13 +153,13 @@ class OracleClient:
         try:
             self.pair.reset(self.registry.validate(variant), self.registry.validate(scenario.slave_settings))
             clock = _StepClock()
-            schema = SessionWorker(SCHEMA_SESSION, self.pair.master, clock)
-            workers[SCHEMA_SESSION] = schema
+            schema = SessionWorker(SETUP_SESSION, self.pair.master, clock)
+            workers[SETUP_SESSION] = schema
             for sql in scenario.master_schema:
-                result = StepResult(None, SCHEMA_SESSION, sql)
+                result = StepResult(None, SETUP_SESSION, sql)
                 self._send(schema, result)
                 record.schema_steps.append(result)
-            self._close_all({SCHEMA_SESSION: workers.pop(SCHEMA_SESSION)})
+            self._close_all({SETUP_SESSION: workers.pop(SETUP_SESSION)})
             self.pair.wait_for_replica()
             self._run_slave_schema(scenario, record)
             for step in scenario.steps:
@@ -179,7 +178,7 @@ class OracleClient:
             )
             with self.pair.master.connect() as connection, connection.cursor() as cursor:
                 # From the start: the schema's events belong to the scenario and are compared too.
-                events = read_server_binlog(cursor, self.pair.master.datadir, MASTER_LOG_FILE, 4)
+                events = read_server_binlog(cursor, self.pair.master.datadir, MASTER_LOG_FILE)
             record.master_snapshot = snapshot(self.pair.master)
             record.slave_snapshot = snapshot(self.pair.replica)
         except ServerError:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from harness.observation import EVENT_KINDS, EventObservation, Image, RowImage, image_value, statement_text, timestamp_text
@@ -30,7 +30,7 @@ def decode_rows(text: str) -> dict[int, list[RowImage]]:
 
     mariadb-binlog prints the headers of all row events of one statement first and their
     rows after the last one, so rows are dealt out to the events in order: each event
-    takes the rows with its verb (INSERT for Write_rows, UPDATE, DELETE) and its table.
+    takes the rows with its verb (INSERT for Write_rows, UPDATE, DELETE).
     """
     rows: dict[int, list[RowImage]] = {}
     position: int | None = None
@@ -109,7 +109,7 @@ def _unquote(text: str) -> str:
         char = body[index]
         if char == "\\" and index + 1 < len(body):
             following = body[index + 1]
-            if following == "x" and index + 3 < len(body) + 1:
+            if following == "x" and index + 4 <= len(body):
                 try:
                     out.append(chr(int(body[index + 2 : index + 4], 16)))
                     index += 4
@@ -124,8 +124,8 @@ def _unquote(text: str) -> str:
     return "".join(out)
 
 
-def observe_events(shown: Sequence[Sequence[object]], decoded: dict[int, list[RowImage]], start: int = 0) -> list[EventObservation]:
-    """Rows of SHOW BINLOG EVENTS (Log_name, Pos, Event_type, Server_id, End_log_pos, Info) from `start`.
+def observe_events(shown: Sequence[Sequence[object]], decoded: dict[int, list[RowImage]]) -> list[EventObservation]:
+    """Rows of SHOW BINLOG EVENTS (Log_name, Pos, Event_type, Server_id, End_log_pos, Info).
 
     MariaDB opens every transaction with a Gtid event flagged BEGIN where MySQL writes a
     Query BEGIN; it is observed as that Query, and other Gtid events are skipped.
@@ -135,8 +135,6 @@ def observe_events(shown: Sequence[Sequence[object]], decoded: dict[int, list[Ro
     last_table = ""
     for _, position, event_type, _, _, info in shown:
         position = int(position)
-        if position < start:
-            continue
         event_type, info = str(event_type), str(info or "")
         if event_type == "Gtid":
             if info.startswith("BEGIN"):
@@ -165,15 +163,15 @@ def observe_events(shown: Sequence[Sequence[object]], decoded: dict[int, list[Ro
     return observed
 
 
-def read_server_binlog(cursor: object, datadir: Path, log_file: str, start: int) -> list[EventObservation]:
-    """The events of `log_file` from position `start`, read from a running server."""
+def read_server_binlog(cursor: object, datadir: Path, log_file: str) -> list[EventObservation]:
+    """The events of `log_file`, read from a running server."""
     cursor.execute(f"SHOW BINLOG EVENTS IN '{log_file}'")  # type: ignore[attr-defined]
     shown = list(cursor.fetchall())  # type: ignore[attr-defined]
-    return observe_events(shown, decode_rows(mariadb_binlog(datadir / log_file)), start)
+    return observe_events(shown, decode_rows(mariadb_binlog(datadir / log_file)))
 
 
-def mariadb_binlog(path: Path, extra: Iterable[str] = ()) -> str:
-    command = [find_program("mariadb-binlog", "mysqlbinlog"), "-vv", "--base64-output=decode-rows", *extra, str(path)]
+def mariadb_binlog(path: Path) -> str:
+    command = [find_program("mariadb-binlog", "mysqlbinlog"), "-vv", "--base64-output=decode-rows", str(path)]
     result = subprocess.run(command, capture_output=True, text=True, errors="replace", check=False)  # noqa: S603
     if result.returncode != 0:
         raise ServerError(f"mariadb-binlog {path} failed (exit {result.returncode}): {result.stderr.strip()[-500:]}")

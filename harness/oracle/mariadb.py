@@ -15,7 +15,6 @@ import signal
 import socket
 import subprocess
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -210,14 +209,3 @@ class MariaDBServer:
     def running(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
-
-def wait_for_exit(pid: int, timeout: float = 10.0) -> bool:
-    """True when no process `pid` exists any more (for tests that check cleanup)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.05)
-    return False

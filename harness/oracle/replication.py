@@ -84,10 +84,6 @@ class ReplicationPair:
         for server in (self.replica, self.master):
             server.stop()
 
-    @property
-    def pids(self) -> list[int]:
-        return [pid for pid in (self.master.pid, self.replica.pid) if pid is not None]
-
     # -- between runs ---------------------------------------------------------------------
 
     def reset(self, master_settings: Mapping[str, str] | None = None, replica_settings: Mapping[str, str] | None = None) -> None:
