@@ -59,6 +59,22 @@ class Flavor:
     unsafe_reason_final_period: bool = True
     # The real server's name for a variable the model calls by another name.
     server_variable_names: Mapping[str, str] = field(default_factory=dict, hash=False)
+    # How the applier finds the row of an UPDATE/DELETE row event (server-internals §3.2).
+    # MySQL uses a key only when the before image holds all its columns and compares only
+    # the before image's columns; MariaDB 10.11 takes a key regardless and compares every
+    # slave column, so slave-only columns and MINIMAL images can miss the row.
+    row_lookup_key_in_before_image: bool = True
+    row_compare_all_columns: bool = False
+    # After the unique NOT NULL keys, MariaDB takes the key with the fewest rows per value;
+    # MySQL the first key the before image covers.
+    row_lookup_key_by_selectivity: bool = False
+    # Default of slave_rows_search_algorithms; None: the server has no such variable and
+    # looks every row up on its own, by key or table scan (no hash scan).
+    rows_search_algorithms_default: str | None = "INDEX_SCAN,HASH_SCAN"
+    # Which columns absent from a written row get the type's implicit default with Warning
+    # 1364 when they have no default: MySQL every absent column, MariaDB only those beyond
+    # the master's width.
+    missing_column_warning_beyond_master_only: bool = False
 
 
 MYSQL_80 = Flavor(
@@ -96,6 +112,11 @@ MARIADB_1011 = Flavor(
     applier_server_id_from_event=True,
     unsafe_reason_final_period=False,
     server_variable_names={"transaction_isolation": "tx_isolation"},
+    row_lookup_key_in_before_image=False,
+    row_compare_all_columns=True,
+    row_lookup_key_by_selectivity=True,
+    rows_search_algorithms_default=None,
+    missing_column_warning_beyond_master_only=True,
 )
 
 FLAVORS: dict[str, Flavor] = {flavor.name: flavor for flavor in (MYSQL_80, MARIADB_1011)}

@@ -19,6 +19,7 @@ class SystemVariable:
     default: str
     read_only: bool = False
     integer: bool = False
+    is_set: bool = False  # a SET: any comma-separated subset of `values`, empty included
 
     def normalise(self, value: object) -> str:
         """The canonical text of `value`, or ER_WRONG_VALUE_FOR_VAR."""
@@ -34,12 +35,22 @@ class SystemVariable:
         if self.values is None:
             return text
         text = text.upper()
+        if self.is_set:
+            members = {member.strip() for member in text.split(",") if member.strip()}
+            unknown = sorted(members - set(self.values))
+            if unknown:
+                raise SqlError(ErrorCode.ER_WRONG_VALUE_FOR_VAR, self.name, unknown[0])
+            return ",".join(value for value in self.values if value in members)
         if self.values == ON_OFF:
             text = {"1": "ON", "0": "OFF", "TRUE": "ON", "FALSE": "OFF"}.get(text, text)
         if text not in self.values:
             raise SqlError(ErrorCode.ER_WRONG_VALUE_FOR_VAR, self.name, text)
         return text
 
+
+# Members of the applier's SET variables, in the server's order.
+TYPE_CONVERSIONS = ("ALL_LOSSY", "ALL_NON_LOSSY")
+ROWS_SEARCH_ALGORITHMS = ("TABLE_SCAN", "INDEX_SCAN", "HASH_SCAN")
 
 _ISOLATION_LEVELS = ("READ-UNCOMMITTED", "READ-COMMITTED", "REPEATABLE-READ", "SERIALIZABLE")
 
@@ -62,9 +73,13 @@ def _variables(flavor: Flavor) -> list[SystemVariable]:
         SystemVariable("hostname", None, "localhost", read_only=True),
         SystemVariable("version", None, flavor.server_version, read_only=True),
         SystemVariable("slave_exec_mode", ("STRICT", "IDEMPOTENT"), "STRICT"),
-        SystemVariable("slave_type_conversions", None, ""),
-        SystemVariable("slave_rows_search_algorithms", None, "INDEX_SCAN,HASH_SCAN"),
-    ]
+        SystemVariable("slave_type_conversions", TYPE_CONVERSIONS, "", is_set=True),
+        SystemVariable("slave_transaction_retries", None, "10", integer=True),
+    ] + (
+        [SystemVariable("slave_rows_search_algorithms", ROWS_SEARCH_ALGORITHMS, flavor.rows_search_algorithms_default, is_set=True)]
+        if flavor.rows_search_algorithms_default is not None
+        else []
+    )
 
 
 _ALIASES = {"tx_isolation": "transaction_isolation"}

@@ -1,4 +1,4 @@
-"""Applying row events to the slave's tables: find_row, images laid over defaults, key checks.
+"""Unpacking row images onto the slave's tables: values converted, laid over defaults or found rows.
 
 Columns match by position, as on real replicas: master column i is slave column i; master
 columns beyond the slave's width are skipped, slave columns beyond the master's keep or
@@ -7,20 +7,14 @@ take their defaults.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from server_sim.binlog.events import ColumnInfo
 from server_sim.catalog import DefaultKind, Table
 from server_sim.errors import ErrorCode, SqlError
-from server_sim.storage import Storage
+from server_sim.flavor import Flavor
 from server_sim.types import column_type_from_sql
 
-
-@dataclass(frozen=True)
-class FoundRow:
-    row_id: int
-    values: tuple
-    path: str  # how it was found: "pk" or "scan"
+from .conversions import convert
+from .find_row import FoundRow
 
 
 def decode_image(values: list[object] | None, present: list[bool], columns: list[ColumnInfo], slave: Table) -> dict[int, object]:
@@ -36,37 +30,15 @@ def decode_image(values: list[object] | None, present: list[bool], columns: list
         if index >= len(slave.columns):
             continue  # a master column the slave does not have
         master_type = column_type_from_sql(columns[index].type)
-        value = master_type.from_json(encoded)
         column = slave.columns[index]
-        image[index] = column.type.coerce(value, column.name)
+        image[index] = convert(master_type.from_json(encoded), master_type, column.type, column.name)
     return image
 
 
-def find_row(storage: Storage, table: Table, before: dict[int, object]) -> FoundRow | None:
-    """The row a before image designates: by the slave's primary key when the image has all
-    its columns, otherwise by scanning the table and comparing the image's columns."""
-    primary = table.primary_key
-    if primary is not None:
-        indexes = [table.column_index(name) for name in primary.columns]
-        if all(index in before for index in indexes):
-            found = storage.find_by_columns(table, primary.columns, [before[i] for i in indexes], exclude=None)
-            if not found:
-                return None
-            row_id, *values = found[0]
-            return FoundRow(row_id, tuple(values), "pk")
-    for row_id, *values in storage.rows(table, order=storage.physical_order(table)):
-        if all(_same(values[index], value) for index, value in before.items()):
-            return FoundRow(row_id, tuple(values), "scan")
-    return None
-
-
-def _same(stored: object, wanted: object) -> bool:
-    """record_compare is byte-for-byte: string case matters here, unlike in key lookups."""
-    return stored == wanted
-
-
-def row_for_write(table: Table, after: dict[int, object], timestamp: object, warnings: list[str]) -> list[object]:
-    """A new slave row: the slave's defaults, with the after image laid on top."""
+def row_for_write(table: Table, after: dict[int, object], master_width: int, timestamp: object, flavor: Flavor, warnings: list[str]) -> list[object]:
+    """A new slave row: the slave's defaults, with the after image laid on top (seed 003,
+    DEFAULT VALUES R1). A column without a default gets its type's implicit default, with
+    Warning 1364 where the flavor checks that column."""
     values: list[object] = []
     for index, column in enumerate(table.columns):
         if index in after:
@@ -77,7 +49,8 @@ def row_for_write(table: Table, after: dict[int, object], timestamp: object, war
             values.append(timestamp)
         elif column.default_kind is DefaultKind.NONE:
             values.append(column.type.implicit_default())
-            warnings.append(ErrorCode.ER_NO_DEFAULT_FOR_FIELD.template % column.name)
+            if index >= master_width or not flavor.missing_column_warning_beyond_master_only:
+                warnings.append(ErrorCode.ER_NO_DEFAULT_FOR_FIELD.template % column.name)
         else:
             values.append(column.default)
     return values

@@ -41,8 +41,11 @@ from server_sim.flavor import Flavor
 from server_sim.parser import Statement, StatementKind, parse_statement
 from server_sim.server import EPOCH, Server, ServerIdentity
 from server_sim.session import Savepoint
+from server_sim.types import column_type_from_sql
 
-from .rows import decode_image, find_row, missing_row_error, row_for_update, row_for_write
+from .conversions import check_columns, conversion_modes
+from .find_row import FoundRow, LookupPath, RowFinder, SearchAlgorithm, search_algorithms
+from .rows import decode_image, missing_row_error, row_for_update, row_for_write
 
 SLAVE_SERVER_ID = 2
 
@@ -57,7 +60,7 @@ class SlaveStop(Exception):
 
 @dataclass
 class RowLookup:
-    """How the applier found the rows of one row event (pk, scan)."""
+    """How the applier found the rows of one row event: pk, unique, key, hash or scan per row."""
 
     position: int
     table: str
@@ -259,30 +262,29 @@ class Slave:
         if table is None:
             raise SlaveStop(self._row_error(event, table_map, SqlError(ErrorCode.ER_NO_SUCH_TABLE, table_map.database, table_map.table)))
         self.session.ensure_transaction()
-        idempotent = self.server.global_variables.get("slave_exec_mode") == "IDEMPOTENT"
+        variables = self.server.global_variables
         lookup = RowLookup(position, table.name, [])
         try:
-            for row in event.rows:
-                before = decode_image(row.before, event.columns_before, table_map.columns, table)
-                after = decode_image(row.after, event.columns_after, table_map.columns, table)
-                if isinstance(event, Write_rows_log_event):
-                    self._write(table, after, idempotent, event)
-                    continue
-                found = find_row(self.server.storage, table, before)
-                if found is None:
-                    if idempotent:
-                        self.status.warnings.append(f"{missing_row_error(table).message} at position {position}; skipped (IDEMPOTENT)")
-                        continue
-                    raise missing_row_error(table)
-                lookup.paths.append(found.path)
-                if isinstance(event, Delete_rows_log_event):
-                    self.executor.delete_row(self.session, table, found.row_id, found.values, _discard())
-                    continue
-                values = tuple(row_for_update(found, after))
-                conflict = self.executor.find_conflict(table, values, exclude=found.row_id)
-                if conflict is not None:
-                    raise self.executor.duplicate_error(table, conflict[0], values)
-                self.executor.update_row(self.session, table, found.row_id, found.values, values, frozenset(), _discard())
+            check_columns(
+                [column_type_from_sql(column.type) for column in table_map.columns],
+                [column.type for column in table.columns],
+                conversion_modes(variables["slave_type_conversions"]),
+                table_map.database,
+                table_map.table,
+            )
+            images = [
+                (
+                    decode_image(row.before, event.columns_before, table_map.columns, table),
+                    decode_image(row.after, event.columns_after, table_map.columns, table),
+                )
+                for row in event.rows
+            ]
+            if isinstance(event, Write_rows_log_event):
+                for _, after in images:
+                    self._write(table, after, len(table_map.columns), event)
+            else:
+                for found, after in self._found_rows(table, event, images, lookup):
+                    self._change(table, event, found, after)
         except SqlError as error:
             raise SlaveStop(self._row_error(event, table_map, error)) from None
         finally:
@@ -291,8 +293,51 @@ class Slave:
         if event.rows_flags & STMT_END_F:
             self._rows_query = None  # the annotation covered this statement's row events only
 
-    def _write(self, table: Table, after: dict[int, object], idempotent: bool, event: Rows_log_event) -> None:
-        values = row_for_write(table, after, self.server.now(), self.status.warnings)
+    def _found_rows(self, table: Table, event: Rows_log_event, images: list[tuple[dict[int, object], dict[int, object]]], lookup: RowLookup) -> list[tuple[FoundRow, dict[int, object]]]:
+        """The slave row of each before image, with its after image, in the order they are
+        applied; a missing row is 1032, or skipped with a warning in IDEMPOTENT mode."""
+        finder = RowFinder(self.server.storage, table, self.flavor, self._search_algorithms)
+        present = sorted(images[0][0]) if images else []
+        search = finder.decide(present)
+        if search.path is LookupPath.HASH:
+            matched, missing_images = finder.find_by_hash(search, [before for before, _ in images])
+            pairs = [(found, images[index][1]) for index, found in matched]
+        else:
+            pairs, missing_images = [], []
+            for index, (before, after) in enumerate(images):
+                found = finder.find(search, before) if before else None
+                if found is None:
+                    missing_images.append(index)
+                else:
+                    pairs.append((found, after))
+        if missing_images:
+            if not self._idempotent:
+                raise missing_row_error(table)
+            for _ in missing_images:
+                self.status.warnings.append(f"{missing_row_error(table).message} at position {lookup.position}; skipped (IDEMPOTENT)")
+        lookup.paths.extend(found.path.value for found, _ in pairs)
+        return pairs
+
+    def _change(self, table: Table, event: Rows_log_event, found: FoundRow, after: dict[int, object]) -> None:
+        if isinstance(event, Delete_rows_log_event):
+            self.executor.delete_row(self.session, table, found.row_id, found.values, _discard())
+            return
+        values = tuple(row_for_update(found, after))
+        conflict = self.executor.find_conflict(table, values, exclude=found.row_id)
+        if conflict is not None:
+            raise self.executor.duplicate_error(table, conflict[0], values)
+        self.executor.update_row(self.session, table, found.row_id, found.values, values, frozenset(), _discard())
+
+    @property
+    def _idempotent(self) -> bool:
+        return self.server.global_variables["slave_exec_mode"] == "IDEMPOTENT"
+
+    @property
+    def _search_algorithms(self) -> frozenset[SearchAlgorithm]:
+        return search_algorithms(self.server.global_variables.get("slave_rows_search_algorithms"))
+
+    def _write(self, table: Table, after: dict[int, object], master_width: int, event: Rows_log_event) -> None:
+        values = row_for_write(table, after, master_width, self.server.now(), self.flavor, self.status.warnings)
         auto = table.auto_increment_column
         if auto is not None:
             index = table.columns.index(auto)
@@ -302,7 +347,7 @@ class Slave:
         row = self.executor.coerce_row(table, values, 1)
         conflict = self.executor.find_conflict(table, row, exclude=None)
         if conflict is not None:
-            if not idempotent:
+            if not self._idempotent:
                 raise self.executor.duplicate_error(table, conflict[0], row)
             row_id, *existing = conflict[1]
             self.executor.update_row(self.session, table, row_id, tuple(existing), row, frozenset(), _discard())
