@@ -70,7 +70,7 @@ def run_json(run: RunOutcome) -> dict[str, object]:
             "applied_position": slave.applied_position,
             "events_applied": slave.events_applied,
             "warnings": slave.warnings,
-            "row_lookups": [{"position": l.position, "table": l.table, "paths": l.paths} for l in slave.lookups],
+            "row_lookups": [{"position": l.position, "table": l.table, "key": l.key, "paths": l.paths} for l in slave.lookups],
         },
         "verdict": run.judgement.verdict.value,
         "explanation": list(run.judgement.explanation),

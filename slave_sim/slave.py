@@ -65,6 +65,7 @@ class RowLookup:
     position: int
     table: str
     paths: list[str]
+    key: str | None = None  # the slave key the lookup went through, if any
 
 
 @dataclass
@@ -299,13 +300,17 @@ class Slave:
         finder = RowFinder(self.server.storage, table, self.flavor, self._search_algorithms)
         present = sorted(images[0][0]) if images else []
         search = finder.decide(present)
-        if search.path is LookupPath.HASH:
+        lookup.key = search.key.name if search.key else None
+        if not present:
+            # Nothing of the before image exists on the slave (seed 003 R2): no search.
+            pairs, missing_images = [], list(range(len(images)))
+        elif search.path is LookupPath.HASH:
             matched, missing_images = finder.find_by_hash(search, [before for before, _ in images])
             pairs = [(found, images[index][1]) for index, found in matched]
         else:
             pairs, missing_images = [], []
             for index, (before, after) in enumerate(images):
-                found = finder.find(search, before) if before else None
+                found = finder.find(search, before)
                 if found is None:
                     missing_images.append(index)
                 else:
