@@ -68,6 +68,31 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--spark-master", default=None, metavar="URL")
     check.add_argument("--seed", type=int, default=0)
 
+    replay = commands.add_parser(
+        "replay",
+        help="apply a binlog to a slave database kept in a DuckDB file, resuming where the last run stopped",
+        description="Apply BINLOG (as `rplharness run` writes it) to the slave database in --db. Each binlog "
+        "transaction commits together with the position after it, so a run that is killed resumes, when run "
+        "again, exactly after the last transaction it applied. A new database is first provisioned with "
+        "--slave-schema and starts at --start-position. Exit 0 when the whole binlog is applied, 1 when the "
+        "slave stops on an error, 2 on usage or input errors.",
+    )
+    replay.add_argument("binlog", type=Path, metavar="BINLOG")
+    replay.add_argument("--db", type=Path, required=True, metavar="FILE", help="the slave's DuckDB database file (created when missing)")
+    replay.add_argument("--slave-schema", type=Path, default=None, metavar="FILE", help="for a new database: SQL statements (;-separated) that create the slave's own tables and data first")
+    replay.add_argument("--start-position", type=int, default=0, metavar="POS", help="for a new database: the binlog position its provisioned data corresponds to (default: the start)")
+    replay.add_argument("--flavor", default=DEFAULT_FLAVOR.name, choices=sorted(FLAVORS), help="server being modelled (default %(default)s)")
+    replay.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        dest="settings",
+        metavar="VAR=VALUE",
+        help="a slave variable such as slave_exec_mode=IDEMPOTENT, slave_type_conversions=ALL_NON_LOSSY, "
+        "slave_rows_search_algorithms=INDEX_SCAN,HASH_SCAN or slave_transaction_retries=10 (repeatable)",
+    )
+    replay.add_argument("--seed", type=int, default=0, help="seed of the simulated slave (default %(default)s)")
+
     binlog = commands.add_parser("binlog", help="binlog file tools")
     binlog_commands = binlog.add_subparsers(dest="binlog_command", required=True)
     show_parser = binlog_commands.add_parser("show", help="print a binlog the way mysqlbinlog -vv does")
@@ -203,9 +228,58 @@ def _show(arguments: argparse.Namespace) -> int:
     return 0
 
 
+def _settings(pairs: list[str]) -> dict[str, str]:
+    """`--set VAR=VALUE` options as a dict; ValueError names the malformed one."""
+    settings: dict[str, str] = {}
+    for pair in pairs:
+        name, equals, value = pair.partition("=")
+        if not equals or not name.strip():
+            raise ValueError(f"--set {pair!r}: expected VAR=VALUE")
+        settings[name.strip()] = value.strip()
+    return settings
+
+
+def _replay(arguments: argparse.Namespace) -> int:
+    from server_sim.errors import SqlError
+    from slave_sim.replay import replay
+    from slave_sim.slave import SlaveConfigurationError
+
+    binlog: Path = arguments.binlog
+    if not binlog.is_file():
+        print(f"rplharness: {binlog}: no such file", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        settings = _settings(arguments.settings)
+        schema = arguments.slave_schema.read_text() if arguments.slave_schema else None
+        result = replay(binlog, arguments.db, get_flavor(arguments.flavor), settings, schema, arguments.start_position, arguments.seed)
+    except (ValueError, OSError, SlaveConfigurationError) as error:
+        print(f"rplharness: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except SqlError as error:
+        print(f"rplharness: {arguments.slave_schema or 'settings'}: {error.message}", file=sys.stderr)
+        return EXIT_USAGE
+    for sql, condition in result.schema_errors:
+        print(f"rplharness: {arguments.slave_schema}: {sql.strip()!r}: error {condition.code}: {condition.message}", file=sys.stderr)
+    if result.schema_errors:
+        print(f"rplharness: {arguments.db}: not provisioned (nothing was written)", file=sys.stderr)
+        return EXIT_USAGE
+    status = result.status
+    start = f"resumed at position {result.resumed_from}" if result.resumed_from is not None else "new database"
+    print(f"{arguments.db}: {start}; applied {status.events_applied} events; position {status.applied_position}")
+    for retry in status.retries:
+        print(f"retry {retry.attempt} of the transaction at {retry.position} after {retry.wait_seconds:.2f} s: error {retry.code}: {retry.message}")
+    for warning in status.warnings:
+        print(f"warning: {warning}")
+    if not status.running:
+        error = status.error
+        print(f"slave stopped at position {status.error_position} ({status.error_event}): error {error.code} ({error.name}): {error.message}")
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
-    commands = {"run": _run, "record-oracle": _record, "check-fidelity": _check, "binlog": _show}
+    commands = {"run": _run, "record-oracle": _record, "check-fidelity": _check, "replay": _replay, "binlog": _show}
     return commands[arguments.command](arguments)
 
 

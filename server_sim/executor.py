@@ -15,7 +15,7 @@ from enum import Enum
 
 from sqlglot import exp
 
-from .catalog import Column, DefaultKind, Key, KeyKind, Table, TableBuilder, column_from_definition, key_from_constraint, table_from_create
+from .catalog import Catalog, Column, DefaultKind, Key, KeyKind, Table, TableBuilder, column_from_definition, key_from_constraint, table_from_create
 from .errors import Condition, ErrorCode, SqlError, not_supported, note
 from .expressions import StatementContext, Translator, constant_value, is_constant, literal
 from .parser import Statement, StatementKind
@@ -73,8 +73,12 @@ class Executor:
 
     def __init__(self, server: Server) -> None:
         self.server = server
-        self.catalog = server.catalog
         self.storage = server.storage
+
+    @property
+    def catalog(self) -> Catalog:
+        """The server's catalog as it is now (a reopened slave replaces it)."""
+        return self.server.catalog
 
     def run(self, session: Session, statement: Statement, context: StatementContext, insert_id: int | None = None) -> Outcome:
         """Execute a DML, DDL or SELECT statement; `insert_id` forces the first auto value (Intvar)."""

@@ -12,10 +12,10 @@ import hashlib
 import random
 import uuid
 from dataclasses import dataclass
-
-import duckdb
+from pathlib import Path
 
 from .catalog import Catalog
+from .dictionary import catalog_from_json, catalog_to_json
 from .engines import EngineRegistry
 from .expressions import StatementContext
 from .flavor import Flavor
@@ -44,7 +44,7 @@ class Server:
         flavor: Flavor,
         identity: ServerIdentity,
         engines: EngineRegistry | None = None,
-        connection: duckdb.DuckDBPyConnection | None = None,
+        database: Path | None = None,
         schema: str = "test",
     ) -> None:
         self.flavor = flavor
@@ -63,11 +63,9 @@ class Server:
         self._next_thread_id = 1
         self.current_session: Session | None = None
         self._seeded_rand: dict[int, tuple[int, int]] = {}
-        own_connection = connection is None
-        self.connection = connection or open_connection()
+        self.connection = open_connection(database)
         self._register_functions()
-        if own_connection:
-            lock_configuration(self.connection)
+        lock_configuration(self.connection)
         self.storage = Storage(self.connection, schema)
 
     # -- time and generators ------------------------------------------------------------
@@ -164,6 +162,27 @@ class Server:
             rows = self.storage.rows(table, order=self.storage.physical_order(table)) if table.engine.stores_rows else []
             tables[key] = (table.column_names(), [tuple(row[1:]) for row in rows])
         return tables
+
+    def state_document(self) -> dict[str, object]:
+        """The catalog and the generators: what a reopened server needs besides its rows."""
+        version, internal, gauss = self._random.getstate()
+        return {
+            "catalog": catalog_to_json(self.catalog),
+            "clock": self._clock.isoformat(),
+            "uuid_counter": self._uuid_counter,
+            "uuid_short_counter": self._uuid_short_counter,
+            "random": [version, list(internal), gauss],
+            "next_thread_id": self._next_thread_id,
+        }
+
+    def restore_state(self, document: dict[str, object]) -> None:
+        self.catalog = catalog_from_json(document["catalog"])
+        self._clock = dt.datetime.fromisoformat(document["clock"])
+        self._uuid_counter = document["uuid_counter"]
+        self._uuid_short_counter = document["uuid_short_counter"]
+        version, internal, gauss = document["random"]
+        self._random.setstate((version, tuple(internal), gauss))
+        self._next_thread_id = document["next_thread_id"]
 
     def close(self) -> None:
         self.connection.close()

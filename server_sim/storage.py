@@ -8,6 +8,7 @@ the catalog's business; DuckDB is never asked to enforce them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 import duckdb
 
@@ -31,9 +32,9 @@ def quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def open_connection() -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB database that cannot touch the file system."""
-    return duckdb.connect(":memory:", config=dict(_LOCKED_DOWN))
+def open_connection(database: Path | None = None) -> duckdb.DuckDBPyConnection:
+    """A DuckDB database, in memory or in the file `database`, that cannot touch any other file."""
+    return duckdb.connect(str(database) if database is not None else ":memory:", config=dict(_LOCKED_DOWN))
 
 
 def lock_configuration(connection: duckdb.DuckDBPyConnection) -> None:
@@ -134,6 +135,9 @@ _DUCKDB_COLUMN_NOT_FOUND = ('Referenced column "', 'column "')
 def translate_error(error: duckdb.Error, sql: str) -> SqlError:
     """A MySQL error for a DuckDB failure, naming the statement DuckDB could not run."""
     text = str(error)
+    if isinstance(error, duckdb.TransactionException):
+        # A write-write conflict with another transaction: the server's deadlock victim.
+        return SqlError(ErrorCode.ER_LOCK_DEADLOCK)
     if isinstance(error, duckdb.BinderException) and "not found" in text:
         for marker in _DUCKDB_COLUMN_NOT_FOUND:
             if marker in text:

@@ -12,6 +12,10 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
+
+import duckdb
+from tenacity import RetryCallState, Retrying, retry_if_exception, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from server_sim.binlog.events import (
     INTVAR_INSERT_ID,
@@ -41,13 +45,22 @@ from server_sim.flavor import Flavor
 from server_sim.parser import Statement, StatementKind, parse_statement
 from server_sim.server import EPOCH, Server, ServerIdentity
 from server_sim.session import Savepoint
+from server_sim.sysvars import VariableRegistry
 from server_sim.types import column_type_from_sql
 
 from .conversions import check_columns, conversion_modes
 from .find_row import FoundRow, LookupPath, RowFinder, SearchAlgorithm, search_algorithms
+from .relay_log_info import AppliedPosition, RelayLogInfo
 from .rows import decode_image, missing_row_error, row_for_update, row_for_write
 
 SLAVE_SERVER_ID = 2
+
+
+# Errors the applier retries, as the server's has_temporary_error(): the transaction lost a
+# lock race, not a replication problem.
+TRANSIENT_ERRORS = frozenset({ErrorCode.ER_LOCK_WAIT_TIMEOUT.code, ErrorCode.ER_LOCK_DEADLOCK.code})
+# Backoff between retries of one transaction: exponential from 10 ms, at most 1 s.
+RETRY_WAIT = wait_exponential(multiplier=0.01, max=1.0)
 
 
 class SlaveStop(Exception):
@@ -56,6 +69,14 @@ class SlaveStop(Exception):
     def __init__(self, error: SqlError) -> None:
         super().__init__(error.message)
         self.error = error
+
+
+class TransientStop(SlaveStop):
+    """A transient error in a transaction the applier has rolled back and may run again."""
+
+
+class SlaveConfigurationError(Exception):
+    """The slave cannot apply this binlog at all (its database follows another binlog)."""
 
 
 @dataclass
@@ -68,6 +89,17 @@ class RowLookup:
     key: str | None = None  # the slave key the lookup went through, if any
 
 
+@dataclass(frozen=True)
+class Retry:
+    """One retry of a transaction after a transient error (slave_transaction_retries)."""
+
+    position: int  # where the transaction starts (0 also for opening the database)
+    attempt: int  # 1 for the first retry
+    code: int
+    message: str
+    wait_seconds: float
+
+
 @dataclass
 class SlaveStatus:
     """SHOW SLAVE STATUS, reduced: running or stopped, where and why."""
@@ -77,26 +109,74 @@ class SlaveStatus:
     error_position: int | None = None
     error_event: str | None = None
     applied_position: int = 0
-    events_applied: int = 0
+    events_applied: int = 0  # events of committed transactions
     warnings: list[str] = field(default_factory=list)
     lookups: list[RowLookup] = field(default_factory=list)
+    retries: list[Retry] = field(default_factory=list)
 
 
 class Slave:
-    """A slave server and its applier."""
+    """A slave server and its applier.
 
-    def __init__(self, flavor: Flavor, settings: dict[str, str], seed: int, engines: EngineRegistry | None = None, lag_seconds: int = 3) -> None:
+    The slave's database is in memory, or in a DuckDB file that survives the process: each
+    binlog transaction is applied in one DuckDB transaction that also records the position
+    after it and the server state (relay_log_info), so a slave reopened after a crash
+    resumes exactly where the data says it stopped.
+    """
+
+    def __init__(
+        self,
+        flavor: Flavor,
+        settings: dict[str, str],
+        seed: int,
+        engines: EngineRegistry | None = None,
+        lag_seconds: int = 3,
+        database: Path | None = None,
+    ) -> None:
         self.flavor = flavor
         identity = ServerIdentity(SLAVE_SERVER_ID, "slave", seed + 1, clock_start=EPOCH + dt.timedelta(seconds=lag_seconds))
-        self.server = Server(flavor, identity, engines)
+        self.status = SlaveStatus()
+        self.server = self._open_server(identity, engines, database, settings)
         self.server.global_variables.update(settings)
         self.executor = Executor(self.server)
         self.session = self.server.new_session(flavor.applier_user)
-        self.status = SlaveStatus()
         self._table_maps: dict[int, Table_map_log_event] = {}
         self._reset_context()
         self._rows_query: str | None = None
         self._position = 0
+        self._event_name = ""
+        self._pending_events = 0  # applied in the open transaction, not committed yet
+        self._relay_log_info = RelayLogInfo(self.server.connection)
+        self.master_log_name = ""
+        recorded = self._relay_log_info.load()
+        if recorded is None:
+            self._begin()
+            self._checkpoint(0)
+        else:
+            self._restore(recorded)
+            self._begin()
+        # A database that has followed a binlog before; a new one is not bound to any yet.
+        self.resumed = self.master_log_name != ""
+
+    def _open_server(self, identity: ServerIdentity, engines: EngineRegistry | None, database: Path | None, settings: dict[str, str]) -> Server:
+        """The slave server; a database file another process holds is waited for, as a lock."""
+        variables = {**VariableRegistry(self.flavor).defaults(), **settings}
+        retrying = Retrying(
+            stop=stop_after_attempt(int(variables["slave_transaction_retries"]) + 1),
+            wait=RETRY_WAIT,
+            retry=retry_if_exception(_database_locked),
+            before_sleep=self._report_lock_wait,
+            reraise=True,
+        )
+        try:
+            return retrying(Server, self.flavor, identity, engines, database=database)
+        except duckdb.IOException as error:
+            raise SlaveConfigurationError(f"{database}: {error}") from None
+
+    def _report_lock_wait(self, state: RetryCallState) -> None:
+        wait = state.next_action.sleep if state.next_action else 0.0
+        reason = str(state.outcome.exception()).splitlines()[0]
+        self.status.retries.append(Retry(0, state.attempt_number, ErrorCode.ER_LOCK_WAIT_TIMEOUT.code, reason, wait))
 
     def _reset_context(self) -> None:
         self._insert_id: int | None = None
@@ -104,8 +184,70 @@ class Slave:
         self._rand: tuple[int, int] | None = None
         self._user_variables: dict[str, object] = {}
 
+    # -- crash safety ------------------------------------------------------------------------
+
+    def _begin(self) -> None:
+        self.server.connection.execute("BEGIN TRANSACTION")
+
+    def _checkpoint(self, position: int) -> None:
+        """Commit what is applied with the position after it, and open the next transaction."""
+        self.status.applied_position = position
+        self.status.events_applied += self._pending_events
+        self._pending_events = 0
+        state = {**self.server.state_document(), "applier": {"rand_seed1": self.session.rand_seed1, "rand_seed2": self.session.rand_seed2}}
+        self._relay_log_info.save(AppliedPosition(self.master_log_name, position), state)
+        self.server.connection.execute("COMMIT")
+        self._begin()
+
+    def _restore(self, recorded: tuple[AppliedPosition, dict[str, Any]]) -> None:
+        """Take up the committed position and server state; the applier session starts afresh."""
+        position, state = recorded
+        self.session = self.server.new_session(self.flavor.applier_user)
+        self.server.restore_state(state)
+        self.session.rand_seed1 = state["applier"]["rand_seed1"]
+        self.session.rand_seed2 = state["applier"]["rand_seed2"]
+        self.master_log_name = position.master_log_name
+        self.status.applied_position = position.master_log_pos
+        self._table_maps = {}
+        self._reset_context()
+        self._rows_query = None
+        self._pending_events = 0
+
+    def _roll_back_to_checkpoint(self) -> None:
+        """Discard everything since the last commit, in the database and in memory."""
+        self.server.connection.execute("ROLLBACK")
+        recorded = self._relay_log_info.load()
+        assert recorded is not None  # the constructor commits a first checkpoint
+        self._restore(recorded)
+        self._begin()
+
+    # -- applying ----------------------------------------------------------------------------
+
     def execute_local(self, sql: str) -> Outcome:
         """Run a statement on the slave alone (its own schema changes), as a local client."""
+        outcome = self._run_local(sql)
+        self._checkpoint(self.status.applied_position)
+        return outcome
+
+    def provision(self, statements: list[str]) -> list[tuple[str, Condition]]:
+        """Prepare a new slave with its own schema and data, all or nothing: the failing
+        statements, or none when every statement ran and the result is committed."""
+        errors: list[tuple[str, Condition]] = []
+        for sql in statements:
+            try:
+                outcome = self._run_local(sql)
+            except SqlError as error:  # a statement the parser refuses
+                errors.append((sql, error.condition()))
+                continue
+            if outcome.error is not None:
+                errors.append((sql, outcome.error.condition()))
+        if errors:
+            self._roll_back_to_checkpoint()
+        else:
+            self._checkpoint(self.status.applied_position)
+        return errors
+
+    def _run_local(self, sql: str) -> Outcome:
         session = self.server.new_session("root@localhost")
         statement = parse_statement(sql)
         outcome = self.executor.run(session, statement, self.server.statement_context(session, self.server.tick()))
@@ -113,35 +255,81 @@ class Slave:
         return outcome
 
     def apply(self, binlog: Path, start: int = 0, stop: int | None = None) -> SlaveStatus:
-        """Apply the events of `binlog` from position `start` up to `stop` (or the end),
-        until the first error."""
+        """Apply the events of `binlog` from position `start` (or the recorded position, if
+        later) up to `stop` (or the end), one transaction at a time, until the first error."""
         status = self.status
         if not status.running:
             return status
+        if self.master_log_name and self.master_log_name != binlog.name and status.applied_position > 0:
+            raise SlaveConfigurationError(
+                f"the slave is applying {self.master_log_name} (position {status.applied_position}), not {binlog.name}"
+            )
+        self.master_log_name = binlog.name
+        if start > status.applied_position:
+            self._checkpoint(start)  # CHANGE MASTER TO MASTER_LOG_POS: the first event to apply
+        position: int | None = status.applied_position
         try:
-            for positioned in read_binlog(binlog):
-                if positioned.position < start:
-                    continue
+            while position is not None:
+                position = self._apply_with_retries(binlog, position, stop)
+        except SlaveStop as halt:
+            self._stop(halt.error, self._position, self._event_name)
+        except BinlogCorruptError as error:
+            self._stop(SqlError(ErrorCode.ER_SLAVE_RELAY_LOG_READ_FAILURE, error.reason), error.position, "corrupt event")
+        return status
+
+    def _apply_with_retries(self, binlog: Path, position: int, stop: int | None) -> int | None:
+        """One transaction, run again after a transient error up to slave_transaction_retries times."""
+        retrying = Retrying(
+            stop=stop_after_attempt(int(self.server.global_variables["slave_transaction_retries"]) + 1),
+            wait=RETRY_WAIT,
+            retry=retry_if_exception_type(TransientStop),
+            before_sleep=lambda state: self._report_retry(position, state),
+            reraise=True,
+        )
+        return retrying(self._apply_transaction, binlog, position, stop)
+
+    def _report_retry(self, position: int, state: RetryCallState) -> None:
+        error = state.outcome.exception().error
+        wait = state.next_action.sleep if state.next_action else 0.0
+        self.status.retries.append(Retry(position, state.attempt_number, error.code, error.message, wait))
+
+    def _apply_transaction(self, binlog: Path, position: int, stop: int | None) -> int | None:
+        """Apply events from `position` to the end of the transaction they open, commit it
+        with the position after it and return that position; None at the end of the binlog."""
+        status = self.status
+        events = read_binlog(binlog, position)
+        try:
+            for positioned in events:
                 if stop is not None and positioned.position >= stop:
                     break
                 self._position = positioned.position
+                self._event_name = type_name_of(positioned.event)
                 try:
                     self._apply_event(positioned)
                 except SlaveStop as halt:
-                    self._stop(halt.error, positioned.position, type_name_of(positioned.event))
-                    break
-                status.events_applied += 1
+                    transaction = self.session.transaction
+                    if halt.error.code in TRANSIENT_ERRORS and not (transaction and transaction.wrote_nontransactional):
+                        self._roll_back_to_checkpoint()
+                        raise TransientStop(halt.error) from None
+                    raise
+                self._pending_events += 1
                 if self.session.transaction is None:
-                    status.applied_position = positioned.end_log_pos
-        except BinlogCorruptError as error:
-            self._stop(SqlError(ErrorCode.ER_SLAVE_RELAY_LOG_READ_FAILURE, error.reason), error.position, "corrupt event")
-        if self.session.transaction is not None and status.running:
-            # The binlog ends inside a transaction: what was applied of it does not count.
+                    self._checkpoint(positioned.end_log_pos)
+                    return positioned.end_log_pos
+        finally:
+            events.close()
+        if self.session.transaction is not None:
+            # The binlog ends inside a transaction: what was applied of it does not count,
+            # except non-transactional changes, which no rollback takes back.
             self._rollback()
-        return status
+            self._checkpoint(status.applied_position)
+        return None
 
     def _stop(self, error: SqlError, position: int, event: str) -> None:
+        """The SQL thread stops: the failed transaction's transactional changes are undone,
+        its non-transactional ones stay, and the position stays at its start."""
         self._rollback()
+        self._checkpoint(self.status.applied_position)
         self.status.running = False
         condition = error.condition()
         if error.error is ErrorCode.ER_INCONSISTENT_ERROR:
@@ -373,13 +561,19 @@ class Slave:
         self.session.transaction = None
 
     def _rollback(self) -> None:
+        self._pending_events = 0
         transaction = self.session.transaction
         if transaction is not None:
             transaction.undo_to(0, self.server.storage)
         self.session.transaction = None
 
     def close(self) -> None:
+        self.server.connection.execute("ROLLBACK")
         self.server.close()
+
+
+def _database_locked(error: BaseException) -> bool:
+    return isinstance(error, duckdb.IOException) and "lock" in str(error).lower()
 
 
 def _discard() -> Outcome:

@@ -167,8 +167,9 @@ class OracleClient:
                     workers[step.session] = SessionWorker(step.session, self.pair.master, clock)
                 result = StepResult(step.index, step.session, step.sql)
                 record.steps.append(result)
-                self._send(workers[step.session], result)
+                # Set before sending: a blocked step this one releases finishes while it runs.
                 clock.last_step = step.index
+                self._send(workers[step.session], result)
             self._close_all(workers)
             replica = self.pair.wait_for_replica()
             record.slave = SlaveStatus(

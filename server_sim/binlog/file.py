@@ -154,30 +154,46 @@ def _row(row: object) -> Row:
     return Row(before=row.get("before"), after=row.get("after"))
 
 
-def read_binlog(path: Path) -> Iterator[PositionedEvent]:
-    """The events of a binlog file in order; BinlogCorruptError at the first bad line."""
-    max_type_code = 0
-    position = 0
+def read_binlog(path: Path, start: int = 0) -> Iterator[PositionedEvent]:
+    """The events of a binlog file in order, from the event at byte `start` on (the
+    Format_description event is read first in any case, as a real reader does);
+    BinlogCorruptError at the first bad line."""
     with path.open("rb") as file:
+        first = file.readline()
+        if not first:
+            raise BinlogCorruptError(path, 0, "empty file: no Format_description event")
+        description = _decode_line(path, 0, first, max_type_code=0)
+        max_type_code = max(int(code) for code in description.event.event_types.values())
+        if start == 0:
+            yield description
+        position = max(start, description.end_log_pos)
+        if position != description.end_log_pos:
+            file.seek(position - 1)
+            before = file.read(1)
+            if before != b"\n":
+                reason = "beyond the end of the file" if not before else "not the start of an event"
+                raise BinlogCorruptError(path, position, f"the position is {reason}")
         for raw in file:
-            end = position + len(raw)
-            if not raw.endswith(b"\n"):
-                raise BinlogCorruptError(path, position, "truncated event (the line has no end)")
-            try:
-                record = json.loads(raw)
-                if not isinstance(record, dict):
-                    raise ValueError("not a JSON object")
-                if position == 0:
-                    if record.get("type_code") != Format_description_log_event.type_code:
-                        raise ValueError("the first event is not a Format_description event")
-                    event_types = record.get("event_types")
-                    if not isinstance(event_types, dict) or not event_types:
-                        raise ValueError("the format description declares no event types")
-                    max_type_code = max(int(code) for code in event_types.values())
-                event = decode(record, max_type_code)
-            except (ValueError, TypeError, KeyError) as error:
-                raise BinlogCorruptError(path, position, str(error)) from None
-            yield PositionedEvent(position, end, event)
-            position = end
-    if position == 0:
-        raise BinlogCorruptError(path, 0, "empty file: no Format_description event")
+            event = _decode_line(path, position, raw, max_type_code)
+            yield event
+            position = event.end_log_pos
+
+
+def _decode_line(path: Path, position: int, raw: bytes, max_type_code: int) -> PositionedEvent:
+    if not raw.endswith(b"\n"):
+        raise BinlogCorruptError(path, position, "truncated event (the line has no end)")
+    try:
+        record = json.loads(raw)
+        if not isinstance(record, dict):
+            raise ValueError("not a JSON object")
+        if position == 0:
+            if record.get("type_code") != Format_description_log_event.type_code:
+                raise ValueError("the first event is not a Format_description event")
+            event_types = record.get("event_types")
+            if not isinstance(event_types, dict) or not event_types:
+                raise ValueError("the format description declares no event types")
+            max_type_code = max(int(code) for code in event_types.values())
+        event = decode(record, max_type_code)
+    except (ValueError, TypeError, KeyError) as error:
+        raise BinlogCorruptError(path, position, str(error)) from None
+    return PositionedEvent(position, position + len(raw), event)

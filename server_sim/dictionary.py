@@ -1,0 +1,84 @@
+"""A catalog as a JSON document, so a server kept in a DuckDB file can be reopened.
+
+A real server keeps its table definitions in a data dictionary that commits with the
+data. The simulated slave writes this document into its own database in the same
+transaction as the rows it applies, so definitions, counters and rows never disagree
+after a crash.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from .catalog import Catalog, Column, DefaultKind, Key, KeyKind, Table
+from .engines import Engine
+from .types import ColumnType
+
+
+def catalog_to_json(catalog: Catalog) -> dict[str, Any]:
+    return {
+        "database": catalog.database,
+        "tables": [_table_to_json(table) for table in [*catalog.tables.values(), *catalog.temporary.values()]],
+    }
+
+
+def catalog_from_json(document: dict[str, Any]) -> Catalog:
+    catalog = Catalog(database=document["database"])
+    for entry in document["tables"]:
+        catalog.add(_table_from_json(entry))
+    return catalog
+
+
+def _table_to_json(table: Table) -> dict[str, Any]:
+    return {
+        "name": table.name,
+        "columns": [_column_to_json(column) for column in table.columns],
+        "keys": [{"name": key.name, "kind": key.kind.value, "columns": list(key.columns)} for key in table.keys],
+        # The whole engine, not its name: a scenario may have declared it.
+        "engine": dataclasses.asdict(table.engine),
+        "temporary": table.temporary,
+        "owner": table.owner,
+        "auto_increment": table.auto_increment,
+        "next_row_id": table.next_row_id,
+        "storage_name": table.storage_name,
+    }
+
+
+def _table_from_json(entry: dict[str, Any]) -> Table:
+    return Table(
+        name=entry["name"],
+        columns=[_column_from_json(column) for column in entry["columns"]],
+        keys=[Key(key["name"], KeyKind(key["kind"]), tuple(key["columns"])) for key in entry["keys"]],
+        engine=Engine(**entry["engine"]),
+        temporary=entry["temporary"],
+        owner=entry["owner"],
+        auto_increment=entry["auto_increment"],
+        next_row_id=entry["next_row_id"],
+        storage_name=entry["storage_name"],
+    )
+
+
+def _column_to_json(column: Column) -> dict[str, Any]:
+    return {
+        "name": column.name,
+        "type": dataclasses.asdict(column.type),
+        "nullable": column.nullable,
+        "default_kind": column.default_kind.value,
+        "default": column.type.to_json(column.default),
+        "auto_increment": column.auto_increment,
+        "on_update_current_timestamp": column.on_update_current_timestamp,
+    }
+
+
+def _column_from_json(entry: dict[str, Any]) -> Column:
+    column_type = ColumnType(**entry["type"])
+    return Column(
+        name=entry["name"],
+        type=column_type,
+        nullable=entry["nullable"],
+        default_kind=DefaultKind(entry["default_kind"]),
+        default=column_type.from_json(entry["default"]),
+        auto_increment=entry["auto_increment"],
+        on_update_current_timestamp=entry["on_update_current_timestamp"],
+    )
