@@ -54,6 +54,10 @@ class StepResult:
     affected_rows: int = 0
     blocked_by: str | None = None
     ran_after_step: int | None = None
+    # Byte ranges of the binlog written while the statement ran, one per attempt that
+    # wrote (a statement that waits for a lock runs again later): its own events, and a
+    # transaction it committed (COMMIT, autocommit, DDL's implicit commit).
+    binlog_ranges: list[tuple[int, int]] = field(default_factory=list)
 
     def fail(self, error: SqlError) -> None:
         self.status = "error"
@@ -133,7 +137,11 @@ class Master:
         progressed = False
         while master_session.queue:
             result = master_session.queue[0]
-            if not self._execute(master_session, result):
+            start = self.writer.position
+            ran = self._execute(master_session, result)
+            if self.writer.position > start:
+                result.binlog_ranges.append((start, self.writer.position))
+            if not ran:
                 return progressed
             if result.blocked_by is not None:
                 result.ran_after_step = self._last_step

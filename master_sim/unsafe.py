@@ -42,6 +42,12 @@ class UnsafeReason(Enum):
     SKIP_LOCKED = (3570, "Statement is unsafe because it uses SKIP LOCKED. The set of inserted values is non-deterministic.")
     NOWAIT = (3571, "Statement is unsafe because it uses NOWAIT. Whether the command will succeed or fail is not deterministic.")
 
+    @classmethod
+    def of_note(cls, message: str) -> UnsafeReason | None:
+        """The reason a Note 1592 embeds, whichever flavor wrote it (with or without the final period)."""
+        text = message.rstrip(".")
+        return next((reason for reason in cls if text.endswith(reason.text.rstrip("."))), None)
+
     def note(self, flavor: Flavor) -> Condition:
         """The Note 1592 the server attaches when it logs the statement anyway."""
         error = ErrorCode.ER_BINLOG_UNSAFE_STATEMENT
