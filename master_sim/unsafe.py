@@ -86,8 +86,9 @@ def parse_time_reasons(statement: Statement, flavor: Flavor) -> list[UnsafeReaso
             if not is_replicated_variable(variable, scope):
                 reasons.add(UnsafeReason.SYSTEM_VARIABLE)
         if isinstance(node, exp.Lock):
+            # sqlglot's `wait`: True for NOWAIT, False for SKIP LOCKED, a number for WAIT n.
             wait = node.args.get("wait")
-            if isinstance(wait, exp.Expression) and "SKIP" in wait.sql().upper():
+            if wait is False:
                 reasons.add(UnsafeReason.SKIP_LOCKED)
             elif wait is True:
                 reasons.add(UnsafeReason.NOWAIT)
