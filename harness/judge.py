@@ -75,7 +75,7 @@ def _step_problems(record: RunRecord, expectation: Expectation) -> list[str]:
     where = f"step {number} ({step.session})"
     problems = []
     if expectation.notes is not None:
-        expected, actual = _listed(expectation.notes), _listed(step_notes(step))
+        expected, actual = [str(n) for n in expectation.notes], [str(n) for n in _step_notes(step)]
         if sorted(expected) != sorted(actual):
             problems.append(f"{where}: expected notes [{', '.join(expected)}], got [{', '.join(actual)}]")
     if expectation.error is not None:
@@ -91,7 +91,7 @@ def _step_problems(record: RunRecord, expectation: Expectation) -> list[str]:
     return problems
 
 
-def step_notes(step: StepResult) -> list[str | int]:
+def _step_notes(step: StepResult) -> list[str | int]:
     """A step's Notes and Warnings as `notes` names them: each Note 1592 by its unsafe
     reason's server name, any other diagnostic by its code."""
     names: list[str | int] = []
@@ -101,10 +101,6 @@ def step_notes(step: StepResult) -> list[str | int]:
         reason = UnsafeReason.of_note(condition.message) if condition.code == UNSAFE_NOTE else None
         names.append(reason.name if reason is not None else condition.code)
     return names
-
-
-def _listed(items: tuple[str | int, ...] | list[str | int]) -> list[str]:
-    return [str(item) for item in items]
 
 
 def _events_match(patterns: tuple[EventPattern, ...], events: list[EventObservation]) -> bool:
