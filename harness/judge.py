@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
-from scenarios.model import Expectation, Verdict
+from master_sim.master import StepResult
+from master_sim.unsafe import UnsafeReason
+from scenarios.model import EventPattern, Expectation, Scenario, ScenarioError, Verdict
 
 from .compare import RunDiff
+from .observation import EVENT_KINDS, UNSAFE_NOTE, EventObservation, simulator_events
 from .runner import RunRecord
 
 
@@ -56,5 +60,71 @@ def check_expectations(record: RunRecord, judgement: Judgement) -> list[Expectat
             problems.append(f"expected verdict {expectation.verdict.value}, got {judgement.verdict.value}")
         if expectation.slave_error is not None and expectation.slave_error != slave_error:
             problems.append(f"expected the slave to stop with {expectation.slave_error}, got {slave_error or 'no error'}")
+        if expectation.step is not None:
+            problems.extend(_step_problems(record, expectation))
         results.append(ExpectationResult(expectation, not problems, "; ".join(problems) or "held"))
     return results
+
+
+def _step_problems(record: RunRecord, expectation: Expectation) -> list[str]:
+    """What the expected step did differently: diagnostics, error, binlog events."""
+    number = expectation.step
+    step = next((step for step in record.steps if step.index == number), None)
+    if step is None:
+        return [f"step {number} never reached the master (the run failed before it)"]
+    where = f"step {number} ({step.session})"
+    problems = []
+    if expectation.notes is not None:
+        expected, actual = [str(n) for n in expectation.notes], [str(n) for n in _step_notes(step)]
+        if sorted(expected) != sorted(actual):
+            problems.append(f"{where}: expected notes [{', '.join(expected)}], got [{', '.join(actual)}]")
+    if expectation.error is not None:
+        actual_error = step.error.code if step.error is not None else 0
+        if actual_error != expectation.error:
+            problems.append(f"{where}: expected error {expectation.error or 'none'}, got {actual_error or 'none'}")
+    if expectation.events is not None:
+        events = simulator_events(record.binlog, step.binlog_ranges)
+        if not _events_match(expectation.events, events):
+            expected = [str(pattern) for pattern in expectation.events]
+            actual = [f"{event.kind} {event.info}" if event.info else event.kind for event in events]
+            problems.append(f"{where}: expected events [{', '.join(expected)}], got [{', '.join(actual)}]")
+    return problems
+
+
+def _step_notes(step: StepResult) -> list[str | int]:
+    """A step's Notes and Warnings as `notes` names them: each Note 1592 by its unsafe
+    reason's server name, any other diagnostic by its code."""
+    names: list[str | int] = []
+    for condition in step.notes:
+        if condition.level == "Error":
+            continue
+        reason = UnsafeReason.of_note(condition.message) if condition.code == UNSAFE_NOTE else None
+        names.append(reason.name if reason is not None else condition.code)
+    return names
+
+
+def _events_match(patterns: tuple[EventPattern, ...], events: list[EventObservation]) -> bool:
+    """Same length, and each event of the pattern's kind with its info when the pattern gives one."""
+    return len(patterns) == len(events) and all(
+        pattern.kind == event.kind and (not pattern.info or pattern.info == event.info)
+        for pattern, event in zip(patterns, events)
+    )
+
+
+def expectation_errors(scenario: Scenario) -> list[ScenarioError]:
+    """Unsafe reason names, notes codes and event kinds the checks could never match."""
+    errors = []
+    source = scenario.source or Path(scenario.name)
+    reasons = {reason.name for reason in UnsafeReason}
+    kinds = sorted(set(EVENT_KINDS.values()))
+    for position, expectation in enumerate(scenario.expect):
+        key = f"expect[{position}]"
+        for item, note in enumerate(expectation.notes or ()):
+            if note == UNSAFE_NOTE:
+                errors.append(ScenarioError(source, f"{key}.notes[{item}]", f"name the unsafe reason of a Note {UNSAFE_NOTE} (e.g. LIMIT), not its code"))
+            elif isinstance(note, str) and note not in reasons:
+                errors.append(ScenarioError(source, f"{key}.notes[{item}]", f"unknown unsafe reason {note}; the server's names are {', '.join(sorted(reasons))}"))
+        for item, pattern in enumerate(expectation.events or ()):
+            if pattern.kind not in kinds:
+                errors.append(ScenarioError(source, f"{key}.events[{item}]", f"unknown event kind {pattern.kind}; kinds are {', '.join(kinds)}"))
+    return errors

@@ -14,8 +14,10 @@ import os
 import re
 import tempfile
 from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from master_sim.master import StepResult
 from server_sim.binlog.events import (
@@ -30,9 +32,11 @@ from server_sim.binlog.events import (
 )
 from server_sim.binlog.file import read_binlog
 
-from .judge import Judgement
 from .runner import RunRecord
 from .snapshot import ServerSnapshot, canonical
+
+if TYPE_CHECKING:  # the judge checks expectations against observations
+    from .judge import Judgement
 
 OBSERVATION_FORMAT_VERSION = 1
 UNSAFE_NOTE = 1592
@@ -273,8 +277,9 @@ def statement_text(query: str) -> str:
     return " ".join(_USE_PREFIX.sub("", query.strip()).split())
 
 
-def simulator_events(binlog: Path | None) -> list[EventObservation]:
-    """The events of a simulator binlog, in the form a real server's are read into."""
+def simulator_events(binlog: Path | None, ranges: Sequence[tuple[int, int]] | None = None) -> list[EventObservation]:
+    """The events of a simulator binlog, in the form a real server's are read into; with
+    `ranges`, only those whose position lies in one of the byte ranges (a step's)."""
     if binlog is None or not binlog.is_file():
         return []
     observed: list[EventObservation] = []
@@ -283,6 +288,8 @@ def simulator_events(binlog: Path | None) -> list[EventObservation]:
         event = positioned.event
         kind = EVENT_KINDS.get(type_name_of(event))
         if kind is None:
+            continue
+        if ranges is not None and not any(start <= positioned.position < end for start, end in ranges):
             continue
         if isinstance(event, (Query_log_event, Annotate_rows_log_event, Rows_query_log_event)):
             observed.append(EventObservation(kind, statement_text(event.query)))

@@ -80,6 +80,10 @@ def run_json(run: RunOutcome) -> dict[str, object]:
                 "when": {k: list(v) for k, v in result.expectation.when.items()},
                 "verdict": result.expectation.verdict.value if result.expectation.verdict else None,
                 "slave_error": result.expectation.slave_error,
+                "step": result.expectation.step,
+                "notes": None if result.expectation.notes is None else list(result.expectation.notes),
+                "error": result.expectation.error,
+                "events": None if result.expectation.events is None else [str(e) for e in result.expectation.events],
                 "held": result.held,
                 "message": result.message,
             }

@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 import traceback
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from master_sim.master import Master, StepResult
 from scenarios.model import Scenario, ScenarioError
+from server_sim.engines import Engine, EngineRegistry
 from server_sim.errors import Condition, SqlError
 from server_sim.flavor import Flavor
 from server_sim.sysvars import VariableRegistry
@@ -49,11 +50,19 @@ def run_id_for(scenario: Scenario, label: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{scenario.name}__{label}").strip("_")
 
 
-def validate_settings(scenario: Scenario, flavor: Flavor) -> list[ScenarioError]:
-    """Variable names and values checked against the modelled server, with file and key."""
+def validate_scenario(scenario: Scenario, flavor: Flavor) -> list[ScenarioError]:
+    """Variable names and values, and declared engine names, checked against the modelled
+    server, with file and key."""
     registry = VariableRegistry(flavor)
     errors = []
     source = scenario.source or Path(scenario.name)
+    builtin = EngineRegistry()
+    for name in scenario.engines:
+        try:
+            engine = builtin.get(name)
+        except SqlError:
+            continue
+        errors.append(ScenarioError(source, f"engines.{name}", f"{engine.name} is a built-in engine; declare one under a name of its own"))
     for section, values in (("settings", scenario.settings), ("slave_settings", scenario.slave_settings)):
         for name, value in values.items():
             try:
@@ -76,10 +85,11 @@ def run_variant(scenario: Scenario, variant: dict[str, str], flavor: Flavor, bin
     seed = (zlib.crc32(run_id.encode()) + base_seed) & 0x7FFFFFFF
     record = RunRecord(run_id, scenario, variant, label, seed)
     registry = VariableRegistry(flavor)
+    engines = engine_registry(scenario)
     master: Master | None = None
     slave: Slave | None = None
     try:
-        master = Master(flavor, registry.validate(variant), binlog_dir / f"{run_id}.binlog", seed)
+        master = Master(flavor, registry.validate(variant), binlog_dir / f"{run_id}.binlog", seed, engines)
         record.binlog = master.binlog_path
         record.schema_steps = [master.submit(SETUP_SESSION, sql) for sql in scenario.master_schema]
         schema_end = master.writer.position
@@ -87,7 +97,7 @@ def run_variant(scenario: Scenario, variant: dict[str, str], flavor: Flavor, bin
             record.steps.append(master.submit(step.session, step.sql, step.index))
         master.finish()
         record.master_snapshot = snapshot(master.server.dump())
-        slave = Slave(flavor, registry.validate(scenario.slave_settings), seed)
+        slave = Slave(flavor, registry.validate(scenario.slave_settings), seed, engines)
         slave.apply(master.binlog_path, stop=schema_end)
         for sql in scenario.slave_schema:
             outcome = slave.execute_local(sql)
@@ -101,6 +111,11 @@ def run_variant(scenario: Scenario, variant: dict[str, str], flavor: Flavor, bin
             if server is not None:
                 server.close()
     return record
+
+
+def engine_registry(scenario: Scenario) -> EngineRegistry:
+    """The built-in engines plus the scenario's own; master and slave know the same ones."""
+    return EngineRegistry({name: Engine(name, **asdict(declared)) for name, declared in scenario.engines.items()})
 
 
 def snapshot(dump: dict[str, tuple[list[str], list[tuple]]]) -> ServerSnapshot:

@@ -11,8 +11,8 @@ from scenarios.model import Scenario, ScenarioError
 from server_sim.flavor import Flavor
 
 from .compare import RunDiff, compare_runs
-from .judge import ExpectationResult, Judgement, check_expectations, judge
-from .runner import RunRecord, run_variant, validate_settings
+from .judge import ExpectationResult, Judgement, check_expectations, expectation_errors, judge
+from .runner import RunRecord, run_variant, validate_scenario
 
 
 @dataclass
@@ -45,7 +45,7 @@ def load_runnable(paths: Iterable[Path | str], flavor: Flavor) -> tuple[list[Sce
     loaded = load_paths(paths)
     scenarios, errors = [], list(loaded.errors)
     for scenario in loaded.scenarios:
-        problems = validate_settings(scenario, flavor)
+        problems = validate_scenario(scenario, flavor) + expectation_errors(scenario)
         errors.extend(problems)
         if not problems:
             scenarios.append(scenario)

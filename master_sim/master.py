@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from server_sim.binlog.events import Log_event
 from server_sim.binlog.file import BinlogWriter
-from server_sim.catalog import Table
+from server_sim.catalog import Table, show_create_table
 from server_sim.engines import EngineRegistry
 from server_sim.errors import Condition, ErrorCode, SqlError, note
 from server_sim.executor import Executor, Outcome, target_tables
@@ -54,6 +54,10 @@ class StepResult:
     affected_rows: int = 0
     blocked_by: str | None = None
     ran_after_step: int | None = None
+    # Byte ranges of the binlog written while the statement ran, one per attempt that
+    # wrote (a statement that waits for a lock runs again later): its own events, and a
+    # transaction it committed (COMMIT, autocommit, DDL's implicit commit).
+    binlog_ranges: list[tuple[int, int]] = field(default_factory=list)
 
     def fail(self, error: SqlError) -> None:
         self.status = "error"
@@ -133,7 +137,11 @@ class Master:
         progressed = False
         while master_session.queue:
             result = master_session.queue[0]
-            if not self._execute(master_session, result):
+            start = self.writer.position
+            ran = self._execute(master_session, result)
+            if self.writer.position > start:
+                result.binlog_ranges.append((start, self.writer.position))
+            if not ran:
                 return progressed
             if result.blocked_by is not None:
                 result.ran_after_step = self._last_step
@@ -189,11 +197,12 @@ class Master:
         analysis = analyze(statement, self.server.catalog, session.thread_id, self.flavor)
         state = self._state(ms)
         logging = session.variables.get("sql_log_bin", "ON") == "ON"
-        if statement.kind.is_dml and logging:
+        temporary_logged = not statement.temporary or state.binlog_format in self.flavor.temporary_tables_logged_formats
+        if (statement.kind.is_dml or statement.creates_from_select) and logging:
             decision = decide_logging_format(analysis, state, self.flavor)
-        elif statement.kind.is_ddl and logging and (
-            not statement.temporary or state.binlog_format in self.flavor.temporary_tables_logged_formats
-        ):
+            if not temporary_logged and decision.format is LoggingFormat.STATEMENT:
+                decision.format = LoggingFormat.ROW  # which logs nothing of a temporary table
+        elif statement.kind.is_ddl and logging and temporary_logged:
             decision = Decision(LoggingFormat.STATEMENT)
         else:
             decision = Decision(None, list(analysis.unsafe))
@@ -267,13 +276,14 @@ class Master:
         if failed and nontransactional:
             result.notes.append(note(ErrorCode.ER_WARNING_NOT_COMPLETE_ROLLBACK, level="Warning"))
         timestamp = self._unix(context.timestamp)
-        if any(t.engine.transactional and not t.temporary for t in analysis.writes):
+        written = [*analysis.writes, *(c.table for c in kept)]  # CREATE ... SELECT's table is new
+        if any(t.engine.transactional and not t.temporary for t in written):
             ms.touched_transactional = True
         if decision.format is LoggingFormat.STATEMENT:
             if failed and not nontransactional:
                 return  # an error with no non-transactional change is not logged
             events: list[Log_event] = []
-            if statement.kind.is_dml or statement.kind is StatementKind.SELECT:
+            if statement.kind.is_dml or statement.kind is StatementKind.SELECT or statement.creates_from_select:
                 events = self.events.context(
                     timestamp,
                     rand_seeds if analysis.uses_rand else None,
@@ -294,9 +304,14 @@ class Master:
                 writes_nontrans = any(not t.engine.transactional for t in analysis.writes) or statement.kind.is_ddl
                 (ms.trx_cache if to_trx else ms.stmt_cache).add(events, nontransactional=writes_nontrans)
             result.logged_as = LoggingFormat.STATEMENT.value
-            if decision.warn_unsafe and statement.kind.is_dml:
+            if decision.warn_unsafe and (statement.kind.is_dml or statement.creates_from_select):
                 result.notes.extend(reason.note(self.flavor) for reason in decision.unsafe)
             return
+        if statement.creates_from_select and not failed and not statement.temporary:
+            # Seed 001: the table's CREATE statement first, then its rows in a transaction.
+            created = self.server.catalog.get(target_tables(statement)[0].name)
+            self.writer.write_group([self.events.query(show_create_table(created), timestamp, ms.session.thread_id, 0, ms.session.variables)])
+            result.logged_as = LoggingFormat.ROW.value
         logged = [c for c in kept if not c.table.temporary]
         if not logged:
             return

@@ -9,7 +9,7 @@ from sqlglot import exp
 from server_sim.errors import Condition, ErrorCode
 from server_sim.expressions import function_name, system_variable_reference
 from server_sim.flavor import Flavor
-from server_sim.parser import Statement, StatementKind
+from server_sim.parser import Statement, StatementKind, WriteMode
 from server_sim.server import is_replicated_variable
 
 
@@ -42,6 +42,12 @@ class UnsafeReason(Enum):
     SKIP_LOCKED = (3570, "Statement is unsafe because it uses SKIP LOCKED. The set of inserted values is non-deterministic.")
     NOWAIT = (3571, "Statement is unsafe because it uses NOWAIT. Whether the command will succeed or fail is not deterministic.")
 
+    @classmethod
+    def of_note(cls, message: str) -> UnsafeReason | None:
+        """The reason a Note 1592 embeds, whichever flavor wrote it (with or without the final period)."""
+        text = message.rstrip(".")
+        return next((reason for reason in cls if text.endswith(reason.text.rstrip("."))), None)
+
     def note(self, flavor: Flavor) -> Condition:
         """The Note 1592 the server attaches when it logs the statement anyway."""
         error = ErrorCode.ER_BINLOG_UNSAFE_STATEMENT
@@ -49,10 +55,22 @@ class UnsafeReason(Enum):
         return Condition("Note", error.code, error.error_name, error.template % text)
 
 
+# Duplicate handling that makes a statement's effect depend on the order its SELECT returns rows.
+_INSERT_SELECT_REASONS = {
+    WriteMode.REPLACE: UnsafeReason.REPLACE_SELECT,
+    WriteMode.UPDATE: UnsafeReason.INSERT_SELECT_UPDATE,
+    WriteMode.IGNORE: UnsafeReason.INSERT_IGNORE_SELECT,
+}
+_CREATE_SELECT_REASONS = {
+    WriteMode.REPLACE: UnsafeReason.CREATE_REPLACE_SELECT,
+    WriteMode.IGNORE: UnsafeReason.CREATE_IGNORE_SELECT,
+}
+
+
 def parse_time_reasons(statement: Statement, flavor: Flavor) -> list[UnsafeReason]:
     """Reasons the parser sets from the statement's text alone, in the server's bit order."""
     ast = statement.ast
-    if ast is None or not (statement.kind.is_dml or statement.kind is StatementKind.SELECT):
+    if ast is None or not (statement.kind.is_dml or statement.kind is StatementKind.SELECT or statement.creates_from_select):
         return []
     reasons: set[UnsafeReason] = set()
     if ast.find(exp.Limit) is not None:
@@ -68,20 +86,24 @@ def parse_time_reasons(statement: Statement, flavor: Flavor) -> list[UnsafeReaso
             if not is_replicated_variable(variable, scope):
                 reasons.add(UnsafeReason.SYSTEM_VARIABLE)
         if isinstance(node, exp.Lock):
+            # sqlglot's `wait`: True for NOWAIT, False for SKIP LOCKED, a number for WAIT n.
             wait = node.args.get("wait")
-            if isinstance(wait, exp.Expression) and "SKIP" in wait.sql().upper():
+            if wait is False:
                 reasons.add(UnsafeReason.SKIP_LOCKED)
             elif wait is True:
                 reasons.add(UnsafeReason.NOWAIT)
-    if isinstance(ast, exp.Insert) and isinstance(ast.expression, (exp.Select, exp.Union, exp.Subquery)):
-        if statement.kind is StatementKind.REPLACE:
-            reasons.add(UnsafeReason.REPLACE_SELECT)
-        elif ast.args.get("conflict") is not None:
-            reasons.add(UnsafeReason.INSERT_SELECT_UPDATE)
-        elif ast.args.get("ignore"):
-            reasons.add(UnsafeReason.INSERT_IGNORE_SELECT)
-    if isinstance(ast, exp.Update) and ast.args.get("ignore"):
+    mode = statement.write_mode
+    if isinstance(ast, exp.Insert) and isinstance(ast.expression, (exp.Select, exp.Union, exp.Subquery)) and mode in _INSERT_SELECT_REASONS:
+        reasons.add(_INSERT_SELECT_REASONS[mode])
+    if isinstance(ast, exp.Update) and mode is WriteMode.IGNORE:
         reasons.add(UnsafeReason.UPDATE_IGNORE)
+    if statement.creates_from_select:
+        if mode in _CREATE_SELECT_REASONS:
+            reasons.add(_CREATE_SELECT_REASONS[mode])
+        # Only the definition can give the new table an AUTO_INCREMENT column: columns
+        # taken from the SELECT never keep it.
+        if ast.this.find(exp.AutoIncrementColumnConstraint) is not None:
+            reasons.add(UnsafeReason.CREATE_SELECT_AUTOINC)
     return sorted(reasons, key=lambda reason: list(UnsafeReason).index(reason))
 
 

@@ -3,6 +3,8 @@
 from scenarios.loader import LoadResult, ScenarioLoadError, load_paths, load_scenario
 from scenarios.model import (
     BINLOG_FORMATS,
+    EngineDeclaration,
+    EventPattern,
     Expectation,
     Scenario,
     ScenarioError,
@@ -12,6 +14,8 @@ from scenarios.model import (
 
 __all__ = [
     "BINLOG_FORMATS",
+    "EngineDeclaration",
+    "EventPattern",
     "Expectation",
     "LoadResult",
     "Scenario",

@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from scenarios.model import Expectation, Scenario, ScenarioError, Step, Verdict
+from scenarios.model import EngineDeclaration, EventPattern, Expectation, Scenario, ScenarioError, Step, Verdict
 
 TOP_LEVEL_KEYS: tuple[str, ...] = (
     "name",
@@ -23,6 +23,7 @@ TOP_LEVEL_KEYS: tuple[str, ...] = (
     "settings",
     "slave_settings",
     "matrix",
+    "engines",
     "master_schema",
     "slave_schema",
     "steps",
@@ -30,7 +31,11 @@ TOP_LEVEL_KEYS: tuple[str, ...] = (
     "volatile",
 )
 STEP_KEYS: tuple[str, ...] = ("session", "sql")
-EXPECT_KEYS: tuple[str, ...] = ("when", "verdict", "slave_error")
+EXPECT_KEYS: tuple[str, ...] = ("when", "verdict", "slave_error", "step", "notes", "error", "events")
+STEP_CHECK_KEYS: tuple[str, ...] = ("notes", "error", "events")
+ENGINE_KEYS: tuple[str, ...] = tuple(f.name for f in fields(EngineDeclaration))
+REQUIRED_ENGINE_KEYS: tuple[str, ...] = tuple(f.name for f in fields(EngineDeclaration) if f.default is MISSING)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 SCENARIO_SUFFIXES: frozenset[str] = frozenset({".yaml", ".yml"})
 EXPECTED_DIR = "expected"  # recorded oracle results live here, not scenarios
 
@@ -159,6 +164,7 @@ def _parse_scenario(document: Any, source: Path) -> Scenario:
     _reject_unknown_keys(document, TOP_LEVEL_KEYS, "", "allowed top-level keys are")
     if document.get("name") is None:
         raise _FieldError("name", "missing; every scenario needs a name")
+    steps = _steps(document.get("steps"))
     return Scenario(
         name=_nonblank_string(document["name"], "name"),
         source=source,
@@ -166,10 +172,11 @@ def _parse_scenario(document: Any, source: Path) -> Scenario:
         settings=_settings(document.get("settings"), "settings"),
         slave_settings=_settings(document.get("slave_settings"), "slave_settings"),
         matrix=_matrix(document.get("matrix")),
+        engines=_engines(document.get("engines")),
         master_schema=_sql_list(document.get("master_schema"), "master_schema"),
         slave_schema=_sql_list(document.get("slave_schema"), "slave_schema"),
-        steps=_steps(document.get("steps")),
-        expect=_expectations(document.get("expect")),
+        steps=steps,
+        expect=_expectations(document.get("expect"), len(steps)),
         volatile=_volatile(document.get("volatile")),
     )
 
@@ -190,6 +197,35 @@ def _matrix(value: Any) -> dict[str, tuple[str, ...]]:
             raise _FieldError(key, "expected at least one value, got an empty list")
         matrix[name] = _scalar_tuple(raw, key)
     return matrix
+
+
+def _engines(value: Any) -> dict[str, EngineDeclaration]:
+    """`NAME -> {capability: bool}`: every capability but self_logging must be given,
+    since a guessed default would silently decide the logging format."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _FieldError("engines", f"expected a mapping of engine name -> capabilities, got {_describe(value)}")
+    engines: dict[str, EngineDeclaration] = {}
+    seen: set[str] = set()
+    for name, raw in value.items():
+        key = f"engines.{name}"
+        if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
+            raise _FieldError("engines", f"engine names are identifiers (letters, digits, _), got {_describe(name)} {name!r}")
+        if name.upper() in seen:
+            raise _FieldError(key, "engine declared twice (names are case-insensitive)")
+        seen.add(name.upper())
+        if not isinstance(raw, dict):
+            raise _FieldError(key, f"expected a mapping of capability -> true/false, got {_describe(raw)}")
+        _reject_unknown_keys(raw, ENGINE_KEYS, key, "an engine declares only")
+        for capability in REQUIRED_ENGINE_KEYS:
+            if capability not in raw:
+                raise _FieldError(f"{key}.{capability}", "missing; declare it true or false")
+        for capability, flag in raw.items():
+            if not isinstance(flag, bool):
+                raise _FieldError(f"{key}.{capability}", f"expected true or false, got {_describe(flag)}")
+        engines[name] = EngineDeclaration(**raw)
+    return engines
 
 
 def _steps(value: Any) -> tuple[Step, ...]:
@@ -213,27 +249,76 @@ def _steps(value: Any) -> tuple[Step, ...]:
     return tuple(steps)
 
 
-def _expectations(value: Any) -> tuple[Expectation, ...]:
-    """The assertions about runs; each must say something (a verdict or a slave error)."""
+def _expectations(value: Any, step_count: int) -> tuple[Expectation, ...]:
+    """The assertions about runs; each must say something (a verdict, a slave error, or
+    what one step did)."""
     expectations: list[Expectation] = []
     for position, raw in enumerate(_list(value, "expect")):
         key = f"expect[{position}]"
         if not isinstance(raw, dict):
             raise _FieldError(key, f"expected a mapping, got {_describe(raw)}")
         _reject_unknown_keys(raw, EXPECT_KEYS, key, "an expectation has only")
-        verdict, slave_error = raw.get("verdict"), raw.get("slave_error")
-        if verdict is None and slave_error is None:
-            raise _FieldError(key, "needs a verdict, a slave_error, or both")
+        verdict, slave_error, step = raw.get("verdict"), raw.get("slave_error"), raw.get("step")
+        checks = [name for name in STEP_CHECK_KEYS if name in raw]
+        if step is None and checks:
+            raise _FieldError(f"{key}.{checks[0]}", "needs a step: the number of the step it is about")
+        if step is not None and not checks:
+            raise _FieldError(f"{key}.step", f"says nothing about the step; add {', '.join(STEP_CHECK_KEYS)}")
+        if verdict is None and slave_error is None and step is None:
+            raise _FieldError(key, "needs a verdict, a slave_error, or a step with its notes, error or events")
         expectations.append(
             Expectation(
                 when=_when(raw.get("when"), f"{key}.when"),
                 verdict=None if verdict is None else _verdict(verdict, f"{key}.verdict"),
                 slave_error=None
                 if slave_error is None
-                else _slave_error(slave_error, f"{key}.slave_error"),
+                else _error_code(slave_error, f"{key}.slave_error"),
+                step=None if step is None else _step_number(step, f"{key}.step", step_count),
+                notes=_notes(raw["notes"], f"{key}.notes") if "notes" in raw else None,
+                error=_error_code(raw["error"], f"{key}.error", allow_zero=True) if "error" in raw else None,
+                events=_events(raw["events"], f"{key}.events") if "events" in raw else None,
             )
         )
     return tuple(expectations)
+
+
+def _step_number(value: Any, key: str, step_count: int) -> int:
+    """A 1-based index into `steps`, as the report numbers steps."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _FieldError(key, f"expected a step number (an int), got {_describe(value)}")
+    if not 1 <= value <= step_count:
+        raise _FieldError(key, f"no step {value}; steps are numbered 1 to {step_count}")
+    return value
+
+
+def _notes(value: Any, key: str) -> tuple[str | int, ...]:
+    """Diagnostics: an unsafe reason name (`LIMIT`) for each Note 1592, a code for the rest."""
+    notes: list[str | int] = []
+    for position, raw in enumerate(_list(value, key)):
+        item_key = f"{key}[{position}]"
+        if isinstance(raw, str) and _IDENTIFIER.fullmatch(raw.strip()):
+            notes.append(raw.strip().upper())
+        elif isinstance(raw, int) and not isinstance(raw, bool):
+            notes.append(_error_code(raw, item_key))
+        else:
+            got = f"{_describe(raw)} {raw!r}" if isinstance(raw, str) else _describe(raw)
+            raise _FieldError(item_key, f"expected an unsafe reason name such as LIMIT or a MySQL code such as 1062, got {got}")
+    return tuple(notes)
+
+
+def _events(value: Any, key: str) -> tuple[EventPattern, ...]:
+    """`Kind` or `Kind info` per event, e.g. `Query BEGIN`, `Table_map test.t`, `Xid`."""
+    events: list[EventPattern] = []
+    for position, raw in enumerate(_list(value, key)):
+        item_key = f"{key}[{position}]"
+        if not isinstance(raw, str):
+            hint = " (quote an entry that contains ': ')" if isinstance(raw, dict) else ""
+            raise _FieldError(item_key, f"expected an event such as 'Query BEGIN' or 'Xid', got {_describe(raw)}{hint}")
+        kind, _, info = raw.strip().partition(" ")
+        if not _IDENTIFIER.fullmatch(kind):
+            raise _FieldError(item_key, f"expected an event kind such as Query or Write_rows first, got {raw!r}")
+        events.append(EventPattern(kind, " ".join(info.split())))
+    return tuple(events)
 
 
 def _when(value: Any, key: str) -> dict[str, tuple[str, ...]]:
@@ -260,12 +345,14 @@ def _verdict(value: Any, key: str) -> Verdict:
         raise _FieldError(key, f"unknown verdict {value!r}; expected one of {allowed}") from None
 
 
-def _slave_error(value: Any, key: str) -> int:
-    """A MySQL error code; bools are rejected although Python counts them as ints."""
+def _error_code(value: Any, key: str, allow_zero: bool = False) -> int:
+    """A MySQL error code (0, no error, where allowed); bools are rejected although
+    Python counts them as ints."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise _FieldError(key, f"expected a MySQL error code (an int), got {_describe(value)}")
-    if value <= 0:
-        raise _FieldError(key, f"expected a positive MySQL error code, got {value}")
+    if value < 0 or (value == 0 and not allow_zero):
+        lowest = "0 (no error) or a" if allow_zero else "a"
+        raise _FieldError(key, f"expected {lowest} positive MySQL error code, got {value}")
     return value
 
 

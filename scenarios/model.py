@@ -28,19 +28,50 @@ class Step:
 
 
 @dataclass(frozen=True)
+class EventPattern:
+    """One expected binlog event: its kind (`Query`, `Table_map`, `Write_rows`, ...) and,
+    when given, the text that identifies it (a statement, `db.table`, `@variable`)."""
+
+    kind: str
+    info: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.info}" if self.info else self.kind
+
+
+@dataclass(frozen=True)
 class Expectation:
     """An assertion about every run whose variant matches `when`.
 
     `when` maps a variable to the values it may take (a scalar in the file becomes a
-    one-element tuple); an empty `when` matches every run.
+    one-element tuple); an empty `when` matches every run. With `step`, the entry also
+    asserts what that step did: its diagnostics (`notes`: unsafe reason names for Note
+    1592, codes for the rest), its error code (`error`, 0 for none) and the binlog events
+    written while it ran (`events`). A check left out (None) is not made.
     """
 
     when: dict[str, tuple[str, ...]]
     verdict: Verdict | None = None
     slave_error: int | None = None
+    step: int | None = None
+    notes: tuple[str | int, ...] | None = None
+    error: int | None = None
+    events: tuple[EventPattern, ...] | None = None
 
     def matches(self, variant: dict[str, str]) -> bool:
         return all(variant.get(name) in values for name, values in self.when.items())
+
+
+@dataclass(frozen=True)
+class EngineDeclaration:
+    """A storage engine a scenario declares, by its binlog capabilities (WL#3303): lets a
+    scenario use an engine the server does not ship, e.g. one that is neither row- nor
+    statement-capable."""
+
+    transactional: bool
+    row_capable: bool
+    statement_capable: bool
+    self_logging: bool = False
 
 
 @dataclass(frozen=True)
@@ -57,6 +88,7 @@ class Scenario:
     settings: dict[str, str] = field(default_factory=dict)
     slave_settings: dict[str, str] = field(default_factory=dict)
     matrix: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    engines: dict[str, EngineDeclaration] = field(default_factory=dict)
     master_schema: tuple[str, ...] = ()
     slave_schema: tuple[str, ...] = ()
     steps: tuple[Step, ...] = ()

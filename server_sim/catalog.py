@@ -7,7 +7,10 @@ primary-key equivalent, auto-increment, defaults and physical row order.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from enum import Enum
 
 from sqlglot import exp
@@ -283,11 +286,14 @@ class TableBuilder:
                 raise SqlError(ErrorCode.ER_WRONG_AUTO_KEY)
 
 
-def table_from_create(node: exp.Create, engines: EngineRegistry) -> Table:
-    """The definition a `CREATE TABLE name (...) ENGINE=...` declares."""
+def table_from_create(node: exp.Create, engines: EngineRegistry, selected: Sequence[Column] = ()) -> Table:
+    """The definition a `CREATE TABLE name (...) ENGINE=...` declares; CREATE ... SELECT
+    appends the `selected` columns its SELECT adds, after the declared ones."""
     schema = node.this
-    if not isinstance(schema, exp.Schema):
-        raise not_supported("CREATE TABLE without a column list (CREATE ... SELECT / LIKE)")
+    if not isinstance(schema, exp.Schema) and not selected:
+        raise not_supported("CREATE TABLE without a column list (CREATE ... LIKE)")
+    elements = schema.expressions if isinstance(schema, exp.Schema) else []
+    name = schema.this.name if isinstance(schema, exp.Schema) else schema.name
     properties = node.args.get("properties")
     engine_name = DEFAULT_ENGINE
     temporary = False
@@ -303,7 +309,7 @@ def table_from_create(node: exp.Create, engines: EngineRegistry) -> Table:
             continue
         else:
             raise not_supported(f"table option {prop.sql(dialect='mysql')}")
-    table = Table(schema.this.name, [], [], engines.get(engine_name), temporary=temporary)
+    table = Table(name, [], [], engines.get(engine_name), temporary=temporary)
     for prop in properties.expressions if properties else []:
         if isinstance(prop, exp.AutoIncrementProperty):
             table.auto_increment = int(prop.this.name)
@@ -316,10 +322,51 @@ def table_from_create(node: exp.Create, engines: EngineRegistry) -> Table:
             pending_keys.extend(Key("" if kind is not KeyKind.PRIMARY else "PRIMARY", kind, (column.name,)) for kind in keys)
         else:
             pending_keys.append(key_from_constraint(element))
+    for column in selected:
+        builder.add_column(column)
     for key in pending_keys:
         builder.add_key(key)
     builder.check()
     return table
+
+
+def show_create_table(table: Table) -> str:
+    """The table's definition as SHOW CREATE TABLE gives it (on one line): what a
+    row-logged CREATE ... SELECT writes, so that the slave creates the same table."""
+    parts = [_column_definition(column) for column in table.columns]
+    for key in table.keys:
+        columns = ", ".join(f"`{name}`" for name in key.columns)
+        if key.kind is KeyKind.PRIMARY:
+            parts.append(f"PRIMARY KEY ({columns})")
+        else:
+            parts.append(f"{'UNIQUE KEY' if key.unique else 'KEY'} `{key.name}` ({columns})")
+    temporary = "TEMPORARY " if table.temporary else ""
+    return f"CREATE {temporary}TABLE `{table.name}` ({', '.join(parts)}) ENGINE={table.engine.name}"
+
+
+def _column_definition(column: Column) -> str:
+    text = f"`{column.name}` {column.type.sql}{'' if column.nullable else ' NOT NULL'}"
+    if column.default_kind is DefaultKind.CURRENT_TIMESTAMP:
+        text += " DEFAULT CURRENT_TIMESTAMP"
+    elif column.default_kind is DefaultKind.VALUE and not column.auto_increment:
+        if column.default is not None:
+            text += f" DEFAULT {_default_literal(column.default)}"
+        elif column.nullable:
+            text += " DEFAULT NULL"
+    if column.auto_increment:
+        text += " AUTO_INCREMENT"
+    if column.on_update_current_timestamp:
+        text += " ON UPDATE CURRENT_TIMESTAMP"
+    return text
+
+
+def _default_literal(value: object) -> str:
+    if isinstance(value, bytes):
+        return f"0x{value.hex()}"
+    if isinstance(value, (int, float, Decimal)):
+        return str(value)
+    text = value.isoformat(sep=" ") if isinstance(value, dt.datetime) else str(value)
+    return "'" + text.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
 @dataclass

@@ -150,8 +150,9 @@ class SqlError(Exception):
     def name(self) -> str:
         return self.error.error_name
 
-    def condition(self) -> Condition:
-        return Condition("Error", self.code, self.name, self.message)
+    def condition(self, level: str = "Error") -> Condition:
+        """The error as a diagnostic; IGNORE statements downgrade it to a Warning."""
+        return Condition(level, self.code, self.name, self.message)
 
 
 def note(error: ErrorCode, *args: object, level: str = "Note") -> Condition:

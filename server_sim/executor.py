@@ -11,27 +11,17 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from enum import Enum
 
 from sqlglot import exp
 
 from .catalog import Catalog, Column, DefaultKind, Key, KeyKind, Table, TableBuilder, column_from_definition, key_from_constraint, table_from_create
 from .errors import Condition, ErrorCode, SqlError, not_supported, note
 from .expressions import StatementContext, Translator, constant_value, is_constant, literal
-from .parser import Statement, StatementKind
+from .parser import Statement, StatementKind, WriteMode
 from .server import Server
 from .session import ChangeKind, RowChange, Session
 from .storage import ROW_ID, quote
 from .types import TypeFamily
-
-
-class WriteMode(Enum):
-    """What a duplicate key does to an INSERT-like statement."""
-
-    ERROR = "error"
-    IGNORE = "ignore"
-    REPLACE = "replace"
-    UPDATE = "on duplicate key update"
 
 
 @dataclass
@@ -87,7 +77,7 @@ class Executor:
         try:
             kind = statement.kind
             if kind in (StatementKind.INSERT, StatementKind.REPLACE):
-                _InsertRun(self, session, statement, context, outcome, insert_id).run()
+                _InsertRun.of_insert(self, session, statement, context, outcome, insert_id).run(statement.ast.expression)
             elif kind is StatementKind.UPDATE:
                 self._update(session, statement, context, outcome)
             elif kind is StatementKind.DELETE:
@@ -95,7 +85,7 @@ class Executor:
             elif kind is StatementKind.SELECT:
                 self._select(session, statement, context, outcome)
             elif kind is StatementKind.CREATE_TABLE:
-                self._create_table(session, statement, outcome)
+                self._create_table(session, statement, context, outcome)
             elif kind is StatementKind.DROP_TABLE:
                 self._drop_table(session, statement, outcome)
             elif kind is StatementKind.ALTER_TABLE:
@@ -229,7 +219,12 @@ class Executor:
             touched_keys = [key for key in table.unique_keys() if set(key.columns) & changed]
             conflict = self.find_conflict(table, after, exclude=row_id, keys=touched_keys)
             if conflict is not None:
-                raise self.duplicate_error(table, conflict[0], after)
+                error = self.duplicate_error(table, conflict[0], after)
+                if statement.write_mode is not WriteMode.IGNORE:
+                    raise error
+                # UPDATE IGNORE leaves this row as it was, warns, and goes on with the next.
+                outcome.warnings.append(error.condition("Warning"))
+                continue
             self.update_row(session, table, row_id, before, after, frozenset(c.name for c, _ in assignments), outcome)
             outcome.affected_rows += 1
 
@@ -304,15 +299,17 @@ class Executor:
 
     # -- DDL -------------------------------------------------------------------------------
 
-    def _create_table(self, session: Session, statement: Statement, outcome: Outcome) -> None:
+    def _create_table(self, session: Session, statement: Statement, context: StatementContext, outcome: Outcome) -> None:
         ast = statement.ast
         assert isinstance(ast, exp.Create)
         properties = ast.args.get("properties")
         if properties and any(isinstance(p, exp.LikeProperty) for p in properties.expressions):
             raise not_supported("CREATE TABLE ... LIKE")
-        if ast.expression is not None:
-            raise not_supported("CREATE TABLE ... SELECT")
-        table = table_from_create(ast, self.server.engines)
+        query = ast.expression
+        if query is not None and not isinstance(query, exp.Select):
+            raise not_supported(f"CREATE TABLE ... {query.key.upper()}")
+        selected = self._selected_columns(session, ast, query) if query is not None else []
+        table = table_from_create(ast, self.server.engines, [column for _, column in selected if column is not None])
         owner = session.thread_id if table.temporary else None
         existing = self.catalog.find(table.name, owner) if table.temporary else self.catalog.find(table.name)
         if existing is not None and existing.temporary == table.temporary:
@@ -323,6 +320,63 @@ class Executor:
         table.owner = owner
         self.storage.create(table, f"#tmp{owner}_{table.name}" if table.temporary else table.name.lower())
         self.catalog.add(table)
+        if query is not None:
+            self._fill_from_select(session, statement, context, outcome, table, query, [name for name, _ in selected])
+
+    def _selected_columns(self, session: Session, ast: exp.Create, query: exp.Select) -> list[tuple[str, Column | None]]:
+        """Each SELECT item of a CREATE ... SELECT by name, with the column it adds to the new
+        table, or None when the definition declares that name. A column taken from a source
+        table keeps its type, NULL-ability and default, not AUTO_INCREMENT or keys."""
+        schema = ast.this
+        declared = {e.name.lower() for e in schema.expressions if isinstance(e, exp.ColumnDef)} if isinstance(schema, exp.Schema) else set()
+        sources: dict[str, Table] = {}
+        for source in [query.args.get("from_"), *(query.args.get("joins") or [])]:
+            if source is not None and isinstance(source.this, exp.Table):
+                sources[source.this.alias_or_name.lower()] = self.table(session, source.this)
+        items: list[tuple[str, Column | None]] = []
+        for item in query.expressions:
+            if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
+                tables = list(sources.values()) if isinstance(item, exp.Star) else [sources[item.table.lower()]]
+                items.extend((c.name, None if c.name.lower() in declared else _copied(c, c.name)) for t in tables for c in t.columns)
+                continue
+            name, expression = item.alias_or_name, item.unalias()
+            if name.lower() in declared:
+                items.append((name, None))
+            elif isinstance(expression, exp.Column):
+                items.append((name, _copied(_source_column(sources, expression), name)))
+            else:
+                raise not_supported(f"CREATE TABLE ... SELECT of the expression {expression.sql(dialect='mysql')!r} (declare its column in the table definition and name it with AS)")
+        seen: set[str] = set()
+        for name, _ in items:
+            if name.lower() in seen:
+                raise SqlError(ErrorCode.ER_DUP_FIELDNAME, name)
+            seen.add(name.lower())
+        return items
+
+    def _fill_from_select(
+        self,
+        session: Session,
+        statement: Statement,
+        context: StatementContext,
+        outcome: Outcome,
+        table: Table,
+        query: exp.Select,
+        names: list[str],
+    ) -> None:
+        """Insert the SELECT's rows as INSERT ... SELECT would (IGNORE or REPLACE on duplicates);
+        on an error the new table goes again, with every row it got."""
+        columns = [table.column(name) for name in names]
+        transaction = session.ensure_transaction()
+        mark = len(transaction.undo)
+        try:
+            _InsertRun(self, session, context, outcome, table, columns, statement.write_mode).run(query)
+        except SqlError:
+            transaction.undo_to(mark, self.storage)
+            self.storage.drop(table)
+            self.catalog.remove(table)
+            outcome.changes.clear()
+            outcome.affected_rows = 0
+            raise
 
     def _drop_table(self, session: Session, statement: Statement, outcome: Outcome) -> None:
         ast = statement.ast
@@ -443,39 +497,49 @@ class Executor:
 
 
 class _InsertRun:
-    """One INSERT / REPLACE: the server's write_record loop over the source rows."""
+    """The server's write_record loop over the rows of an INSERT, a REPLACE or a CREATE ... SELECT."""
 
-    def __init__(self, executor: Executor, session: Session, statement: Statement, context: StatementContext, outcome: Outcome, insert_id: int | None) -> None:
+    def __init__(
+        self,
+        executor: Executor,
+        session: Session,
+        context: StatementContext,
+        outcome: Outcome,
+        table: Table,
+        columns: list[Column],
+        mode: WriteMode,
+        assignments: list[exp.Expression] | None = None,
+        insert_id: int | None = None,
+    ) -> None:
         self.executor = executor
         self.session = session
-        self.statement = statement
         self.context = context
         self.outcome = outcome
+        self.table = table
+        self.columns = columns
+        self.mode = mode
+        self.assignments = assignments or []  # ON DUPLICATE KEY UPDATE's
         self.forced_insert_id = insert_id
-        ast = statement.ast
-        assert isinstance(ast, exp.Insert)
-        self.ast = ast
-        target = ast.this
-        self.table = executor.table(session, target.this if isinstance(target, exp.Schema) else target)
-        if isinstance(target, exp.Schema) and target.expressions:
-            self.columns = [self.table.column(node.name) for node in target.expressions]
-        else:
-            self.columns = list(self.table.columns)
-        if statement.kind is StatementKind.REPLACE:
-            self.mode = WriteMode.REPLACE
-        elif ast.args.get("conflict") is not None:
-            self.mode = WriteMode.UPDATE
-        elif ast.args.get("ignore"):
-            self.mode = WriteMode.IGNORE
-        else:
-            self.mode = WriteMode.ERROR
         self.translator = executor.translator(session, context)
         variables = session.variables
         self.increment = int(variables.get("auto_increment_increment", "1"))
         self.offset = int(variables.get("auto_increment_offset", "1"))
 
-    def run(self) -> None:
-        source = self.ast.expression
+    @classmethod
+    def of_insert(cls, executor: Executor, session: Session, statement: Statement, context: StatementContext, outcome: Outcome, insert_id: int | None) -> _InsertRun:
+        ast = statement.ast
+        assert isinstance(ast, exp.Insert)
+        target = ast.this
+        table = executor.table(session, target.this if isinstance(target, exp.Schema) else target)
+        if isinstance(target, exp.Schema) and target.expressions:
+            columns = [table.column(node.name) for node in target.expressions]
+        else:
+            columns = list(table.columns)
+        conflict = ast.args.get("conflict")
+        assignments = conflict.expressions if conflict is not None else None
+        return cls(executor, session, context, outcome, table, columns, statement.write_mode, assignments, insert_id)
+
+    def run(self, source: exp.Expression | None) -> None:
         if isinstance(source, exp.Values):
             rows = [self._values_row(row.expressions if isinstance(row, exp.Tuple) else [row]) for row in source.expressions]
         elif isinstance(source, (exp.Select, exp.Union, exp.Subquery)):
@@ -560,7 +624,7 @@ class _InsertRun:
                 raise executor.duplicate_error(table, key, row)
             if self.mode is WriteMode.IGNORE:
                 error = executor.duplicate_error(table, key, row)
-                outcome.warnings.append(Condition("Warning", error.code, error.name, error.message))
+                outcome.warnings.append(error.condition("Warning"))
                 return
             if self.mode is WriteMode.REPLACE:
                 if key is unique_keys[-1]:
@@ -579,8 +643,7 @@ class _InsertRun:
 
     def _duplicate_key_update(self, row_id: int, before: tuple, proposed: tuple) -> None:
         executor, table = self.executor, self.table
-        conflict = self.ast.args["conflict"]
-        assignments = _assignments(table, conflict.expressions)
+        assignments = _assignments(table, self.assignments)
         proposed_by_name = {c.name.lower(): v for c, v in zip(table.columns, proposed)}
 
         def values_function(node: exp.Expression) -> exp.Expression:
@@ -613,6 +676,22 @@ def touch_on_update(table: Table, row: tuple, assignments: list[tuple[Column, ex
         timestamp if column.on_update_current_timestamp and column.name not in assigned else value
         for column, value in zip(table.columns, row)
     )
+
+
+def _copied(column: Column, name: str) -> Column:
+    """A source column as CREATE ... SELECT copies it into the new table."""
+    return dataclasses.replace(column, name=name, auto_increment=False, on_update_current_timestamp=False)
+
+
+def _source_column(sources: dict[str, Table], node: exp.Column) -> Column:
+    """The source-table column a SELECT item names (ER_BAD_FIELD_ERROR when none has it)."""
+    qualifier = node.table.lower()
+    tables = [sources[qualifier]] if qualifier in sources else [] if qualifier else list(sources.values())
+    for table in tables:
+        column = table.find_column(node.name)
+        if column is not None:
+            return column
+    raise SqlError(ErrorCode.ER_BAD_FIELD_ERROR, node.sql(dialect="mysql"), "field list")
 
 
 def _is_default_keyword(node: exp.Expression) -> bool:

@@ -2,7 +2,9 @@
 
 A few statements sqlglot mis-reads are recognised first: `SAVEPOINT x` (parsed as an
 alias), `RELEASE SAVEPOINT x`, and `REPLACE` (a Command): REPLACE is parsed as the
-INSERT it extends and flagged.
+INSERT it extends and flagged. The duplicate-key keywords sqlglot rejects, `UPDATE IGNORE`
+and `CREATE TABLE ... IGNORE|REPLACE SELECT`, are taken out before parsing and kept as
+the statement's write mode.
 """
 
 from __future__ import annotations
@@ -15,9 +17,8 @@ from functools import lru_cache
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
-from sqlglot.tokens import TokenType
+from sqlglot.tokens import Token, TokenType
 
 from .errors import ErrorCode, SqlError, not_supported
 
@@ -67,6 +68,15 @@ class StatementKind(Enum):
         )
 
 
+class WriteMode(Enum):
+    """What a duplicate key does to a statement that writes rows."""
+
+    ERROR = "error"
+    IGNORE = "ignore"
+    REPLACE = "replace"
+    UPDATE = "on duplicate key update"
+
+
 @dataclass(frozen=True)
 class Statement:
     """A parsed statement: its text, kind and sqlglot tree (shared; copy before changing)."""
@@ -75,6 +85,12 @@ class Statement:
     kind: StatementKind
     ast: exp.Expression | None = None
     savepoint: str | None = None
+    write_mode: WriteMode = WriteMode.ERROR
+
+    @property
+    def creates_from_select(self) -> bool:
+        """CREATE [TEMPORARY] TABLE ... SELECT: DDL that also writes rows."""
+        return self.kind is StatementKind.CREATE_TABLE and self.ast is not None and self.ast.expression is not None
 
     @property
     def temporary(self) -> bool:
@@ -92,6 +108,8 @@ _SAVEPOINT = re.compile(r"^\s*SAVEPOINT\s+(`?)(\w+)\1\s*$", re.IGNORECASE)
 _RELEASE = re.compile(r"^\s*RELEASE\s+SAVEPOINT\s+(`?)(\w+)\1\s*$", re.IGNORECASE)
 _ROLLBACK_TO = re.compile(r"^\s*ROLLBACK\s+(?:WORK\s+)?TO\s+(?:SAVEPOINT\s+)?(`?)(\w+)\1\s*$", re.IGNORECASE)
 _REPLACE = re.compile(r"^\s*REPLACE\b", re.IGNORECASE)
+_MYSQL = sqlglot.Dialect.get_or_raise("mysql")
+_SELECT_STARTS = (TokenType.SELECT, TokenType.ALIAS, TokenType.L_PAREN)
 
 _KINDS: list[tuple[type[exp.Expression], StatementKind]] = [
     (exp.Insert, StatementKind.INSERT),
@@ -134,6 +152,40 @@ def _refuse_foreign_clauses(tree: exp.Expression) -> None:
             raise not_supported(f"{type(tree).__name__.upper()} with {name.upper().replace('_', ' ')} ({tree.sql(dialect='mysql')!r})")
 
 
+def _duplicate_keyword(text: str) -> Token | None:
+    """The IGNORE of `UPDATE IGNORE`, or the IGNORE/REPLACE before the SELECT of a CREATE
+    TABLE (outside parentheses), found by token so that strings and names never match."""
+    try:
+        tokens = _MYSQL.tokenize(text)
+    except TokenError:
+        return None  # the parser reports it
+    if len(tokens) < 2:
+        return None
+    if tokens[0].token_type is TokenType.UPDATE:
+        return tokens[1] if tokens[1].token_type is TokenType.IGNORE else None
+    if tokens[0].token_type is not TokenType.CREATE:
+        return None
+    depth = 0
+    for token, following in zip(tokens, tokens[1:]):
+        if token.token_type is TokenType.L_PAREN:
+            depth += 1
+        elif token.token_type is TokenType.R_PAREN:
+            depth -= 1
+        elif depth == 0 and token.token_type in (TokenType.IGNORE, TokenType.REPLACE) and following.token_type in _SELECT_STARTS:
+            return token
+    return None
+
+
+def _write_mode(tree: exp.Expression, is_replace: bool, keyword: Token | None) -> WriteMode:
+    if is_replace or (keyword is not None and keyword.token_type is TokenType.REPLACE):
+        return WriteMode.REPLACE
+    if isinstance(tree, exp.Insert) and tree.args.get("conflict") is not None:
+        return WriteMode.UPDATE  # INSERT IGNORE ... ON DUPLICATE KEY UPDATE still updates
+    if keyword is not None or (isinstance(tree, exp.Insert) and tree.args.get("ignore")):
+        return WriteMode.IGNORE
+    return WriteMode.ERROR
+
+
 @lru_cache(maxsize=4096)
 def parse_statement(sql: str) -> Statement:
     """Parse and classify `sql`; raises SqlError 1064 (cannot parse) or 1235 (not modelled)."""
@@ -150,6 +202,9 @@ def parse_statement(sql: str) -> Statement:
             return Statement(text, kind, savepoint=match.group(2))
     is_replace = bool(_REPLACE.match(text))
     source = _REPLACE.sub("INSERT", text, count=1) if is_replace else text
+    keyword = _duplicate_keyword(source)
+    if keyword is not None:
+        source = source[: keyword.start] + source[keyword.end + 1 :]
     try:
         trees = [tree for tree in sqlglot.parse(source, read="mysql") if tree is not None]
     except (ParseError, TokenError) as error:
@@ -159,21 +214,22 @@ def parse_statement(sql: str) -> Statement:
         raise _syntax_error(text, "exactly one statement per step is expected")
     tree = trees[0]
     _refuse_foreign_clauses(tree)
+    mode = _write_mode(tree, is_replace, keyword)
     if is_replace:
         if not isinstance(tree, exp.Insert) or tree.args.get("conflict") is not None:
             raise _syntax_error(text, "REPLACE takes no ON DUPLICATE KEY UPDATE clause")
-        return Statement(text, StatementKind.REPLACE, tree)
+        return Statement(text, StatementKind.REPLACE, tree, write_mode=mode)
     if isinstance(tree, exp.Create):
         if tree.kind != "TABLE":
             raise not_supported(f"CREATE {tree.kind}")
-        return Statement(text, StatementKind.CREATE_TABLE, tree)
+        return Statement(text, StatementKind.CREATE_TABLE, tree, write_mode=mode)
     if isinstance(tree, exp.Drop):
         if tree.kind != "TABLE":
             raise not_supported(f"DROP {tree.kind}")
         return Statement(text, StatementKind.DROP_TABLE, tree)
     for node_type, kind in _KINDS:
         if isinstance(tree, node_type):
-            return Statement(text, kind, tree)
+            return Statement(text, kind, tree, write_mode=mode)
     first_word = text.split(None, 1)[0].upper()
     raise not_supported(f"{first_word} statements (the simulator models DML, DDL on tables, SET and transaction control)")
 
@@ -181,7 +237,7 @@ def parse_statement(sql: str) -> Statement:
 def split_statements(text: str) -> list[str]:
     """The `;`-separated statements of a SQL script, as written (a `;` inside a string or comment does not split)."""
     try:
-        tokens = Dialect.get_or_raise("mysql").tokenize(text)
+        tokens = _MYSQL.tokenize(text)
     except TokenError as error:
         raise _syntax_error(text, str(error).splitlines()[0]) from None
     statements: list[str] = []

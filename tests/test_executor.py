@@ -582,6 +582,92 @@ def test_insert_ignore_skips_duplicates_with_a_1062_warning(keyed: Db) -> None:
     assert sorted(keyed.rows("t")) == [(1, 10, "x"), (2, 20, "y"), (3, 30, "new")]
 
 
+def test_update_ignore_leaves_a_conflicting_row_with_a_1062_warning_and_goes_on(keyed: Db) -> None:
+    outcome = keyed.ok("UPDATE IGNORE t SET u = u + 10")
+    # In primary-key order: row 1's u 10 -> 20 collides with row 2 and stays; row 2 moves to 30.
+    assert images(outcome) == [("update", (2, 20, "y"), (2, 30, "y"))]
+    assert outcome.affected_rows == 1
+    assert [(w.level, w.code, w.message) for w in outcome.warnings] == [("Warning", 1062, "Duplicate entry '20' for key 't.u'")]
+    assert sorted(keyed.rows("t")) == [(1, 10, "x"), (2, 30, "y")]
+
+
+def test_update_without_ignore_stops_at_the_first_duplicate(keyed: Db) -> None:
+    assert keyed.error("UPDATE t SET u = u + 10").code == 1062
+
+
+@pytest.mark.parametrize(
+    ("sql", "mode"),
+    [
+        ("UPDATE IGNORE t SET u = 1", "ignore"),
+        ("UPDATE t SET v = 'IGNORE'", "error"),
+        ("INSERT IGNORE INTO t VALUES (1, 2, 'x')", "ignore"),
+        ("INSERT IGNORE INTO t VALUES (1, 2, 'x') ON DUPLICATE KEY UPDATE v = 'y'", "on duplicate key update"),
+        ("REPLACE INTO t VALUES (1, 2, 'x')", "replace"),
+        ("CREATE TABLE c (a INT) IGNORE SELECT id FROM t", "ignore"),
+        ("CREATE TABLE c (a INT) REPLACE AS SELECT id FROM t", "replace"),
+        ("CREATE TABLE c (a INT) IGNORE (SELECT id FROM t)", "ignore"),
+        ("CREATE TABLE c (a VARCHAR(10) DEFAULT 'REPLACE') SELECT id FROM t", "error"),
+    ],
+)
+def test_duplicate_keywords_sqlglot_rejects_become_the_write_mode(sql: str, mode: str) -> None:
+    assert parse_statement(sql).write_mode.value == mode
+
+
+def test_create_select_appends_the_selected_columns_and_copies_their_definition(keyed: Db) -> None:
+    outcome = keyed.ok("CREATE TABLE c (n INT AUTO_INCREMENT PRIMARY KEY, u INT) ENGINE=MyISAM SELECT u, v AS w, id FROM t")
+    table = keyed.server.catalog.get("c")
+    assert [(c.name, c.type.sql, c.nullable, c.default, c.auto_increment) for c in table.columns] == [
+        ("n", "INT", False, None, True),
+        ("u", "INT", True, None, False),  # declared: the definition wins
+        ("w", "VARCHAR(10)", True, "dflt", False),  # from t.v, renamed, its default kept
+        ("id", "INT", False, None, False),  # NOT NULL kept, the key not
+    ]
+    assert [key.columns for key in table.keys] == [("n",)]
+    assert kinds(outcome) == ["write", "write"] and outcome.affected_rows == 2
+    assert keyed.rows("c") == [(1, 10, "x", 1), (2, 20, "y", 2)]
+
+
+def test_create_select_star_copies_every_column(keyed: Db) -> None:
+    keyed.ok("CREATE TABLE c SELECT * FROM t")
+    assert keyed.columns("c") == ["id", "u", "v"] and keyed.rows("c") == [(1, 10, "x"), (2, 20, "y")]
+
+
+@pytest.mark.parametrize(
+    ("sql", "rows", "warnings"),
+    [
+        ("CREATE TABLE c (u2 INT PRIMARY KEY) IGNORE SELECT id DIV 2 AS u2, v FROM t", [(0, "x"), (1, "y")], []),
+        ("CREATE TABLE c (k INT PRIMARY KEY) IGNORE SELECT 1 AS k, v FROM t", [(1, "x")], [1062]),
+        ("CREATE TABLE c (k INT PRIMARY KEY) REPLACE SELECT 1 AS k, v FROM t", [(1, "y")], []),
+    ],
+)
+def test_create_select_handles_duplicates_as_its_keyword_says(keyed: Db, sql: str, rows: list[tuple], warnings: list[int]) -> None:
+    outcome = keyed.ok(sql)
+    assert keyed.rows("c") == rows
+    assert [w.code for w in outcome.warnings] == warnings
+
+
+def test_failed_create_select_leaves_no_table_and_no_changes(keyed: Db) -> None:
+    outcome = keyed.run("CREATE TABLE c (k INT PRIMARY KEY) SELECT 1 AS k, v FROM t")
+    assert outcome.error is not None and outcome.error.code == 1062
+    assert outcome.changes == [] and outcome.affected_rows == 0
+    assert keyed.server.catalog.find("c") is None
+    keyed.ok("CREATE TABLE c (k INT)")  # the name is free again
+
+
+@pytest.mark.parametrize(
+    ("sql", "code"),
+    [
+        ("CREATE TABLE c SELECT id + 1 FROM t", 1235),
+        ("CREATE TABLE c SELECT nope FROM t", 1054),
+        ("CREATE TABLE c SELECT id, u AS id FROM t", 1060),
+        ("CREATE TABLE c SELECT id FROM t UNION SELECT u FROM t", 1235),
+    ],
+)
+def test_create_select_errors(keyed: Db, sql: str, code: int) -> None:
+    assert keyed.error(sql).code == code
+    assert keyed.server.catalog.find("c") is None
+
+
 def test_on_duplicate_key_update_affected_rows_are_1_2_0(keyed: Db) -> None:
     sql = "INSERT INTO t (id, u, v) VALUES ({}, {}, 'new') ON DUPLICATE KEY UPDATE v = VALUES(v)"
     inserted = keyed.ok(sql.format(3, 30))

@@ -234,3 +234,62 @@ def test_insert_select_reads_an_innodb_source_in_primary_key_order(make_master) 
     master.submit("setup", "INSERT INTO src VALUES (2, 10), (1, 10)")
     master.submit("con1", "INSERT IGNORE INTO dst SELECT k, a FROM src", 1)
     assert master.server.dump()["dst"][1] == [(10, 1)]
+
+
+CREATE_SELECT = "CREATE TABLE c (k INT AUTO_INCREMENT PRIMARY KEY) ENGINE={engine} SELECT b FROM t"
+
+
+@pytest.mark.parametrize(
+    ("binlog_format", "engine", "expected"),
+    [
+        # R-log-create-select-statement-format: the whole statement, written directly.
+        ("STATEMENT", "InnoDB", ["Intvar", CREATE_SELECT.format(engine="InnoDB")]),
+        # R-log-create-select-row-format: CREATE TABLE without the SELECT, then BEGIN + rows + commit.
+        (
+            "ROW",
+            "InnoDB",
+            ["CREATE TABLE `c` (`k` INT NOT NULL AUTO_INCREMENT, `b` INT DEFAULT NULL, PRIMARY KEY (`k`)) ENGINE=InnoDB", "BEGIN", "Table_map", "Write_rows", "Xid"],
+        ),
+        (
+            "MIXED",
+            "MyISAM",
+            ["CREATE TABLE `c` (`k` INT NOT NULL AUTO_INCREMENT, `b` INT DEFAULT NULL, PRIMARY KEY (`k`)) ENGINE=MyISAM", "BEGIN", "Table_map", "Write_rows", "COMMIT"],
+        ),
+    ],
+)
+def test_create_select_is_logged_as_seed_001_says(make_master, binlog_format: str, engine: str, expected: list[str]) -> None:
+    master = make_master(binlog_format)
+    result = master.submit("con1", CREATE_SELECT.format(engine=engine), 1)
+    master.finish()
+    assert result.error is None and result.unsafe == ["CREATE_SELECT_AUTOINC"]
+    assert result.logged_as == ("STATEMENT" if binlog_format == "STATEMENT" else "ROW")
+    assert events_after_schema(master) == expected
+
+
+@pytest.mark.parametrize("binlog_format", ["STATEMENT", "ROW"])
+def test_failed_create_select_writes_nothing(make_master, binlog_format: str) -> None:
+    master = make_master(binlog_format)
+    result = master.submit("con1", "CREATE TABLE c (k INT PRIMARY KEY) ENGINE=MyISAM SELECT 1 AS k FROM t", 1)
+    master.finish()
+    assert result.error is not None and result.error.code == 1062
+    assert (result.logged_as, events_after_schema(master)) == ("none", [])
+
+
+@pytest.mark.parametrize(("binlog_format", "expected"), [("STATEMENT", ["BEGIN", "CREATE TEMPORARY TABLE c SELECT a FROM t", "COMMIT"]), ("MIXED", []), ("ROW", [])])
+def test_temporary_create_select_is_logged_only_in_statement_format(make_master, binlog_format: str, expected: list[str]) -> None:
+    master = make_master(binlog_format)
+    assert master.submit("con1", "CREATE TEMPORARY TABLE c SELECT a FROM t", 1).error is None
+    assert master.submit("con1", "CREATE TEMPORARY TABLE d (a INT)", 2).error is None
+    master.finish()
+    plain = ["BEGIN", "CREATE TEMPORARY TABLE d (a INT)", "COMMIT"] if binlog_format == "STATEMENT" else []
+    assert events_after_schema(master) == expected + plain
+
+
+def test_each_step_records_the_binlog_range_it_wrote(make_master) -> None:
+    master = make_master("STATEMENT")
+    begin, insert, commit = (master.submit("con1", sql, i) for i, sql in enumerate(["BEGIN", "INSERT INTO t VALUES (3, 3)", "COMMIT"], 1))
+    master.finish()
+    assert begin.binlog_ranges == [] and insert.binlog_ranges == []
+    [(start, end)] = commit.binlog_ranges
+    assert [p.position for p in read_binlog(master.binlog_path) if start <= p.position < end] != []
+    assert end == master.writer.position

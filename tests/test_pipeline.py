@@ -175,3 +175,29 @@ def test_applier_differences_are_flavor_data(tmp_path: Path, flavor, stop_code: 
     record = run_variant(probe, {"binlog_format": "STATEMENT"}, flavor, tmp_path)
     slave_rows = record.slave_snapshot.tables["t"]
     assert slave_rows.rows[0][slave_rows.columns.index("sid")] == applier_server_id
+
+
+def test_failed_step_expectation_fails_the_run_and_is_reported(spark, tmp_path: Path) -> None:
+    path = tmp_path / "limit.yaml"
+    path.write_text(
+        textwrap.dedent(
+            """\
+            name: limit
+            master_schema: ["CREATE TABLE t (a INT PRIMARY KEY) ENGINE=InnoDB"]
+            steps: [{session: con1, sql: "DELETE FROM t LIMIT 1"}]
+            expect:
+              - {when: {binlog_format: STATEMENT}, step: 1, notes: [LIMIT], events: [Query BEGIN, Query, Xid]}
+              - {when: {binlog_format: ROW}, step: 1, notes: [LIMIT]}
+            """
+        )
+    )
+    out = tmp_path / "out"
+    assert main(["run", str(path), "--out", str(out)]) == 1
+    report = json.loads((out / "report.json").read_text())
+    assert report["summary"]["expectations_failed"] == 1
+    expectations = {run["variant"]: run["expectations"] for run in report["runs"]}
+    assert expectations["binlog_format=MIXED"] == []
+    [held] = expectations["binlog_format=STATEMENT"]
+    assert held["held"] and (held["step"], held["notes"], held["events"], held["error"]) == (1, ["LIMIT"], ["Query BEGIN", "Query", "Xid"], None)
+    [failed] = expectations["binlog_format=ROW"]
+    assert not failed["held"] and failed["message"] == "step 1 (con1): expected notes [LIMIT], got []"

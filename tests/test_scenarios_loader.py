@@ -9,6 +9,8 @@ import pytest
 
 from scenarios import (
     BINLOG_FORMATS,
+    EngineDeclaration,
+    EventPattern,
     Expectation,
     LoadResult,
     Scenario,
@@ -53,6 +55,10 @@ expect:
   - verdict: Consistent
   - slave_error: 1062
 """
+
+
+ENGINE = "transactional: false, row_capable: false, statement_capable: true"
+STEPS = "name: a\nsteps:\n  - {session: c, sql: BEGIN}\n  - {session: c, sql: COMMIT}\n"
 
 
 def write(directory: Path, relative: str, text: str) -> Path:
@@ -122,6 +128,46 @@ def test_full_file_round_trip(tmp_path: Path) -> None:
             Expectation(when={}, slave_error=1062),
         ),
     )
+
+
+def test_engines_load_with_their_capabilities(tmp_path: Path) -> None:
+    text = """\
+name: e
+engines:
+  STMT_ONLY: {transactional: false, row_capable: false, statement_capable: true}
+  Clustered: {transactional: true, row_capable: true, statement_capable: true, self_logging: true}
+"""
+    scenario = load_scenario(write(tmp_path, "e.yaml", text))
+
+    assert scenario.engines == {
+        "STMT_ONLY": EngineDeclaration(transactional=False, row_capable=False, statement_capable=True),
+        "Clustered": EngineDeclaration(transactional=True, row_capable=True, statement_capable=True, self_logging=True),
+    }
+
+
+def test_step_checks_load(tmp_path: Path) -> None:
+    text = STEPS + """\
+expect:
+  - when: {binlog_format: STATEMENT}
+    step: 2
+    notes: [limit, 1062]
+    error: 0
+    events: [Query   BEGIN, 'Query UPDATE t SET a = 1,  b = 2', Xid]
+  - {step: 1, events: [], verdict: consistent}
+"""
+    scenario = load_scenario(write(tmp_path, "s.yaml", text))
+
+    assert scenario.expect == (
+        Expectation(
+            when={"binlog_format": ("STATEMENT",)},
+            step=2,
+            notes=("LIMIT", 1062),
+            error=0,
+            events=(EventPattern("Query", "BEGIN"), EventPattern("Query", "UPDATE t SET a = 1, b = 2"), EventPattern("Xid")),
+        ),
+        Expectation(when={}, verdict=Verdict.CONSISTENT, step=1, events=()),
+    )
+    assert [str(event) for event in scenario.expect[0].events] == ["Query BEGIN", "Query UPDATE t SET a = 1, b = 2", "Xid"]
 
 
 def test_minimal_file_has_empty_defaults(tmp_path: Path) -> None:
@@ -297,6 +343,26 @@ def test_loaded_when_matches_loaded_variants(tmp_path: Path) -> None:
         ("name: a\nvolatile: [7]\n", "volatile[0]", "expected a string, got int"),
         ("name: a\nvolatile: ['  ']\n", "volatile[0]", "must not be empty"),
         ("name: a\nvolatile: t.a\n", "volatile", "expected a list, got string"),
+        ("name: a\nengines: [MYENG]\n", "engines", "expected a mapping of engine name -> capabilities, got list"),
+        ("name: a\nengines: {'my eng': {}}\n", "engines", "engine names are identifiers"),
+        ("name: a\nengines: {MYENG: true}\n", "engines.MYENG", "expected a mapping of capability -> true/false, got bool"),
+        (f"name: a\nengines: {{MYENG: {{{ENGINE}, logs_itself: true}}}}\n", "engines.MYENG.logs_itself", "an engine declares only: transactional, row_capable, statement_capable, self_logging"),
+        ("name: a\nengines: {MYENG: {transactional: false, row_capable: false}}\n", "engines.MYENG.statement_capable", "missing; declare it true or false"),
+        ("name: a\nengines: {MYENG: {transactional: false, row_capable: 0, statement_capable: true}}\n", "engines.MYENG.row_capable", "expected true or false, got int"),
+        (f"name: a\nengines: {{MyEng: {{{ENGINE}}}, MYENG: {{{ENGINE}}}}}\n", "engines.MYENG", "declared twice"),
+        (f"{STEPS}expect:\n  - {{notes: [LIMIT]}}\n", "expect[0].notes", "needs a step"),
+        (f"{STEPS}expect:\n  - {{step: 1, verdict: consistent}}\n", "expect[0].step", "says nothing about the step; add notes, error, events"),
+        (f"{STEPS}expect:\n  - {{step: 3, notes: []}}\n", "expect[0].step", "no step 3; steps are numbered 1 to 2"),
+        (f"{STEPS}expect:\n  - {{step: '1', notes: []}}\n", "expect[0].step", "expected a step number (an int), got string"),
+        (f"{STEPS}expect:\n  - {{step: 1, notes: LIMIT}}\n", "expect[0].notes", "expected a list, got string"),
+        (f"{STEPS}expect:\n  - {{step: 1, notes: [LIMIT, 'no such']}}\n", "expect[0].notes[1]", "expected an unsafe reason name such as LIMIT or a MySQL code such as 1062, got string 'no such'"),
+        (f"{STEPS}expect:\n  - {{step: 1, notes: [true]}}\n", "expect[0].notes[0]", "got bool"),
+        (f"{STEPS}expect:\n  - {{step: 1, notes: [-3]}}\n", "expect[0].notes[0]", "positive"),
+        (f"{STEPS}expect:\n  - {{step: 1, error: -1}}\n", "expect[0].error", "expected 0 (no error) or a positive MySQL error code"),
+        (f"{STEPS}expect:\n  - {{step: 1, error: ER_DUP_ENTRY}}\n", "expect[0].error", "an int), got string"),
+        (f"{STEPS}expect:\n  - {{step: 1, events: Xid}}\n", "expect[0].events", "expected a list, got string"),
+        (f"{STEPS}expect:\n  - {{step: 1, events: [Query: BEGIN]}}\n", "expect[0].events[0]", "got mapping (quote an entry that contains ': ')"),
+        (f"{STEPS}expect:\n  - {{step: 1, events: ['Query', '1Query BEGIN']}}\n", "expect[0].events[1]", "expected an event kind such as Query or Write_rows first"),
     ],
 )
 def test_bad_file_reports_key_and_reason(tmp_path: Path, text: str, key: str, fragment: str) -> None:

@@ -47,6 +47,13 @@ UNSAFE_STATEMENTS = [
     ("RAND()", "UPDATE t SET x = RAND()", "SYSTEM_FUNCTION"),
     ("@@server_id", "INSERT INTO t (id, n) VALUES (3, @@server_id)", "SYSTEM_VARIABLE"),
     ("@@global.time_zone", "INSERT INTO t (id, v) VALUES (3, @@global.time_zone)", "SYSTEM_VARIABLE"),
+    ("SKIP LOCKED", "INSERT INTO t SELECT id + 10, v, n, d, x FROM t FOR UPDATE SKIP LOCKED", "SKIP_LOCKED"),
+    ("NOWAIT", "INSERT INTO t SELECT id + 10, v, n, d, x FROM t FOR SHARE NOWAIT", "NOWAIT"),
+    ("UPDATE IGNORE", "UPDATE IGNORE t SET id = id + 1", "UPDATE_IGNORE"),
+    ("CREATE ... IGNORE SELECT", "CREATE TABLE c (id INT PRIMARY KEY) IGNORE SELECT id, v FROM t", "CREATE_IGNORE_SELECT"),
+    ("CREATE ... REPLACE SELECT", "CREATE TABLE c (id INT PRIMARY KEY) REPLACE AS SELECT id FROM t", "CREATE_REPLACE_SELECT"),
+    ("CREATE ... SELECT into an AUTO_INCREMENT table", "CREATE TABLE c (k INT AUTO_INCREMENT PRIMARY KEY) SELECT v FROM t", "CREATE_SELECT_AUTOINC"),
+    ("LIMIT in CREATE ... SELECT", "CREATE TABLE c SELECT id FROM t ORDER BY id LIMIT 1", "LIMIT"),
 ]
 
 
@@ -73,6 +80,7 @@ SAFE_STATEMENTS = [
     ("LAST_INSERT_ID()", "INSERT INTO t (id, n) VALUES (3, LAST_INSERT_ID())"),
     ("@@session.time_zone", "INSERT INTO t (id, v) VALUES (3, @@session.time_zone)"),
     ("UPDATE without LIMIT", "UPDATE t SET v = 'z' WHERE id = 1"),
+    ("plain CREATE ... SELECT", "CREATE TABLE c (id INT PRIMARY KEY) SELECT id, v FROM t"),
 ]
 
 
