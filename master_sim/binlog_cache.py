@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from enum import Enum
 from itertools import groupby
 
 from server_sim.binlog.events import (
@@ -41,6 +42,22 @@ _ROWS_EVENTS: dict[ChangeKind, type[Rows_log_event]] = {
     ChangeKind.UPDATE: Update_rows_log_event,
     ChangeKind.DELETE: Delete_rows_log_event,
 }
+
+
+class LogTarget(str, Enum):
+    """Where a statement's events go (seed 001, D-log-target)."""
+
+    TRX_CACHE = "trx_cache"  # written at COMMIT; at ROLLBACK only if it holds non-transactional changes
+    STMT_CACHE = "stmt_cache"  # written when the statement ends
+    BINLOG = "binlog"  # written at once: DDL with its implicit commit
+
+
+@dataclass(frozen=True)
+class CachedEvents:
+    """The events one statement put into one cache (or straight into the binlog)."""
+
+    target: LogTarget
+    events: list[Log_event]
 
 
 @dataclass

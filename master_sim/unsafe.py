@@ -42,11 +42,14 @@ class UnsafeReason(Enum):
     SKIP_LOCKED = (3570, "Statement is unsafe because it uses SKIP LOCKED. The set of inserted values is non-deterministic.")
     NOWAIT = (3571, "Statement is unsafe because it uses NOWAIT. Whether the command will succeed or fail is not deterministic.")
 
+    def message(self, flavor: Flavor) -> str:
+        """The reason's sentence as `flavor` prints it."""
+        return self.text if flavor.unsafe_reason_final_period else self.text.removesuffix(".")
+
     def note(self, flavor: Flavor) -> Condition:
         """The Note 1592 the server attaches when it logs the statement anyway."""
         error = ErrorCode.ER_BINLOG_UNSAFE_STATEMENT
-        text = self.text if flavor.unsafe_reason_final_period else self.text.removesuffix(".")
-        return Condition("Note", error.code, error.error_name, error.template % text)
+        return Condition("Note", error.code, error.error_name, error.template % self.message(flavor))
 
 
 def parse_time_reasons(statement: Statement, flavor: Flavor) -> list[UnsafeReason]:

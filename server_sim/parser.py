@@ -15,7 +15,9 @@ from functools import lru_cache
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import TokenType
 
 from .errors import ErrorCode, SqlError, not_supported
 
@@ -174,3 +176,25 @@ def parse_statement(sql: str) -> Statement:
             return Statement(text, kind, tree)
     first_word = text.split(None, 1)[0].upper()
     raise not_supported(f"{first_word} statements (the simulator models DML, DDL on tables, SET and transaction control)")
+
+
+def split_statements(text: str) -> list[str]:
+    """The `;`-separated statements of a SQL script, as written (a `;` inside a string or comment does not split)."""
+    try:
+        tokens = Dialect.get_or_raise("mysql").tokenize(text)
+    except TokenError as error:
+        raise _syntax_error(text, str(error).splitlines()[0]) from None
+    statements: list[str] = []
+    start: int | None = None
+    end = 0
+    for token in tokens:
+        if token.token_type is TokenType.SEMICOLON:
+            if start is not None:
+                statements.append(text[start : end + 1])
+            start = None
+            continue
+        start = token.start if start is None else start
+        end = token.end
+    if start is not None:
+        statements.append(text[start : end + 1])
+    return statements
