@@ -89,12 +89,12 @@ class BinlogCache:
         return not self.events
 
 
-def image_columns(table: Table, kind: ChangeKind, image: str, row_image: str, assigned: frozenset[str]) -> list[bool]:
+def image_columns(table: Table, kind: ChangeKind, image: str, row_image: str, assigned: frozenset[str], flavor: Flavor) -> list[bool]:
     """Which columns an image carries (seed 001's tables; `image` is 'before' or 'after')."""
     columns = table.columns
     pke = {name.lower() for name in table.pke_columns()}
     written = {name.lower() for name in assigned}
-    if row_image == "FULL":
+    if row_image == "FULL" or (table.primary_key is None and flavor.full_row_images_without_primary_key):
         return [True] * len(columns)
     if image == "before":
         if row_image == "MINIMAL":
@@ -194,8 +194,8 @@ class EventFactory:
             batch = list(group)
             table = batch[0].table
             assigned = frozenset().union(*(change.assigned for change in batch))
-            before_bits = image_columns(table, kind, "before", row_image, assigned) if kind is not ChangeKind.WRITE else []
-            after_bits = image_columns(table, kind, "after", row_image, assigned) if kind is not ChangeKind.DELETE else []
+            before_bits = image_columns(table, kind, "before", row_image, assigned, self.flavor) if kind is not ChangeKind.WRITE else []
+            after_bits = image_columns(table, kind, "after", row_image, assigned, self.flavor) if kind is not ChangeKind.DELETE else []
             rows = [
                 Row(
                     before=_image(table, change.before, before_bits) if change.before is not None and before_bits else None,
