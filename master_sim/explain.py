@@ -252,6 +252,8 @@ def _explain(master: Master, statement: Statement) -> Explanation:
         raise ExplainError(f"the statement waits for a lock held by session {result.blocked_by!r}")
     if result.error is not None and result.error.code == ErrorCode.ER_NO_SUCH_TABLE.code:
         raise ExplainError(f"{result.error.message}: give its CREATE TABLE in --schema")
+    if result.error is not None and result.error.code == ErrorCode.ER_NOT_SUPPORTED_YET.code:
+        raise ExplainError(f"ERROR {result.error.code} ({result.error.name}): {result.error.message}: the simulator does not model it")
     decision = result.decision
     assert decision is not None  # every statement explain accepts reaches decide_logging_format
     decision_error = decision.error.condition() if decision.error is not None else None
