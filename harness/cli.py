@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -92,6 +93,33 @@ def _parser() -> argparse.ArgumentParser:
         "slave_rows_search_algorithms=INDEX_SCAN,HASH_SCAN or slave_transaction_retries=10 (repeatable)",
     )
     replay.add_argument("--seed", type=int, default=0, help="seed of the simulated slave (default %(default)s)")
+
+    explain = commands.add_parser(
+        "explain",
+        help="show how the master logs one statement: tables, unsafe reasons, format or error, caches",
+        description="Run SQL on a fresh simulated master and show the tables it reads and writes with their engines, "
+        "its unsafe reasons, the logging decision (format, or the error that stops it), the caches its events go "
+        "to and when they reach the binlog, and its notes. Exit 0, or 2 on usage or input errors.",
+    )
+    explain.add_argument("sql", metavar="SQL", help="one DML, SELECT or DDL statement")
+    explain.add_argument("--schema", type=Path, metavar="FILE", help="file of ;-separated statements (CREATE TABLE ...) run first, in a session of their own")
+    explain.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        dest="settings",
+        metavar="VAR=VALUE",
+        help="session variable for SQL's session, e.g. binlog_format=STATEMENT (repeatable)",
+    )
+    explain.add_argument(
+        "--before",
+        action="append",
+        default=[],
+        metavar="STMT",
+        help="statement run first in SQL's session, in order, e.g. --before BEGIN --before \"INSERT ...\" (repeatable)",
+    )
+    explain.add_argument("--flavor", default=DEFAULT_FLAVOR.name, choices=sorted(FLAVORS), help="server being modelled (default %(default)s)")
+    explain.add_argument("--json", action="store_true", help="print the explanation as JSON")
 
     binlog = commands.add_parser("binlog", help="binlog file tools")
     binlog_commands = binlog.add_subparsers(dest="binlog_command", required=True)
@@ -211,6 +239,38 @@ def _check(arguments: argparse.Namespace) -> int:
     return result.exit_code
 
 
+def _explain(arguments: argparse.Namespace) -> int:
+    from master_sim.explain import ExplainError, explain
+    from server_sim.errors import SqlError
+    from server_sim.parser import split_statements
+
+    try:
+        settings = _settings(arguments.settings)
+    except ValueError as error:
+        print(f"rplharness: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    schema: list[str] = []
+    if arguments.schema is not None:
+        try:
+            schema = split_statements(arguments.schema.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as error:
+            print(f"rplharness: --schema {arguments.schema}: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        except SqlError as error:
+            print(f"rplharness: --schema {arguments.schema}: {error}", file=sys.stderr)
+            return EXIT_USAGE
+    try:
+        explanation = explain(arguments.sql, get_flavor(arguments.flavor), schema, settings, arguments.before)
+    except ExplainError as error:
+        print(f"rplharness: explain: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if arguments.json:
+        print(json.dumps(explanation.as_dict(), indent=2))
+    else:
+        sys.stdout.write(explanation.render())
+    return 0
+
+
 def _show(arguments: argparse.Namespace) -> int:
     path: Path = arguments.file
     if not path.is_file():
@@ -279,7 +339,7 @@ def _replay(arguments: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
-    commands = {"run": _run, "record-oracle": _record, "check-fidelity": _check, "replay": _replay, "binlog": _show}
+    commands = {"run": _run, "record-oracle": _record, "check-fidelity": _check, "explain": _explain, "replay": _replay, "binlog": _show}
     return commands[arguments.command](arguments)
 
 

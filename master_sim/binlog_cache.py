@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from enum import Enum
 from itertools import groupby
 
 from server_sim.binlog.events import (
@@ -43,6 +44,22 @@ _ROWS_EVENTS: dict[ChangeKind, type[Rows_log_event]] = {
 }
 
 
+class LogTarget(str, Enum):
+    """Where a statement's events go (seed 001, D-log-target)."""
+
+    TRX_CACHE = "trx_cache"  # written at COMMIT; at ROLLBACK only if it holds non-transactional changes
+    STMT_CACHE = "stmt_cache"  # written when the statement ends
+    BINLOG = "binlog"  # written at once: DDL with its implicit commit
+
+
+@dataclass(frozen=True)
+class CachedEvents:
+    """The events one statement put into one cache (or straight into the binlog)."""
+
+    target: LogTarget
+    events: list[Log_event]
+
+
 @dataclass
 class BinlogCache:
     """Events waiting to be written, and where among them non-transactional changes start."""
@@ -72,12 +89,12 @@ class BinlogCache:
         return not self.events
 
 
-def image_columns(table: Table, kind: ChangeKind, image: str, row_image: str, assigned: frozenset[str]) -> list[bool]:
+def image_columns(table: Table, kind: ChangeKind, image: str, row_image: str, assigned: frozenset[str], flavor: Flavor) -> list[bool]:
     """Which columns an image carries (seed 001's tables; `image` is 'before' or 'after')."""
     columns = table.columns
     pke = {name.lower() for name in table.pke_columns()}
     written = {name.lower() for name in assigned}
-    if row_image == "FULL":
+    if row_image == "FULL" or (table.primary_key is None and flavor.full_row_images_without_primary_key):
         return [True] * len(columns)
     if image == "before":
         if row_image == "MINIMAL":
@@ -177,8 +194,8 @@ class EventFactory:
             batch = list(group)
             table = batch[0].table
             assigned = frozenset().union(*(change.assigned for change in batch))
-            before_bits = image_columns(table, kind, "before", row_image, assigned) if kind is not ChangeKind.WRITE else []
-            after_bits = image_columns(table, kind, "after", row_image, assigned) if kind is not ChangeKind.DELETE else []
+            before_bits = image_columns(table, kind, "before", row_image, assigned, self.flavor) if kind is not ChangeKind.WRITE else []
+            after_bits = image_columns(table, kind, "after", row_image, assigned, self.flavor) if kind is not ChangeKind.DELETE else []
             rows = [
                 Row(
                     before=_image(table, change.before, before_bits) if change.before is not None and before_bits else None,

@@ -29,7 +29,7 @@ from server_sim.session import Savepoint, Session
 from server_sim.storage import Storage
 
 from .analysis import Analysis, analyze
-from .binlog_cache import BinlogCache, EventFactory
+from .binlog_cache import BinlogCache, CachedEvents, EventFactory, LogTarget
 from .decision import Decision, LoggingFormat, TransactionState, decide_logging_format, is_mixed_stmt_unsafe
 from .locks import Deadlock, LockManager, LockMode, LockRequest
 
@@ -50,7 +50,9 @@ class StepResult:
     unsafe: list[str] = field(default_factory=list)
     reads: list[str] = field(default_factory=list)  # "table (Engine)", every table accessed
     writes: list[str] = field(default_factory=list)
-    logged_as: str = "none"  # STATEMENT | ROW | none
+    logged_as: str = "none"  # STATEMENT | ROW | none: what reached the caches
+    decision: Decision | None = None  # the logging decision, also when nothing ended up logged
+    logged_to: list[CachedEvents] = field(default_factory=list)  # the caches the events went to
     affected_rows: int = 0
     blocked_by: str | None = None
     ran_after_step: int | None = None
@@ -195,7 +197,7 @@ class Master:
         if ddl:
             self._commit(ms)  # DDL commits the open transaction first
         analysis = analyze(statement, self.server.catalog, session.thread_id, self.flavor)
-        state = self._state(ms)
+        state = self.transaction_state(ms.name)
         logging = session.variables.get("sql_log_bin", "ON") == "ON"
         temporary_logged = not statement.temporary or state.binlog_format in self.flavor.temporary_tables_logged_formats
         if (statement.kind.is_dml or statement.creates_from_select) and logging:
@@ -207,6 +209,7 @@ class Master:
         else:
             decision = Decision(None, list(analysis.unsafe))
         result.unsafe = [reason.name for reason in decision.unsafe]
+        result.decision = decision
         result.reads = [f"{t.name} ({t.engine.name})" for t in analysis.reads]
         result.writes = [f"{t.name} ({t.engine.name})" for t in analysis.writes]
         if decision.error is not None:
@@ -240,7 +243,9 @@ class Master:
         self._end_statement(ms)
         return True
 
-    def _state(self, ms: MasterSession) -> TransactionState:
+    def transaction_state(self, session_name: str) -> TransactionState:
+        """What decide_logging_format gets from the session for its next statement."""
+        ms = self._session(session_name)
         variables = ms.session.variables
         return TransactionState(
             binlog_format=variables["binlog_format"],
@@ -294,7 +299,7 @@ class Master:
             error_code = outcome.error.code if outcome.error is not None else 0
             events.append(self.events.query(statement.sql, timestamp, ms.session.thread_id, error_code, ms.session.variables))
             if statement.kind.is_ddl and not statement.temporary:
-                self.writer.write_group(events)
+                self._cache(ms, result, LogTarget.BINLOG, events)
             else:
                 to_trx = (
                     any(t.engine.transactional for t in analysis.writes)
@@ -302,7 +307,7 @@ class Master:
                     or (not state.direct and state.trx_cache_nonempty)
                 )
                 writes_nontrans = any(not t.engine.transactional for t in analysis.writes) or statement.kind.is_ddl
-                (ms.trx_cache if to_trx else ms.stmt_cache).add(events, nontransactional=writes_nontrans)
+                self._cache(ms, result, LogTarget.TRX_CACHE if to_trx else LogTarget.STMT_CACHE, events, writes_nontrans)
             result.logged_as = LoggingFormat.STATEMENT.value
             if decision.warn_unsafe and (statement.kind.is_dml or statement.creates_from_select):
                 result.notes.extend(reason.note(self.flavor) for reason in decision.unsafe)
@@ -319,9 +324,19 @@ class Master:
         annotate = statement.sql if variables.get(self.flavor.rows_query_variable, self.flavor.rows_query_default) == "ON" else None
         row_image = variables["binlog_row_image"]
         transactional = [c for c in logged if c.table.engine.transactional]
-        ms.trx_cache.add(self.events.rows(transactional, timestamp, row_image, annotate), nontransactional=False)
-        ms.stmt_cache.add(self.events.rows(nontransactional, timestamp, row_image, annotate), nontransactional=True)
+        self._cache(ms, result, LogTarget.TRX_CACHE, self.events.rows(transactional, timestamp, row_image, annotate))
+        self._cache(ms, result, LogTarget.STMT_CACHE, self.events.rows(nontransactional, timestamp, row_image, annotate), nontransactional=True)
         result.logged_as = LoggingFormat.ROW.value
+
+    def _cache(self, ms: MasterSession, result: StepResult, target: LogTarget, events: list[Log_event], nontransactional: bool = False) -> None:
+        """Put a statement's events where they go, and remember where that was."""
+        if not events:
+            return
+        if target is LogTarget.BINLOG:
+            self.writer.write_group(events)
+        else:
+            (ms.trx_cache if target is LogTarget.TRX_CACHE else ms.stmt_cache).add(events, nontransactional)
+        result.logged_to.append(CachedEvents(target, list(events)))
 
     def _end_statement(self, ms: MasterSession) -> None:
         """Flush the statement cache; in autocommit the statement's transaction ends too."""

@@ -48,11 +48,14 @@ class UnsafeReason(Enum):
         text = message.rstrip(".")
         return next((reason for reason in cls if text.endswith(reason.text.rstrip("."))), None)
 
+    def message(self, flavor: Flavor) -> str:
+        """The reason's sentence as `flavor` prints it."""
+        return self.text if flavor.unsafe_reason_final_period else self.text.removesuffix(".")
+
     def note(self, flavor: Flavor) -> Condition:
         """The Note 1592 the server attaches when it logs the statement anyway."""
         error = ErrorCode.ER_BINLOG_UNSAFE_STATEMENT
-        text = self.text if flavor.unsafe_reason_final_period else self.text.removesuffix(".")
-        return Condition("Note", error.code, error.error_name, error.template % text)
+        return Condition("Note", error.code, error.error_name, error.template % self.message(flavor))
 
 
 # Duplicate handling that makes a statement's effect depend on the order its SELECT returns rows.

@@ -57,6 +57,10 @@ class Flavor:
     applier_server_id_from_event: bool = False
     # MySQL's unsafe-reason sentences in Note 1592 end with a full stop; MariaDB's do not.
     unsafe_reason_final_period: bool = True
+    # A table without a primary key has every column in its before image under any
+    # binlog_row_image; MariaDB logs every column in its after image too
+    # (TABLE::mark_columns_per_binlog_row_image), MySQL only what the image selects.
+    full_row_images_without_primary_key: bool = False
     # The real server's name for a variable the model calls by another name.
     server_variable_names: Mapping[str, str] = field(default_factory=dict, hash=False)
     # How the applier finds the row of an UPDATE/DELETE row event (server-internals §3.2).
@@ -111,6 +115,7 @@ MARIADB_1011 = Flavor(
     inconsistent_error_code=0,
     applier_server_id_from_event=True,
     unsafe_reason_final_period=False,
+    full_row_images_without_primary_key=True,
     server_variable_names={"transaction_isolation": "tx_isolation"},
     row_lookup_key_in_before_image=False,
     row_compare_all_columns=True,

@@ -1,0 +1,286 @@
+"""Why a statement is logged the way it is: its tables, unsafe reasons, logging decision and caches.
+
+The statement runs on a fresh master after the schema and the statements before it in
+the same session, so every answer comes from the master's own path (analyze,
+decide_logging_format, execute, the statement and transaction caches), never from a
+second implementation of the rules.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+from server_sim.binlog.events import Log_event, type_name_of
+from server_sim.catalog import Table
+from server_sim.errors import Condition, ErrorCode, SqlError
+from server_sim.flavor import Flavor
+from server_sim.parser import Statement, StatementKind, parse_statement
+
+from .analysis import analyze
+from .binlog_cache import LogTarget
+from .master import Master
+
+SCHEMA_SESSION = "schema"
+EXPLAIN_SESSION = "explain"
+_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# The session variables the logging decision and the row images depend on.
+DECISION_VARIABLES = ("binlog_format", "transaction_isolation", "binlog_direct_non_transactional_updates", "binlog_row_image")
+
+
+class ExplainError(Exception):
+    """The input cannot be explained: a setting, schema or earlier statement failed, or the
+    statement is not one that is logged by itself."""
+
+
+@dataclass(frozen=True)
+class TableUse:
+    table: str
+    engine: str
+    transactional: bool
+    temporary: bool
+
+    @classmethod
+    def of(cls, table: Table) -> TableUse:
+        return cls(table.name, table.engine.name, table.engine.transactional, table.temporary)
+
+
+@dataclass(frozen=True)
+class Unsafe:
+    """An unsafe reason by its server name, with the message the flavor prints for it."""
+
+    reason: str
+    code: int
+    message: str
+
+
+class Flush(str, Enum):
+    """When a cache's events reach the binlog."""
+
+    STATEMENT_END = "statement_end"
+    COMMIT = "commit"
+
+
+@dataclass(frozen=True)
+class LoggedEvent:
+    """An event as SHOW BINLOG EVENTS lists it."""
+
+    type: str
+    info: str
+
+
+@dataclass(frozen=True)
+class CacheUse:
+    """The events the statement put into one cache, and when they are written."""
+
+    cache: LogTarget
+    flushed_at: Flush
+    # For a transaction cache still open: whether a ROLLBACK writes it (it holds a
+    # non-transactional change) or discards it; None when the cache is already written.
+    on_rollback: str | None
+    events: list[LoggedEvent]
+
+
+@dataclass(frozen=True)
+class Explanation:
+    flavor: str
+    statement: str
+    variables: dict[str, str]  # DECISION_VARIABLES, by the server's names
+    multi_statement_transaction: bool
+    trx_cache_nonempty: bool
+    reads: list[TableUse]
+    writes: list[TableUse]
+    unsafe: list[Unsafe]
+    logging_format: str | None  # STATEMENT, ROW, or None: not logged, or an error
+    decision_error: Condition | None  # the error decide_logging_format stops the statement with
+    error: Condition | None  # an error while executing
+    affected_rows: int
+    caches: list[CacheUse]
+    notes: list[Condition]
+
+    def as_dict(self) -> dict[str, object]:
+        """The JSON document of `rplharness explain --json` (keys documented in README.md)."""
+        return {
+            "flavor": self.flavor,
+            "statement": self.statement,
+            "variables": dict(self.variables),
+            "transaction": {"multi_statement": self.multi_statement_transaction, "trx_cache_nonempty": self.trx_cache_nonempty},
+            "reads": [vars(use) for use in self.reads],
+            "writes": [vars(use) for use in self.writes],
+            "unsafe": [vars(reason) for reason in self.unsafe],
+            "decision": {
+                "format": self.logging_format,
+                "error": self.decision_error.as_dict() if self.decision_error else None,
+            },
+            "result": {
+                "error": self.error.as_dict() if self.error else None,
+                "affected_rows": self.affected_rows,
+                "notes": [note.as_dict() for note in self.notes],
+            },
+            "caches": [
+                {
+                    "cache": use.cache.value,
+                    "flushed_at": use.flushed_at.value,
+                    "on_rollback": use.on_rollback,
+                    "events": [vars(event) for event in use.events],
+                }
+                for use in self.caches
+            ],
+        }
+
+
+    def render(self) -> str:
+        """The text of `rplharness explain`: one labelled line per fact, details indented below."""
+        lines: list[tuple[str, str]] = [
+            ("statement", self.statement),
+            ("flavor", self.flavor),
+            ("session", " ".join(f"{name}={value}" for name, value in self.variables.items())),
+            ("transaction", _transaction_text(self.multi_statement_transaction, self.trx_cache_nonempty)),
+            ("reads", _tables_text(self.reads)),
+            ("writes", _tables_text(self.writes)),
+        ]
+        lines.extend(("unsafe", f"{u.reason} ({u.code}): {u.message}") for u in self.unsafe)
+        if not self.unsafe:
+            lines.append(("unsafe", "no"))
+        if self.decision_error is not None:
+            lines.append(("decision", f"error {_condition_text(self.decision_error)}"))
+            lines.append(("result", "not executed"))
+        else:
+            lines.append(("decision", self.logging_format or "not logged"))
+            outcome = f"error {_condition_text(self.error)}" if self.error else f"{self.affected_rows} row(s) affected"
+            lines.append(("result", outcome))
+        lines.extend(("", f"{note.level} {_condition_text(note)}") for note in self.notes)
+        for use in self.caches:
+            lines.append(("events", _cache_text(use)))
+            lines.extend(("", f"  {event.type}  {event.info}".rstrip()) for event in use.events)
+        if not self.caches:
+            lines.append(("events", "none"))
+        width = max(len(label) for label, _ in lines) + 2
+        return "\n".join(f"{label:<{width}}{text}".rstrip() for label, text in lines) + "\n"
+
+
+def _transaction_text(multi_statement: bool, trx_cache_nonempty: bool) -> str:
+    if not multi_statement:
+        return "autocommit: the statement is a transaction of its own"
+    cache = "holds earlier changes" if trx_cache_nonempty else "is empty"
+    return f"inside a multi-statement transaction; the transaction cache {cache}"
+
+
+def _tables_text(tables: list[TableUse]) -> str:
+    if not tables:
+        return "none"
+    return ", ".join(
+        f"{t.table} ({t.engine}, {'transactional' if t.transactional else 'non-transactional'}{', temporary' if t.temporary else ''})"
+        for t in tables
+    )
+
+
+def _condition_text(condition: Condition) -> str:
+    return f"{condition.code} {condition.name}: {condition.message}"
+
+
+def _cache_text(use: CacheUse) -> str:
+    if use.cache is LogTarget.BINLOG:
+        return "binlog: written at once (DDL, with its implicit commit)"
+    if use.cache is LogTarget.STMT_CACHE:
+        return "statement cache: written to the binlog when the statement ends"
+    if use.flushed_at is Flush.STATEMENT_END:
+        return "transaction cache: written to the binlog when the statement ends (autocommit)"
+    at_rollback = (
+        "a ROLLBACK writes it too, ending in ROLLBACK (it holds a non-transactional change)"
+        if use.on_rollback == "logged"
+        else "a ROLLBACK discards it"
+    )
+    return f"transaction cache: waits for COMMIT; {at_rollback}"
+
+
+def explain(sql: str, flavor: Flavor, schema: list[str], settings: dict[str, str], before: list[str]) -> Explanation:
+    """Run `schema`, then `settings` and `before` in one session, then explain `sql` in it."""
+    statement = _parse(sql)
+    with tempfile.TemporaryDirectory(prefix="rplharness-explain-") as directory:
+        master = Master(flavor, {}, Path(directory) / "explain.binlog", seed=0)
+        try:
+            for text in schema:
+                _run(master, SCHEMA_SESSION, text, f"schema statement {text!r}")
+            for name, value in settings.items():
+                if not _VARIABLE_NAME.fullmatch(name):
+                    raise ExplainError(f"--set {name}={value}: {name!r} is not a variable name")
+                _run(master, EXPLAIN_SESSION, f"SET SESSION {name} = {_string_literal(value)}", f"--set {name}={value}")
+            for text in before:
+                _run(master, EXPLAIN_SESSION, text, f"--before {text!r}")
+            return _explain(master, statement)
+        finally:
+            master.finish()
+            master.close()
+
+
+def _string_literal(value: str) -> str:
+    return "'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def _parse(sql: str) -> Statement:
+    try:
+        statement = parse_statement(sql)
+    except SqlError as error:
+        raise ExplainError(str(error)) from None
+    if not (statement.kind.is_dml or statement.kind.is_ddl or statement.kind is StatementKind.SELECT):
+        raise ExplainError(
+            f"cannot explain a {statement.kind.value} statement: explain takes one DML, SELECT or DDL statement "
+            "(put BEGIN, SET and the like in --before)"
+        )
+    return statement
+
+
+def _run(master: Master, session: str, sql: str, what: str) -> None:
+    result = master.submit(session, sql)
+    if result.blocked_by is not None:
+        raise ExplainError(f"{what}: waits for a lock held by session {result.blocked_by!r}")
+    if result.error is not None:
+        raise ExplainError(f"{what}: ERROR {result.error.code} ({result.error.name}): {result.error.message}")
+
+
+def _explain(master: Master, statement: Statement) -> Explanation:
+    state = master.transaction_state(EXPLAIN_SESSION)
+    session = master.sessions[EXPLAIN_SESSION]
+    variables = {master.flavor.server_variable_names.get(name, name): session.session.variables[name] for name in DECISION_VARIABLES}
+    analysis = analyze(statement, master.server.catalog, session.session.thread_id, master.flavor)
+    result = master.submit(EXPLAIN_SESSION, statement.sql)
+    if result.blocked_by is not None:
+        raise ExplainError(f"the statement waits for a lock held by session {result.blocked_by!r}")
+    if result.error is not None and result.error.code == ErrorCode.ER_NO_SUCH_TABLE.code:
+        raise ExplainError(f"{result.error.message}: give its CREATE TABLE in --schema")
+    if result.error is not None and result.error.code == ErrorCode.ER_NOT_SUPPORTED_YET.code:
+        raise ExplainError(f"ERROR {result.error.code} ({result.error.name}): {result.error.message}: the simulator does not model it")
+    decision = result.decision
+    assert decision is not None  # every statement explain accepts reaches decide_logging_format
+    decision_error = decision.error.condition() if decision.error is not None else None
+    return Explanation(
+        flavor=master.flavor.name,
+        statement=statement.sql,
+        variables=variables,
+        multi_statement_transaction=state.multi_statement,
+        trx_cache_nonempty=state.trx_cache_nonempty,
+        reads=[TableUse.of(table) for table in analysis.reads],
+        writes=[TableUse.of(table) for table in analysis.writes],
+        unsafe=[Unsafe(reason.name, reason.code, reason.message(master.flavor)) for reason in decision.unsafe],
+        logging_format=decision.format.value if decision.format is not None else None,
+        decision_error=decision_error,
+        error=result.error if decision_error is None else None,
+        affected_rows=result.affected_rows,
+        caches=[_cache_use(master, cached.target, cached.events) for cached in result.logged_to],
+        notes=list(result.notes),
+    )
+
+
+def _cache_use(master: Master, target: LogTarget, events: list[Log_event]) -> CacheUse:
+    session = master.sessions[EXPLAIN_SESSION]
+    open_transaction = target is LogTarget.TRX_CACHE and session.session.in_multi_statement_transaction
+    return CacheUse(
+        cache=target,
+        flushed_at=Flush.COMMIT if open_transaction else Flush.STATEMENT_END,
+        on_rollback=("logged" if session.trx_cache.has_nontransactional else "discarded") if open_transaction else None,
+        events=[LoggedEvent(type_name_of(event), event.info()) for event in events],
+    )
