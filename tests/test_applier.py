@@ -337,18 +337,26 @@ def test_default_values_r1_example_1_extra_slave_fields_get_the_slave_default(tm
     assert slave_rows(record, "t1") == [(1, 1, 100)]
 
 
-@pytest.mark.parametrize("flavor", [MYSQL, MARIADB])
-def test_default_values_r1_example_2_fields_missing_from_the_ai_get_the_slave_default(tmp_path, flavor) -> None:
+@pytest.mark.parametrize(
+    ("flavor", "key", "slave_a"),
+    [
+        pytest.param(MYSQL, "", 900, id="R1 example 2 mysql-8.0: a takes the slave's default"),
+        pytest.param(MARIADB, ", PRIMARY KEY (b)", 900, id="R1 example 2 mariadb-10.11 with a primary key: a takes the slave's default"),
+        pytest.param(MARIADB, "", 100, id="R1 example 2 mariadb-10.11 without a primary key: the after image is always full"),
+    ],
+)
+def test_default_values_r1_example_2_fields_missing_from_the_ai_get_the_slave_default(tmp_path, flavor, key, slave_a) -> None:
+    b = "b INT NOT NULL" if key else "b INT"
     record = replicate(
         tmp_path,
-        ["CREATE TABLE t1 (a INT DEFAULT 100, b INT)"],
+        [f"CREATE TABLE t1 (a INT DEFAULT 100, {b}{key})"],
         ["INSERT INTO t1 (b) VALUES (1)"],
-        slave_schema=["DROP TABLE t1", "CREATE TABLE t1 (a INT DEFAULT 900, b INT)"],
+        slave_schema=["DROP TABLE t1", f"CREATE TABLE t1 (a INT DEFAULT 900, {b}{key})"],
         flavor=flavor,
         settings={"binlog_row_image": "MINIMAL"},
     )
     assert master_rows(record, "t1") == [(100, 1)]
-    assert slave_rows(record, "t1") == [(900, 1)]
+    assert slave_rows(record, "t1") == [(slave_a, 1)]
 
 
 @pytest.mark.parametrize("flavor", [MYSQL, MARIADB])
