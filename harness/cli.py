@@ -83,13 +83,9 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument("--slave-schema", type=Path, default=None, metavar="FILE", help="for a new database: SQL statements (;-separated) that create the slave's own tables and data first")
     replay.add_argument("--start-position", type=int, default=0, metavar="POS", help="for a new database: the binlog position its provisioned data corresponds to (default: the start)")
     replay.add_argument("--flavor", default=DEFAULT_FLAVOR.name, choices=sorted(FLAVORS), help="server being modelled (default %(default)s)")
-    replay.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        dest="settings",
-        metavar="VAR=VALUE",
-        help="a slave variable such as slave_exec_mode=IDEMPOTENT, slave_type_conversions=ALL_NON_LOSSY, "
+    _add_settings_option(
+        replay,
+        "a slave variable such as slave_exec_mode=IDEMPOTENT, slave_type_conversions=ALL_NON_LOSSY, "
         "slave_rows_search_algorithms=INDEX_SCAN,HASH_SCAN or slave_transaction_retries=10 (repeatable)",
     )
     replay.add_argument("--seed", type=int, default=0, help="seed of the simulated slave (default %(default)s)")
@@ -103,14 +99,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     explain.add_argument("sql", metavar="SQL", help="one DML, SELECT or DDL statement")
     explain.add_argument("--schema", type=Path, metavar="FILE", help="file of ;-separated statements (CREATE TABLE ...) run first, in a session of their own")
-    explain.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        dest="settings",
-        metavar="VAR=VALUE",
-        help="session variable for SQL's session, e.g. binlog_format=STATEMENT (repeatable)",
-    )
+    _add_settings_option(explain, "session variable for SQL's session, e.g. binlog_format=STATEMENT (repeatable)")
     explain.add_argument(
         "--before",
         action="append",
@@ -126,6 +115,11 @@ def _parser() -> argparse.ArgumentParser:
     show_parser = binlog_commands.add_parser("show", help="print a binlog the way mysqlbinlog -vv does")
     show_parser.add_argument("file", type=Path, metavar="FILE")
     return parser
+
+
+def _add_settings_option(parser: argparse.ArgumentParser, help: str) -> None:
+    """`--set VAR=VALUE`, repeatable, read by _settings()."""
+    parser.add_argument("--set", action="append", default=[], dest="settings", metavar="VAR=VALUE", help=help)
 
 
 class _Spark:

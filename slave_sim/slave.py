@@ -2,9 +2,11 @@
 
 Statement events run through the same SQL layer as on the master, with the master's
 context (timestamp, Intvar, Rand, User_var, thread id) and the error code the master
-logged. Row events are applied by finding rows through the slave's own keys. Any failure
-stops the applier with the server's error code and the event's position; nothing after
-it is applied, and the open transaction is rolled back.
+logged. Row events are applied by finding rows through the slave's own keys, per flavor
+(find_row). Any failure stops the applier with the server's error code and the event's
+position; nothing after it is applied, and the open transaction is rolled back. Each
+binlog transaction commits with the position after it (relay_log_info), so a slave kept
+in a file resumes after a crash without losing or repeating a change.
 """
 
 from __future__ import annotations
@@ -470,9 +472,9 @@ class Slave:
             ]
             if isinstance(event, Write_rows_log_event):
                 for _, after in images:
-                    self._write(table, after, len(table_map.columns), event)
+                    self._write(table, after, len(table_map.columns))
             else:
-                for found, after in self._found_rows(table, event, images, lookup):
+                for found, after in self._found_rows(table, images, lookup):
                     self._change(table, event, found, after)
         except SqlError as error:
             raise SlaveStop(self._row_error(event, table_map, error)) from None
@@ -482,7 +484,7 @@ class Slave:
         if event.rows_flags & STMT_END_F:
             self._rows_query = None  # the annotation covered this statement's row events only
 
-    def _found_rows(self, table: Table, event: Rows_log_event, images: list[tuple[dict[int, object], dict[int, object]]], lookup: RowLookup) -> list[tuple[FoundRow, dict[int, object]]]:
+    def _found_rows(self, table: Table, images: list[tuple[dict[int, object], dict[int, object]]], lookup: RowLookup) -> list[tuple[FoundRow, dict[int, object]]]:
         """The slave row of each before image, with its after image, in the order they are
         applied; a missing row is 1032, or skipped with a warning in IDEMPOTENT mode."""
         finder = RowFinder(self.server.storage, table, self.flavor, self._search_algorithms)
@@ -529,7 +531,7 @@ class Slave:
     def _search_algorithms(self) -> frozenset[SearchAlgorithm]:
         return search_algorithms(self.server.global_variables.get("slave_rows_search_algorithms"))
 
-    def _write(self, table: Table, after: dict[int, object], master_width: int, event: Rows_log_event) -> None:
+    def _write(self, table: Table, after: dict[int, object], master_width: int) -> None:
         values = row_for_write(table, after, master_width, self.server.now(), self.flavor, self.status.warnings)
         auto = table.auto_increment_column
         if auto is not None:
