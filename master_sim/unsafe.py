@@ -7,7 +7,7 @@ from enum import Enum
 from sqlglot import exp
 
 from server_sim.errors import Condition, ErrorCode
-from server_sim.expressions import function_name, system_variable_reference
+from server_sim.expressions import function_name, is_udf_call, system_variable_reference
 from server_sim.flavor import Flavor
 from server_sim.parser import Statement, StatementKind, WriteMode
 from server_sim.server import is_replicated_variable
@@ -84,6 +84,8 @@ def parse_time_reasons(statement: Statement, flavor: Flavor) -> list[UnsafeReaso
             if name == "RAND" and flavor.rand_safe_in_insert_values and _in_plain_insert_values(statement):
                 continue
             reasons.add(UnsafeReason.SYSTEM_FUNCTION)
+        if is_udf_call(node):
+            reasons.add(UnsafeReason.UDF)  # the slave may lack it, or it may return something else there
         if isinstance(node, exp.SessionParameter):
             variable, scope = system_variable_reference(node)
             if not is_replicated_variable(variable, scope):

@@ -47,6 +47,20 @@ _NOW_FUNCTIONS = {"NOW", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "UT
 HIDDEN_ROW_ID = "_rpl_row"
 _DATE_FUNCTIONS = {"CURDATE", "CURRENT_DATE", "UTC_DATE"}
 _TIME_FUNCTIONS = {"CURTIME", "CURRENT_TIME", "UTC_TIME"}
+# Every server function sqlglot leaves unnamed (exp.Anonymous) that the translator evaluates;
+# any other unnamed call is a loadable function (UDF).
+_SERVER_FUNCTIONS = frozenset(
+    {
+        *PER_CALL_FUNCTIONS, *_USER_FUNCTIONS, *_NOW_FUNCTIONS, *_DATE_FUNCTIONS, *_TIME_FUNCTIONS,
+        "UNIX_TIMESTAMP", "CONNECTION_ID", "LAST_INSERT_ID", "FOUND_ROWS", "ROW_COUNT", "VERSION",
+        "DATABASE", "SCHEMA", "SLEEP", "RAND",
+    }
+)
+
+
+def is_udf_call(node: exp.Expression) -> bool:
+    """A call of a function the server does not define: a UDF, if one is loaded."""
+    return isinstance(node, exp.Anonymous) and node.name.upper() not in _SERVER_FUNCTIONS
 
 
 @dataclass
@@ -196,7 +210,7 @@ class Translator:
             # Each RAND(N) call site has its own generator, started from N.
             self._rand_sites += 1
             return exp.Anonymous(this="rpl_rand_seeded", expressions=[seed, exp.Literal.number(self._rand_sites)])
-        if isinstance(node, exp.Anonymous):
+        if is_udf_call(node):
             raise SqlError(ErrorCode.ER_SP_DOES_NOT_EXIST, f"{context.database}.{node.name}")
         raise not_supported(f"function {name}()")
 

@@ -90,6 +90,13 @@ def test_safe_statement_stays_statement_in_mixed(master_factory, case: str, sql:
     assert result.error is None and result.unsafe == [] and result.logged_as == "STATEMENT"
 
 
+@pytest.mark.parametrize("binlog_format", ["STATEMENT", "MIXED", "ROW"])
+def test_an_unknown_function_is_a_udf_and_fails_without_being_logged_when_not_loaded(master_factory, binlog_format: str) -> None:
+    result = master_factory(binlog_format).submit("con1", "UPDATE t SET x = myudf(id)", 1)
+    assert result.unsafe == ["UDF"]
+    assert result.error.code == 1305 and result.logged_as == "none" and result.notes == []
+
+
 def test_select_with_unsafe_function_is_not_logged_and_gets_no_note(master_factory) -> None:
     result = master_factory("STATEMENT").submit("con1", "SELECT UUID()", 1)
     assert result.logged_as == "none" and result.notes == []
