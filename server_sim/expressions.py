@@ -47,13 +47,14 @@ _NOW_FUNCTIONS = {"NOW", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "UT
 HIDDEN_ROW_ID = "_rpl_row"
 _DATE_FUNCTIONS = {"CURDATE", "CURRENT_DATE", "UTC_DATE"}
 _TIME_FUNCTIONS = {"CURTIME", "CURRENT_TIME", "UTC_TIME"}
-# Every server function sqlglot leaves unnamed (exp.Anonymous) that the translator evaluates;
-# any other unnamed call is a loadable function (UDF).
+# Every server function sqlglot leaves unnamed (exp.Anonymous) that the simulator evaluates
+# (the translator, and the executor for ON DUPLICATE KEY UPDATE's VALUES(col)); any other
+# unnamed call is a loadable function (UDF).
 _SERVER_FUNCTIONS = frozenset(
     {
         *PER_CALL_FUNCTIONS, *_USER_FUNCTIONS, *_NOW_FUNCTIONS, *_DATE_FUNCTIONS, *_TIME_FUNCTIONS,
         "UNIX_TIMESTAMP", "CONNECTION_ID", "LAST_INSERT_ID", "FOUND_ROWS", "ROW_COUNT", "VERSION",
-        "DATABASE", "SCHEMA", "SLEEP", "RAND",
+        "DATABASE", "SCHEMA", "SLEEP", "RAND", "VALUES",
     }
 )
 

@@ -78,6 +78,7 @@ SAFE_STATEMENTS = [
     ("CURRENT_TIMESTAMP", "INSERT INTO t (id, d) VALUES (3, CURRENT_TIMESTAMP)"),
     ("CONNECTION_ID()", "INSERT INTO t (id, n) VALUES (3, CONNECTION_ID())"),
     ("LAST_INSERT_ID()", "INSERT INTO t (id, n) VALUES (3, LAST_INSERT_ID())"),
+    ("VALUES() in ON DUPLICATE KEY UPDATE is no UDF", "INSERT INTO t (id, v) VALUES (1, 'q') ON DUPLICATE KEY UPDATE v = VALUES(v)"),
     ("@@session.time_zone", "INSERT INTO t (id, v) VALUES (3, @@session.time_zone)"),
     ("UPDATE without LIMIT", "UPDATE t SET v = 'z' WHERE id = 1"),
     ("plain CREATE ... SELECT", "CREATE TABLE c (id INT PRIMARY KEY) SELECT id, v FROM t"),
