@@ -14,6 +14,7 @@ import struct
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from enum import Enum
+from functools import lru_cache
 
 from sqlglot import exp
 
@@ -337,8 +338,10 @@ def column_type_from_sqlglot(kind: exp.DataType) -> ColumnType:
     return ColumnType(name, unsigned)
 
 
+@lru_cache(maxsize=1024)
 def column_type_from_sql(text: str) -> ColumnType:
-    """Read a type back from its MySQL text (as a table map carries it)."""
+    """Read a type back from its MySQL text (as a table map carries it). Cached: the
+    applier reads the same few types for every row, and parsing costs a sqlglot parse."""
     import sqlglot
 
     kind = sqlglot.parse_one(f"CREATE TABLE t (c {text})", read="mysql").this.expressions[0].args["kind"]

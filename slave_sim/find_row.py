@@ -160,7 +160,7 @@ class RowFinder:
         key's matching rows) is read once, and each row read takes the first pending image
         it matches. Returns (image index, row) in the order the rows were read, and the
         indexes of the images no row matched."""
-        pending: list[tuple[int, dict[int, object]]] = list(enumerate(images))
+        pending = [(index, self._compared(before)) for index, before in enumerate(images)]
         if search.key is not None:
             indexes = [self.table.column_index(c) for c in search.key.columns]
             values = list(dict.fromkeys(tuple(before[i] for i in indexes) for before in images))
@@ -169,7 +169,7 @@ class RowFinder:
             rows = self._scan()
         found: list[tuple[int, FoundRow]] = []
         for row_id, *stored in rows:
-            match = next((place for place, (_, before) in enumerate(pending) if self._matches(stored, before)), None)
+            match = next((place for place, (_, wanted) in enumerate(pending) if _matches(stored, wanted)), None)
             if match is None:
                 continue
             image_index, _ = pending.pop(match)
@@ -182,15 +182,17 @@ class RowFinder:
         """The slave's default row with the before image unpacked over it."""
         return [before[index] if index in before else _default_value(column) for index, column in enumerate(self.table.columns)]
 
-    def _matches(self, stored: Sequence[object], before: dict[int, object]) -> bool:
-        """record_compare: on the BI's columns (MySQL) or on every slave column (MariaDB)."""
+    def _compared(self, before: dict[int, object]) -> dict[int, object]:
+        """What record_compare checks a candidate against: the BI's columns (MySQL), or
+        every slave column, those the BI lacks at the slave's defaults (MariaDB)."""
         if self.flavor.row_compare_all_columns:
-            return all(_same(value, wanted) for value, wanted in zip(stored, self._record(before)))
-        return all(_same(stored[i], value) for i, value in before.items())
+            return dict(enumerate(self._record(before)))
+        return before
 
     def _first_match(self, rows: list[tuple], before: dict[int, object], path: LookupPath) -> FoundRow | None:
+        wanted = self._compared(before)
         for row_id, *stored in rows:
-            if self._matches(stored, before):
+            if _matches(stored, wanted):
                 return FoundRow(row_id, tuple(stored), path)
         return None
 
@@ -211,6 +213,6 @@ def _default_value(column: Column) -> object:
     return column.type.implicit_default()
 
 
-def _same(stored: object, wanted: object) -> bool:
+def _matches(stored: Sequence[object], wanted: dict[int, object]) -> bool:
     """record_compare is byte-for-byte: string case matters here, unlike in key lookups."""
-    return stored == wanted
+    return all(stored[index] == value for index, value in wanted.items())

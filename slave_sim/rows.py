@@ -7,17 +7,16 @@ take their defaults.
 
 from __future__ import annotations
 
-from server_sim.binlog.events import ColumnInfo
 from server_sim.catalog import DefaultKind, Table
 from server_sim.errors import ErrorCode, SqlError
 from server_sim.flavor import Flavor
-from server_sim.types import column_type_from_sql
+from server_sim.types import ColumnType
 
 from .conversions import convert
 from .find_row import FoundRow
 
 
-def decode_image(values: list[object] | None, present: list[bool], columns: list[ColumnInfo], slave: Table) -> dict[int, object]:
+def decode_image(values: list[object] | None, present: list[bool], master_types: list[ColumnType], slave: Table) -> dict[int, object]:
     """Slave column index -> value, for the image's columns that exist on the slave."""
     if values is None:
         return {}
@@ -29,7 +28,7 @@ def decode_image(values: list[object] | None, present: list[bool], columns: list
         encoded = next(stream)
         if index >= len(slave.columns):
             continue  # a master column the slave does not have
-        master_type = column_type_from_sql(columns[index].type)
+        master_type = master_types[index]
         column = slave.columns[index]
         image[index] = convert(master_type.from_json(encoded), master_type, column.type, column.name)
     return image

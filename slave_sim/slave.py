@@ -456,8 +456,9 @@ class Slave:
         variables = self.server.global_variables
         lookup = RowLookup(position, table.name, [])
         try:
+            master_types = [column_type_from_sql(column.type) for column in table_map.columns]
             check_columns(
-                [column_type_from_sql(column.type) for column in table_map.columns],
+                master_types,
                 [column.type for column in table.columns],
                 conversion_modes(variables["slave_type_conversions"]),
                 table_map.database,
@@ -465,8 +466,8 @@ class Slave:
             )
             images = [
                 (
-                    decode_image(row.before, event.columns_before, table_map.columns, table),
-                    decode_image(row.after, event.columns_after, table_map.columns, table),
+                    decode_image(row.before, event.columns_before, master_types, table),
+                    decode_image(row.after, event.columns_after, master_types, table),
                 )
                 for row in event.rows
             ]
