@@ -28,7 +28,7 @@ def _parser() -> argparse.ArgumentParser:
         help="run scenario files or suites under every binlog format and compare master and slave",
         description="Run every variant of every scenario under PATH (files or directories), compare master and "
         "slave tables with Spark, print a verdict per run and write OUT/report.json. Exit 0 when every expect "
-        "holds, 1 when one fails, 2 on usage or input errors.",
+        "holds and no run is a finding or a simulator error, 1 otherwise, 2 on usage or input errors.",
     )
     run.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="scenario YAML files or directories of them")
     run.add_argument("--flavor", default=DEFAULT_FLAVOR.name, choices=sorted(FLAVORS), help="server being modelled (default %(default)s)")

@@ -28,8 +28,12 @@ class ExpectationResult:
 
 
 def judge(record: RunRecord, diff: RunDiff | None) -> Judgement:
-    """consistent, divergent, slave_stopped or error; a divergence lists the unsafe statements
-    the master logged as statements, the facts that explain it when there are any."""
+    """consistent, slave_stopped, error, or for a divergence: divergent when a reason the
+    server itself gives explains it, a finding when none does.
+
+    The explaining reasons are the unsafe statements the master logged as statements
+    anyway, and a slave whose tables the scenario made differ from the master's.
+    """
     if record.error is not None:
         return Judgement(Verdict.ERROR, (record.error.strip().splitlines()[-1],))
     slave = record.slave
@@ -38,14 +42,29 @@ def judge(record: RunRecord, diff: RunDiff | None) -> Judgement:
         return Judgement(Verdict.SLAVE_STOPPED, (f"slave stopped {where}: error {slave.error.code} {slave.error.name}: {slave.error.message}",))
     if diff is None or diff.consistent:
         return Judgement(Verdict.CONSISTENT, ())
-    explanation = [
+    reasons = [
         f"step {step.index} ({step.session}) was logged as STATEMENT while unsafe: {', '.join(step.unsafe)}"
-        for step in record.steps
-        if step.logged_as == "STATEMENT" and step.unsafe
+        for step in unsafe_statements_logged(record)
     ]
-    tables = ", ".join(table.table for table in diff.tables)
-    explanation.append(f"tables that differ: {tables}")
-    return Judgement(Verdict.DIVERGENT, tuple(explanation))
+    if record.scenario.slave_schema:
+        reasons.append(f"the slave's tables differ from the master's ({len(record.scenario.slave_schema)} slave_schema statements)")
+    tables = f"tables that differ: {', '.join(table.table for table in diff.tables)}"
+    if reasons:
+        return Judgement(Verdict.DIVERGENT, (*reasons, tables))
+    return Judgement(Verdict.FINDING, (finding_kind(record), tables))
+
+
+def unsafe_statements_logged(record: RunRecord) -> list[StepResult]:
+    """The steps the master logged in statement format although it flagged them unsafe."""
+    return [step for step in record.steps if step.logged_as == "STATEMENT" and step.unsafe]
+
+
+def finding_kind(record: RunRecord) -> str:
+    """What makes a divergence a finding, in words that stay the same while it is shrunk."""
+    binlog_format = record.variant["binlog_format"]
+    if binlog_format == "STATEMENT":
+        return "divergence under STATEMENT with identical schemas and no unsafe statement logged as a statement"
+    return f"divergence under {binlog_format} with identical schemas"
 
 
 def check_expectations(record: RunRecord, judgement: Judgement) -> list[ExpectationResult]:

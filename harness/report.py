@@ -9,6 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from master_sim.master import StepResult
+from scenarios.model import Verdict
 from server_sim.errors import Condition
 
 from .compare import TableDiff
@@ -100,7 +101,7 @@ def report_json(result: SuiteResult, flavor: str, fidelity: FidelityResult | Non
         "flavor": flavor,
         "summary": {
             "runs": len(result.runs),
-            **{name: verdicts.count(name) for name in ("consistent", "divergent", "slave_stopped", "error")},
+            **{name: verdicts.count(name) for name in (verdict.value for verdict in Verdict)},
             "expectations_failed": sum(not run.expectations_held for run in result.runs),
             "input_errors": len(result.input_errors),
             "exit_code": result.exit_code,

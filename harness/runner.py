@@ -13,6 +13,7 @@ from scenarios.model import Scenario, ScenarioError
 from server_sim.engines import Engine, EngineRegistry
 from server_sim.errors import Condition, SqlError
 from server_sim.flavor import Flavor
+from server_sim.server import Server
 from server_sim.sysvars import VariableRegistry
 from slave_sim.slave import Slave, SlaveStatus
 
@@ -96,14 +97,14 @@ def run_variant(scenario: Scenario, variant: dict[str, str], flavor: Flavor, bin
         for step in scenario.steps:
             record.steps.append(master.submit(step.session, step.sql, step.index))
         master.finish()
-        record.master_snapshot = snapshot(master.server.dump())
+        record.master_snapshot = snapshot(master.server)
         slave = Slave(flavor, registry.validate(scenario.slave_settings), seed, engines)
         slave.apply(master.binlog_path, stop=schema_end)
         for sql in scenario.slave_schema:
             outcome = slave.execute_local(sql)
             record.slave_schema.append(SlaveSchemaResult(sql, outcome.error.condition() if outcome.error else None))
         record.slave = slave.apply(master.binlog_path, start=schema_end)
-        record.slave_snapshot = snapshot(slave.server.dump())
+        record.slave_snapshot = snapshot(slave.server)
     except Exception:  # the simulator failed on this run: report it, keep going
         record.error = traceback.format_exc()
     finally:
@@ -118,5 +119,10 @@ def engine_registry(scenario: Scenario) -> EngineRegistry:
     return EngineRegistry({name: Engine(name, **asdict(declared)) for name, declared in scenario.engines.items()})
 
 
-def snapshot(dump: dict[str, tuple[list[str], list[tuple]]]) -> ServerSnapshot:
-    return ServerSnapshot({name: TableSnapshot(name, tuple(columns), tuple(rows)) for name, (columns, rows) in dump.items()})
+def snapshot(server: Server) -> ServerSnapshot:
+    """Every user table's rows, with its primary key for the comparison to match rows by."""
+    tables = {}
+    for name, (columns, rows) in server.dump().items():
+        primary = server.catalog.tables[name].primary_key
+        tables[name] = TableSnapshot(name, tuple(columns), tuple(rows), tuple(primary.columns) if primary else ())
+    return ServerSnapshot(tables)

@@ -10,11 +10,13 @@ from decimal import Decimal
 
 @dataclass(frozen=True)
 class TableSnapshot:
-    """The rows of one table on one server, in the server's physical order."""
+    """The rows of one table on one server, in the server's physical order; `key` is the
+    table's primary key (its columns), empty when it has none."""
 
     table: str
     columns: tuple[str, ...]
     rows: tuple[tuple[object, ...], ...]
+    key: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scenarios import load_paths
-from scenarios.model import Scenario, ScenarioError
+from scenarios.model import Scenario, ScenarioError, Verdict
 from server_sim.flavor import Flavor
 
 from .compare import RunDiff, compare_runs
 from .judge import ExpectationResult, Judgement, check_expectations, expectation_errors, judge
-from .runner import RunRecord, run_variant, validate_scenario
+from .pool import RunTask, run_tasks
+from .runner import RunRecord, validate_scenario
 
 
 @dataclass
@@ -34,10 +35,12 @@ class SuiteResult:
 
     @property
     def exit_code(self) -> int:
-        """0 when every expectation holds, 1 when one fails, 2 on input errors."""
+        """0 when clean; 1 when an expectation fails, a run is a finding or the simulator
+        failed on a run; 2 on input errors."""
         if self.input_errors:
             return 2
-        return 0 if all(run.expectations_held for run in self.runs) else 1
+        unclean = any(run.judgement.verdict in (Verdict.FINDING, Verdict.ERROR) for run in self.runs)
+        return 1 if unclean or not all(run.expectations_held for run in self.runs) else 0
 
 
 def load_runnable(paths: Iterable[Path | str], flavor: Flavor) -> tuple[list[Scenario], list[ScenarioError]]:
@@ -82,6 +85,8 @@ def run_suite(
     return SuiteResult(judge_records(simulate(scenarios, flavor, out, seed), out, start_spark), errors)
 
 
-def simulate(scenarios: list[Scenario], flavor: Flavor, out: Path, seed: int = 0) -> list[RunRecord]:
-    """Every variant of every scenario through the simulators, binlogs under OUT/binlogs."""
-    return [run_variant(scenario, variant, flavor, out / "binlogs", seed) for scenario in scenarios for variant in scenario.variants()]
+def simulate(scenarios: list[Scenario], flavor: Flavor, out: Path, seed: int = 0, workers: int | None = None) -> list[RunRecord]:
+    """Every variant of every scenario through the simulators, on every core; binlogs
+    under OUT/binlogs."""
+    tasks = [RunTask(scenario, variant) for scenario in scenarios for variant in scenario.variants()]
+    return list(run_tasks(tasks, flavor, out / "binlogs", seed, workers))

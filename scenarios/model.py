@@ -15,6 +15,8 @@ class Verdict(str, Enum):
     CONSISTENT = "consistent"
     DIVERGENT = "divergent"
     SLAVE_STOPPED = "slave_stopped"
+    # A divergence no reason the server gives explains: what the harness hunts.
+    FINDING = "finding"
     ERROR = "error"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from functools import partial
 
 
 class ErrorCode(Enum):
@@ -141,6 +142,11 @@ class SqlError(Exception):
         self.error = error
         self.message = message if message is not None else (error.template % args if args else error.template)
         super().__init__(f"ERROR {error.code} ({error.error_name}): {self.message}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Rebuilt from the code and the rendered message, so a run's record can cross a
+        process boundary."""
+        return (partial(SqlError, message=self.message), (self.error,))
 
     @property
     def code(self) -> int:

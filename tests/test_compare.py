@@ -150,3 +150,56 @@ def test_empty_input_needs_no_spark(tmp_path: Path) -> None:
     empty = server(table("t1", COLUMNS))
     pairs = {"r": (empty, empty), "s": (server(), server())}
     assert compare_runs(None, pairs, tmp_path) == {"r": RunDiff(), "s": RunDiff()}  # type: ignore[arg-type]
+
+
+def keyed(name: str, columns: tuple[str, ...], key: tuple[str, ...], *rows: tuple[object, ...]) -> TableSnapshot:
+    return TableSnapshot(name, columns, tuple(rows), key)
+
+
+KEYED = ("id", "a", "b")
+
+
+def test_rows_whose_primary_key_matches_count_their_mismatching_columns(spark: SparkSession, tmp_path: Path) -> None:
+    master = server(keyed("t1", KEYED, ("id",), (1, 10, "x"), (2, 20, "y"), (3, 30, "z"), (4, 40, "w")))
+    slave = server(keyed("t1", KEYED, ("id",), (1, 10, "x"), (2, 21, "y"), (3, 31, "Z"), (5, 50, "v")))
+    diff = only_diff(compare_runs(spark, {"r": (master, slave)}, tmp_path))
+    assert (diff.only_on_master, diff.only_on_slave) == (3, 3)
+    assert diff.key == ("id",)
+    assert diff.key_matched == 2
+    assert diff.column_mismatches == {"a": 2, "b": 1}
+
+
+def test_a_table_without_primary_key_matches_no_rows(spark: SparkSession, tmp_path: Path) -> None:
+    master = server(keyed("t1", KEYED, (), (1, 10, "x")))
+    slave = server(keyed("t1", KEYED, (), (1, 11, "x")))
+    diff = only_diff(compare_runs(spark, {"r": (master, slave)}, tmp_path))
+    assert (diff.key, diff.key_matched, diff.column_mismatches) == ((), 0, {})
+
+
+def test_a_key_column_the_slave_lacks_matches_no_rows(spark: SparkSession, tmp_path: Path) -> None:
+    master = server(keyed("t1", KEYED, ("b",), (1, 10, "x")))
+    slave = server(keyed("t1", ("id", "a"), ("id",), (1, 11)))
+    diff = only_diff(compare_runs(spark, {"r": (master, slave)}, tmp_path))
+    assert (diff.key, diff.key_matched) == ((), 0)
+
+
+AGREEMENT_CASES = {
+    "changed-value": (server(table("t1", COLUMNS, (1, "a"), (2, "b"))), server(table("t1", COLUMNS, (1, "a"), (2, "B")))),
+    "multiset": (server(table("n", COLUMNS, (1, "a"), (1, "a"), (2, "b"))), server(table("n", COLUMNS, (1, "a"), (2, "b"), (2, "b")))),
+    "nulls": (server(table("t2", ("v",), (None,), (0,))), server(table("t2", ("v",), (0,), (0,)))),
+    "one-sided": (server(table("t1", COLUMNS, (1, "a"))), server(table("t0", COLUMNS, (1, "a")))),
+    "numbers": (server(table("t1", ("id", "v"), (1, 5), (2, 7))), server(table("t1", ("id", "v"), (1, Decimal("5.00")), (2, Decimal("7.5"))))),
+    "keyed": (
+        server(keyed("t1", KEYED, ("id",), *[(i, i % 3, f"r{i}") for i in range(12)])),
+        server(keyed("t1", KEYED, ("id",), *[(i, i % 4, f"r{i}" if i != 5 else None) for i in range(2, 14)])),
+    ),
+    "same": (server(table("t1", COLUMNS, (1, "a"))), server(table("t1", COLUMNS, (1, "a")))),
+}
+
+
+def test_the_single_run_comparison_agrees_with_spark(spark: SparkSession, tmp_path: Path) -> None:
+    from harness.compare import diff_snapshots
+
+    batched = compare_runs(spark, AGREEMENT_CASES, tmp_path)
+    for name, (master, slave) in AGREEMENT_CASES.items():
+        assert diff_snapshots(master, slave) == batched[name], name
