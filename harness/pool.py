@@ -13,11 +13,39 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from scenarios.model import Scenario
 from server_sim.flavor import Flavor
 
 from .runner import RunRecord, run_variant
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+
+def default_workers() -> int:
+    """One worker per core this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def parallel_map(function: Callable[[Item], Result], items: Sequence[Item], workers: int | None = None) -> Iterator[Result]:
+    """`function(item)` for each item, in order, as the workers finish them.
+
+    `function` must be picklable (a module-level function or an instance of a class
+    with `__call__`); one worker's worth of items runs in this process.
+    """
+    workers = min(workers or default_workers(), len(items))
+    if workers <= 1:
+        yield from map(function, items)
+        return
+    chunk = max(1, min(16, len(items) // (workers * 8)))
+    pool = multiprocessing.get_context("fork").Pool(workers)
+    try:
+        yield from pool.imap(function, items, chunksize=chunk)
+    finally:
+        pool.terminate()
+        pool.join()
 
 
 @dataclass(frozen=True)
@@ -29,65 +57,12 @@ class RunTask:
 
 
 @dataclass(frozen=True)
-class _Context:
+class VariantRunner:
+    """run_variant with the settings every run of a command shares."""
+
     flavor: Flavor
     binlog_dir: Path
-    seed: int
-
-
-_context: _Context | None = None
-
-
-def default_workers() -> int:
-    """One worker per core this process may use."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
-def run_tasks(
-    tasks: Sequence[RunTask],
-    flavor: Flavor,
-    binlog_dir: Path,
-    seed: int = 0,
-    workers: int | None = None,
-    postprocess: Callable[[RunRecord], RunRecord] | None = None,
-) -> Iterator[RunRecord]:
-    """Each task's record, in task order, as runs finish.
-
-    `postprocess` runs in the worker on each record before it is sent back, so work that
-    shrinks a record (or summarises it) is spread over the cores too.
-    """
-    workers = min(workers or default_workers(), len(tasks))
-    context = _Context(flavor, binlog_dir, seed)
-    if workers <= 1:
-        global _context
-        _context = context
-        yield from (_run(task, postprocess) for task in tasks)
-        return
-    chunk = max(1, min(16, len(tasks) // (workers * 8)))
-    pool = multiprocessing.get_context("fork").Pool(workers, initializer=_initialise, initargs=(context,))
-    try:
-        yield from pool.imap(_Job(postprocess), tasks, chunksize=chunk)
-    finally:
-        pool.terminate()
-        pool.join()
-
-
-class _Job:
-    """The function a worker applies to a task (a class, so that the pool can pickle it)."""
-
-    def __init__(self, postprocess: Callable[[RunRecord], RunRecord] | None) -> None:
-        self.postprocess = postprocess
+    seed: int = 0
 
     def __call__(self, task: RunTask) -> RunRecord:
-        return _run(task, self.postprocess)
-
-
-def _initialise(context: _Context) -> None:
-    global _context
-    _context = context
-
-
-def _run(task: RunTask, postprocess: Callable[[RunRecord], RunRecord] | None) -> RunRecord:
-    assert _context is not None
-    record = run_variant(task.scenario, task.variant, _context.flavor, _context.binlog_dir, _context.seed)
-    return postprocess(record) if postprocess is not None else record
+        return run_variant(task.scenario, task.variant, self.flavor, self.binlog_dir, self.seed)

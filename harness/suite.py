@@ -12,7 +12,7 @@ from server_sim.flavor import Flavor
 
 from .compare import RunDiff, compare_runs
 from .judge import ExpectationResult, Judgement, check_expectations, expectation_errors, judge
-from .pool import RunTask, run_tasks
+from .pool import RunTask, VariantRunner, parallel_map
 from .runner import RunRecord, validate_scenario
 
 
@@ -89,4 +89,4 @@ def simulate(scenarios: list[Scenario], flavor: Flavor, out: Path, seed: int = 0
     """Every variant of every scenario through the simulators, on every core; binlogs
     under OUT/binlogs."""
     tasks = [RunTask(scenario, variant) for scenario in scenarios for variant in scenario.variants()]
-    return list(run_tasks(tasks, flavor, out / "binlogs", seed, workers))
+    return list(parallel_map(VariantRunner(flavor, out / "binlogs", seed), tasks, workers))
