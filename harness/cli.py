@@ -5,13 +5,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from server_sim.binlog.file import BinlogCorruptError, read_binlog
 from server_sim.binlog.show import show
+from harness.fuzz import VARIANT_MODES
 from harness.oracle.client import ORACLE_SUFFIX
 from harness.oracle.suite import ORACLES, OracleResult
+from scenarios.model import Verdict
 from server_sim.flavor import DEFAULT_FLAVOR, FLAVORS, get_flavor
+
+if TYPE_CHECKING:
+    from harness.fuzz import FuzzResult
 
 EXIT_USAGE = 2
 
@@ -43,6 +50,31 @@ def _parser() -> argparse.ArgumentParser:
         "and report where the simulator and the server disagree",
     )
     run.add_argument("--step-timeout", type=float, default=0.5, metavar="SECONDS", help="with --oracle: a step not done by then is recorded as blocked (default %(default)s)")
+
+    fuzz = commands.add_parser(
+        "fuzz",
+        help="generate workloads, run their interleavings under the binlog formats, judge every run, shrink the findings",
+        description="Generate --count workloads from --seed (schemas, sessions, statements with unsafe constructs at "
+        "tunable rates), run --interleavings of each on the simulated master and slave, compare every run in one "
+        "Spark job and judge it. A finding (a divergence no server-given reason explains) is shrunk to a minimal "
+        "scenario, written to OUT/findings/ as a scenario file and a mysqltest file. Writes OUT/report.json. "
+        "Exit 0 when clean, 1 on findings or simulator errors, 2 on usage errors.",
+    )
+    fuzz.add_argument("--count", type=int, default=100, metavar="N", help="workloads to generate (default %(default)s)")
+    fuzz.add_argument("--seed", type=int, default=0, help="generator seed: --seed and a workload's index identify it (default %(default)s)")
+    fuzz.add_argument("--interleavings", type=int, default=1, metavar="N", help="interleavings per workload: all (distinct up to reordering of steps on disjoint tables) when there are at most N, else a seeded sample of N (default %(default)s)")
+    fuzz.add_argument("--variants", choices=VARIANT_MODES, default="one", help="one variant per workload (formats in turn, seeded row image), every format, or all format and row-image pairs (default %(default)s)")
+    fuzz.add_argument("--tables", type=_range, default=None, metavar="MIN[-MAX]", help="tables per workload, 1-4 (default 2-3)")
+    fuzz.add_argument("--sessions", type=_range, default=None, metavar="MIN[-MAX]", help="sessions per workload, 1-4 (default 2)")
+    fuzz.add_argument("--statements", type=int, default=None, metavar="N", help="statements per workload over all sessions (default 20)")
+    fuzz.add_argument("--rate", action="append", default=[], metavar="NAME=P", help="a generator rate, e.g. unsafe_limit_rate=0.2 or slave_schema_rate=0 (repeatable)")
+    fuzz.add_argument("--flavor", default=DEFAULT_FLAVOR.name, choices=sorted(FLAVORS), help="server being modelled (default %(default)s)")
+    fuzz.add_argument("--out", type=Path, default=Path("rplharness-out"), help="output directory (default %(default)s)")
+    fuzz.add_argument("--spark-master", default=None, metavar="URL", help="Spark master URL for the comparison (default: embedded local[*])")
+    fuzz.add_argument("--workers", type=int, default=None, metavar="N", help="worker processes (default: one per core)")
+    fuzz.add_argument("--shrink-limit", type=int, default=10, metavar="N", help="findings to shrink, each kind in turn (default %(default)s)")
+    fuzz.add_argument("--shrink-budget", type=int, default=300, metavar="RUNS", help="candidate runs per shrink (default %(default)s)")
+    fuzz.add_argument("--keep-binlogs", action="store_true", help="keep the binlogs of consistent runs too")
 
     record = commands.add_parser(
         "record-oracle",
@@ -196,6 +228,92 @@ def side_by_side(result: OracleResult) -> str:
     return "\n".join(lines)
 
 
+def _range(text: str) -> tuple[int, int]:
+    """`2` or `2-3` as (min, max)."""
+    low, _, high = text.partition("-")
+    try:
+        return int(low), int(high or low)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected N or MIN-MAX, got {text!r}") from None
+
+
+def _fuzz(arguments: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from harness.fuzz import FuzzConfig, fuzz
+    from harness.progress import Progress
+    from harness.report import fuzz_report_json, write_document
+    from scenarios.generator import GeneratorConfig
+
+    try:
+        generator = replace(
+            GeneratorConfig(),
+            **{name: value for name, value in (("tables", arguments.tables), ("sessions", arguments.sessions), ("statements", arguments.statements)) if value is not None},
+            **_rates(arguments.rate),
+        )
+        config = FuzzConfig(
+            count=arguments.count,
+            seed=arguments.seed,
+            interleavings=arguments.interleavings,
+            variants=arguments.variants,
+            generator=generator,
+            shrink_limit=arguments.shrink_limit,
+            shrink_budget=arguments.shrink_budget,
+            keep_binlogs=arguments.keep_binlogs,
+        )
+    except (ValueError, TypeError) as error:
+        print(f"rplharness: fuzz: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    flavor = get_flavor(arguments.flavor)
+    spark = _Spark(arguments.spark_master)
+    progress = Progress(config.count, unit="workloads")
+    try:
+        result = fuzz(config, flavor, arguments.out, spark, arguments.workers, progress)
+    finally:
+        progress.close()
+        spark.stop()
+    report = write_document(fuzz_report_json(result, flavor.name, config), arguments.out)
+    print(fuzz_summary(result))
+    print(f"report: {report}")
+    return result.exit_code
+
+
+def _rates(pairs: list[str]) -> dict[str, float]:
+    """`--rate NAME=P` options; ValueError names an unknown rate or a bad number."""
+    from scenarios.generator import GeneratorConfig
+
+    known = sorted(name for name in GeneratorConfig.__dataclass_fields__ if name.endswith("_rate"))
+    rates = {}
+    for name, value in _settings(pairs).items():
+        if name not in known:
+            raise ValueError(f"--rate {name}: unknown rate; rates are {', '.join(known)}")
+        rates[name] = float(value)
+    return rates
+
+
+def fuzz_summary(result: FuzzResult) -> str:
+    """Verdict counts, what was explored, and each finding with its shrunk files."""
+    verdicts = Counter(run.judgement.verdict.value for run in result.suite.runs)
+    exploration = result.exploration
+    lines = [
+        f"{exploration.workloads} workloads, {exploration.interleavings} interleavings, {exploration.runs} runs: "
+        + ", ".join(f"{verdicts.get(verdict.value, 0)} {verdict.value}" for verdict in Verdict),
+        f"distinct binlogs: {exploration.distinct_binlogs}, distinct master end states: {exploration.distinct_master_states}",
+    ]
+    for outcome in result.suite.runs:
+        if outcome.judgement.verdict is Verdict.ERROR:
+            lines.append(f"ERROR    {outcome.record.run_id}: {outcome.judgement.explanation[0]}")
+    for finding in result.findings:
+        lines.append(f"FINDING  {finding.outcome.record.run_id}: {finding.kind}")
+        statement = finding.statement
+        if statement is not None:
+            lines.append(f"         caused by step {statement.index} ({statement.session}): {statement.sql}")
+        if finding.shrunk is not None:
+            shrunk = finding.shrunk
+            lines.append(f"         shrunk to {len(shrunk.scenario.steps)} steps: {shrunk.yaml} and {shrunk.test}")
+    return "\n".join(lines)
+
+
 def _record(arguments: argparse.Namespace) -> int:
     from harness.oracle.mariadb import ServerError
     from harness.oracle.suite import record_oracle
@@ -333,7 +451,7 @@ def _replay(arguments: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
-    commands = {"run": _run, "record-oracle": _record, "check-fidelity": _check, "explain": _explain, "replay": _replay, "binlog": _show}
+    commands = {"run": _run, "fuzz": _fuzz, "record-oracle": _record, "check-fidelity": _check, "explain": _explain, "replay": _replay, "binlog": _show}
     return commands[arguments.command](arguments)
 
 

@@ -7,6 +7,7 @@ import os
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from master_sim.master import StepResult
 from scenarios.model import Verdict
@@ -16,7 +17,10 @@ from .compare import TableDiff
 from .fidelity import FidelityResult
 from .suite import RunOutcome, SuiteResult
 
-REPORT_FORMAT_VERSION = 1
+if TYPE_CHECKING:
+    from .fuzz import Finding, FuzzConfig, FuzzResult
+
+REPORT_FORMAT_VERSION = 2
 
 
 def _condition(condition: Condition | None) -> dict[str, object] | None:
@@ -44,21 +48,29 @@ def _step(step: StepResult) -> dict[str, object]:
 
 
 def _diff(table: TableDiff) -> dict[str, object]:
-    return asdict(table) | {"columns": list(table.columns), "master_samples": list(table.master_samples), "slave_samples": list(table.slave_samples)}
+    return asdict(table) | {
+        "columns": list(table.columns),
+        "key": list(table.key),
+        "master_samples": list(table.master_samples),
+        "slave_samples": list(table.slave_samples),
+    }
 
 
-def run_json(run: RunOutcome) -> dict[str, object]:
+def run_json(run: RunOutcome, detail: bool = True) -> dict[str, object]:
+    """One run; without `detail` its statements and row lookups are left out (`[]`), as
+    fuzz does for consistent runs, which it can regenerate from seed and index."""
     record = run.record
     slave = record.slave
     return {
+        "detail": detail,
         "run_id": record.run_id,
         "scenario": record.scenario.name,
         "file": str(record.scenario.source) if record.scenario.source else None,
         "variant": record.label,
         "settings": record.variant,
         "seed": record.seed,
-        "master_schema": [_step(step) for step in record.schema_steps],
-        "steps": [_step(step) for step in record.steps],
+        "master_schema": [_step(step) for step in record.schema_steps] if detail else [],
+        "steps": [_step(step) for step in record.steps] if detail else [],
         "slave_schema": [{"sql": s.sql, "error": _condition(s.error)} for s in record.slave_schema],
         "binlog": str(record.binlog) if record.binlog else None,
         "slave": None
@@ -71,7 +83,7 @@ def run_json(run: RunOutcome) -> dict[str, object]:
             "applied_position": slave.applied_position,
             "events_applied": slave.events_applied,
             "warnings": slave.warnings,
-            "row_lookups": [{"position": l.position, "table": l.table, "key": l.key, "paths": l.paths} for l in slave.lookups],
+            "row_lookups": [{"position": l.position, "table": l.table, "key": l.key, "paths": l.paths} for l in slave.lookups] if detail else [],
         },
         "verdict": run.judgement.verdict.value,
         "explanation": list(run.judgement.explanation),
@@ -94,10 +106,12 @@ def run_json(run: RunOutcome) -> dict[str, object]:
     }
 
 
-def report_json(result: SuiteResult, flavor: str, fidelity: FidelityResult | None = None) -> dict[str, object]:
+def report_json(result: SuiteResult, flavor: str, fidelity: FidelityResult | None = None, command: str = "run") -> dict[str, object]:
     verdicts = [run.judgement.verdict.value for run in result.runs]
+    detailed = command != "fuzz"
     return {
         "format_version": REPORT_FORMAT_VERSION,
+        "command": command,
         "flavor": flavor,
         "summary": {
             "runs": len(result.runs),
@@ -107,18 +121,62 @@ def report_json(result: SuiteResult, flavor: str, fidelity: FidelityResult | Non
             "exit_code": result.exit_code,
         },
         "input_errors": [{"file": str(e.source), "key": e.key, "message": e.message} for e in result.input_errors],
-        "runs": [run_json(run) for run in result.runs],
+        "runs": [run_json(run, detailed or run.judgement.verdict is not Verdict.CONSISTENT) for run in result.runs],
         **({"fidelity": fidelity.to_json()} if fidelity is not None else {}),
     }
 
 
+def fuzz_report_json(result: FuzzResult, flavor: str, config: FuzzConfig) -> dict[str, object]:
+    """report_json for `rplharness fuzz`, with what was generated and explored, and the findings."""
+    return report_json(result.suite, flavor, command="fuzz") | {
+        "fuzz": {
+            "seed": config.seed,
+            "count": config.count,
+            "interleavings": config.interleavings,
+            "variants": config.variants,
+            "generator": asdict(config.generator),
+        },
+        "exploration": result.exploration.as_dict(),
+        "findings": [_finding(finding) for finding in result.findings],
+    }
+
+
+def _finding(finding: Finding) -> dict[str, object]:
+    record = finding.outcome.record
+    statement = finding.statement
+    shrunk = finding.shrunk
+    return {
+        "run_id": record.run_id,
+        "scenario": record.scenario.name,
+        "variant": record.label,
+        "kind": finding.kind,
+        "explanation": list(finding.outcome.judgement.explanation),
+        "statement": None if statement is None else {"step": statement.index, "session": statement.session, "sql": statement.sql},
+        "shrunk": None
+        if shrunk is None
+        else {
+            "yaml": str(shrunk.yaml),
+            "test": str(shrunk.test),
+            "steps": len(shrunk.scenario.steps),
+            "sql": [step.sql for step in shrunk.scenario.steps],
+            "runs": shrunk.runs,
+            "reproduced": shrunk.reproduced,
+        },
+    }
+
+
 def write_report(result: SuiteResult, flavor: str, out: Path, fidelity: FidelityResult | None = None) -> Path:
+    """Write OUT/report.json for `run` and `check-fidelity`."""
+    return write_document(report_json(result, flavor, fidelity), out)
+
+
+def write_document(document: dict[str, object], out: Path) -> Path:
     """Write OUT/report.json atomically: a reader never sees half a report."""
     out.mkdir(parents=True, exist_ok=True)
     path = out / "report.json"
     handle, temporary = tempfile.mkstemp(dir=out, prefix=".report-", suffix=".json")
     with os.fdopen(handle, "w", encoding="utf-8") as file:
-        json.dump(report_json(result, flavor, fidelity), file, indent=2, default=str)
+        json.dump(document, file, indent=2, default=str)
     os.replace(temporary, path)
     return path
 

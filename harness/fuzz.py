@@ -1,0 +1,316 @@
+"""`rplharness fuzz`: generated workloads, their interleavings, every run judged, findings shrunk.
+
+The generator makes workloads from `(seed, index)`; each worker generates its
+workloads, explores their interleavings and runs each under its variants, so
+generation is spread over the cores too. One Spark job then compares every run's
+master and slave, and the checker judges them. A finding, a divergence no reason the
+server gives explains, is shrunk to a minimal scenario and saved as a scenario file and
+as a mysqltest file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from scenarios.generator import GeneratorConfig, generate_workload
+from scenarios.interleavings import explore
+from scenarios.loader import load_scenario
+from scenarios.model import BINLOG_FORMATS, Expectation, Scenario, Step, Verdict
+from scenarios.writer import write_scenario
+from server_sim.flavor import Flavor
+
+from .compare import diff_snapshots
+from .judge import judge
+from .mysqltest import write_mysqltest
+from .pool import parallel_map
+from .progress import Progress
+from .runner import RunRecord, run_variant
+from .shrink import shrink
+from .snapshot import ServerSnapshot, canonical
+from .suite import RunOutcome, SuiteResult, judge_records
+
+ROW_IMAGES: tuple[str, ...] = ("FULL", "MINIMAL", "NOBLOB")
+# How a workload's runs are chosen: `one` variant per workload (the formats in turn, a
+# seeded row image), every `formats` with FULL images, or `all` format and image pairs
+# that differ (STATEMENT logs no row images).
+VARIANT_MODES: tuple[str, ...] = ("one", "formats", "all")
+
+
+@dataclass(frozen=True)
+class FuzzConfig:
+    count: int = 100
+    seed: int = 0
+    interleavings: int = 1  # per workload
+    variants: str = "one"
+    generator: GeneratorConfig = field(default_factory=GeneratorConfig)
+    shrink_limit: int = 10  # findings shrunk; the rest are reported as found
+    shrink_budget: int = 300  # candidate runs per shrink
+    keep_binlogs: bool = False  # keep the binlogs of consistent runs too
+
+    def __post_init__(self) -> None:
+        if self.count < 1 or self.interleavings < 1:
+            raise ValueError("count and interleavings must be at least 1")
+        if self.variants not in VARIANT_MODES:
+            raise ValueError(f"variants must be one of {', '.join(VARIANT_MODES)}, got {self.variants!r}")
+
+
+def workload_variants(seed: int, index: int, mode: str) -> list[dict[str, str]]:
+    """The settings each run of workload `index` gets."""
+    if mode == "one":
+        image = random.Random(f"rplharness-variant:{seed}:{index}").choices(ROW_IMAGES, weights=(3, 2, 1))[0]
+        return [{"binlog_format": BINLOG_FORMATS[index % len(BINLOG_FORMATS)], "binlog_row_image": image}]
+    if mode == "formats":
+        return [{"binlog_format": binlog_format, "binlog_row_image": "FULL"} for binlog_format in BINLOG_FORMATS]
+    return [{"binlog_format": "STATEMENT", "binlog_row_image": "FULL"}] + [
+        {"binlog_format": binlog_format, "binlog_row_image": image} for binlog_format in ("MIXED", "ROW") for image in ROW_IMAGES
+    ]
+
+
+@dataclass
+class FuzzRun:
+    """One run as a worker hands it back: the record, what identifies its binlog and its
+    master's end state, and whether the single-run comparison already saw a finding."""
+
+    record: RunRecord
+    binlog_digest: str | None
+    master_digest: str | None
+    finding: bool
+
+
+@dataclass
+class WorkloadRuns:
+    index: int
+    interleavings: int
+    runs: list[FuzzRun]
+
+
+@dataclass(frozen=True)
+class WorkloadRunner:
+    """Generates workload `index`, explores its interleavings and runs each under its variants."""
+
+    config: FuzzConfig
+    flavor: Flavor
+    binlog_dir: Path
+
+    def __call__(self, index: int) -> WorkloadRuns:
+        config = self.config
+        try:
+            workload = generate_workload(config.seed, index, config.generator)
+            interleavings = explore(workload, config.interleavings, rng_seed=config.seed * 1_000_003 + index)
+            scenarios = [workload.scenario(order) for order in interleavings]
+        except Exception:  # a generator failure is this workload's error, not the command's
+            record = RunRecord(f"fuzz-s{config.seed}-{index:05d}", Scenario(f"fuzz-s{config.seed}-{index:05d}", None), {}, "", 0)
+            record.error = traceback.format_exc()
+            return WorkloadRuns(index, 0, [FuzzRun(record, None, None, False)])
+        runs = []
+        for scenario in scenarios:
+            for variant in workload_variants(config.seed, index, config.variants):
+                pinned = replace(scenario, matrix={name: (value,) for name, value in variant.items()})
+                record = run_variant(pinned, pinned.variants()[0], self.flavor, self.binlog_dir, config.seed)
+                runs.append(self._summarise(record))
+        return WorkloadRuns(index, len(interleavings), runs)
+
+    def _summarise(self, record: RunRecord) -> FuzzRun:
+        """Digests, and the single-run verdict: it counts findings as they come, and a
+        consistent run's binlog is not kept (a fuzz run writes thousands)."""
+        binlog = record.binlog if record.binlog is not None and record.binlog.exists() else None
+        binlog_digest = _digest(binlog.read_bytes()) if binlog is not None else None
+        if record.master_snapshot is None or record.slave_snapshot is None:
+            return FuzzRun(record, binlog_digest, None, False)
+        verdict = judge(record, diff_snapshots(record.master_snapshot, record.slave_snapshot)).verdict
+        if verdict is Verdict.CONSISTENT and not self.config.keep_binlogs and binlog is not None:
+            binlog.unlink()
+        return FuzzRun(record, binlog_digest, _digest(_state(record.master_snapshot).encode()), verdict is Verdict.FINDING)
+
+
+@dataclass(frozen=True)
+class Exploration:
+    """How much of the workloads' behaviour the command covered. Binlogs and end states
+    are counted per workload and variant: two interleavings that log the same binlog, or
+    end in the same master tables, count once."""
+
+    workloads: int
+    interleavings: int
+    runs: int
+    distinct_binlogs: int
+    distinct_master_states: int
+
+    def as_dict(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class ShrunkFinding:
+    """A finding cut down to a scenario that still gives it, and where it was written."""
+
+    scenario: Scenario
+    variant: dict[str, str]
+    yaml: Path
+    test: Path
+    runs: int  # candidate runs the shrinking took
+    reproduced: bool  # the written scenario, loaded back and run, gave the same finding
+    statement: Step | None  # the step that made the tables differ, in the shrunk scenario
+
+
+@dataclass
+class Finding:
+    outcome: RunOutcome
+    kind: str
+    shrunk: ShrunkFinding | None = None
+
+    @property
+    def statement(self) -> Step | None:
+        """The step that caused it: from the shrunk scenario when there is one."""
+        if self.shrunk is not None:
+            return self.shrunk.statement
+        return _causing_step(self.outcome.record, {table.table for table in self.outcome.diff.tables} if self.outcome.diff else set())
+
+
+@dataclass
+class FuzzResult:
+    suite: SuiteResult
+    exploration: Exploration
+    findings: list[Finding]
+
+    @property
+    def exit_code(self) -> int:
+        return self.suite.exit_code
+
+
+def fuzz(
+    config: FuzzConfig,
+    flavor: Flavor,
+    out: Path,
+    start_spark: Callable[[], object],
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> FuzzResult:
+    """Generate, run, compare in one Spark job, judge, shrink: the whole command."""
+    binlog_dir = out / "binlogs"
+    per_workload = list(_run_workloads(config, flavor, binlog_dir, workers, progress))
+    runs = [run for workload in per_workload for run in workload.runs]
+    outcomes = judge_records([run.record for run in runs], out, start_spark)
+    exploration = Exploration(
+        workloads=len(per_workload),
+        interleavings=sum(workload.interleavings for workload in per_workload),
+        runs=len(runs),
+        distinct_binlogs=_distinct(per_workload, lambda run: run.binlog_digest),
+        distinct_master_states=_distinct(per_workload, lambda run: run.master_digest),
+    )
+    findings = [Finding(outcome, outcome.judgement.explanation[0]) for outcome in outcomes if outcome.judgement.verdict is Verdict.FINDING]
+    chosen = _to_shrink(findings, config.shrink_limit)
+    shrinker = Shrinker(flavor, out / "findings", config.seed, config.shrink_budget)
+    for finding, shrunk in zip(chosen, parallel_map(shrinker, [finding.outcome.record for finding in chosen], workers)):
+        finding.shrunk = shrunk
+    return FuzzResult(SuiteResult(outcomes, []), exploration, findings)
+
+
+def _run_workloads(config: FuzzConfig, flavor: Flavor, binlog_dir: Path, workers: int | None, progress: Progress | None) -> Iterator[WorkloadRuns]:
+    runner = WorkloadRunner(config, flavor, binlog_dir)
+    for workload in parallel_map(runner, range(config.count), workers):
+        if progress is not None:
+            progress.advance(runs=len(workload.runs), findings=sum(run.finding for run in workload.runs))
+        yield workload
+
+
+def _distinct(per_workload: list[WorkloadRuns], digest: Callable[[FuzzRun], str | None]) -> int:
+    """Distinct digests per workload and variant."""
+    return len({(workload.index, run.record.label, digest(run)) for workload in per_workload for run in workload.runs if digest(run)})
+
+
+def _to_shrink(findings: list[Finding], limit: int) -> list[Finding]:
+    """Up to `limit` findings, each kind in turn, so that every kind gets a shrunk example."""
+    by_kind: dict[str, list[Finding]] = {}
+    for finding in findings:
+        by_kind.setdefault(finding.kind, []).append(finding)
+    chosen: list[Finding] = []
+    while len(chosen) < min(limit, len(findings)):
+        for kind_findings in by_kind.values():
+            taken = sum(finding in chosen for finding in kind_findings)
+            if taken < len(kind_findings) and len(chosen) < limit:
+                chosen.append(kind_findings[taken])
+    return chosen
+
+
+@dataclass(frozen=True)
+class Shrinker:
+    """Shrinks one finding's scenario and writes it as `<name>.yaml` and `<name>.test`."""
+
+    flavor: Flavor
+    directory: Path
+    seed: int
+    budget: int
+
+    def __call__(self, record: RunRecord) -> ShrunkFinding:
+        kind = judge(record, diff_snapshots(record.master_snapshot, record.slave_snapshot)).explanation[0]
+        work = self.directory / ".binlogs"
+        result = shrink(record.scenario, lambda candidate: self._reproduces(candidate, record.variant, kind, work), self.budget)
+        minimal = replace(
+            result.scenario,
+            description=f"Shrunk from {record.run_id} ({len(record.scenario.steps)} steps): {kind}. "
+            "The slave should end with the master's tables; while the finding stands, this scenario diverges.",
+            expect=(Expectation(when={}, verdict=Verdict.CONSISTENT),),
+        )
+        yaml_path = self.directory / f"{minimal.name}.yaml"
+        write_scenario(minimal, yaml_path)
+        written = load_scenario(yaml_path)
+        final = run_variant(written, record.variant, self.flavor, work, self.seed)
+        reproduced = _is_finding(final, kind)
+        test_path = self.directory / f"{minimal.name}.test"
+        errors = {step.index: step.error.code for step in final.steps if step.error is not None and step.index is not None}
+        waits = {step.index: step.ran_after_step for step in final.steps if step.ran_after_step is not None and step.index is not None}
+        write_mysqltest(minimal, record.variant, test_path, errors, waits, self.flavor)
+        differing = {table.table for table in diff_snapshots(final.master_snapshot, final.slave_snapshot).tables} if reproduced else set()
+        _remove(final)
+        return ShrunkFinding(minimal, record.variant, yaml_path, test_path, result.runs, reproduced, _causing_step(final, differing))
+
+    def _reproduces(self, candidate: Scenario, variant: dict[str, str], kind: str, work: Path) -> bool:
+        record = run_variant(candidate, variant, self.flavor, work, self.seed)
+        try:
+            return _is_finding(record, kind)
+        finally:
+            _remove(record)
+
+
+def _is_finding(record: RunRecord, kind: str) -> bool:
+    if record.master_snapshot is None or record.slave_snapshot is None:
+        return False
+    judgement = judge(record, diff_snapshots(record.master_snapshot, record.slave_snapshot))
+    return judgement.verdict is Verdict.FINDING and judgement.explanation[0] == kind
+
+
+def _remove(record: RunRecord) -> None:
+    if record.binlog is not None:
+        record.binlog.unlink(missing_ok=True)
+
+
+def _causing_step(record: RunRecord, tables: set[str]) -> Step | None:
+    """The last step that wrote a table that differs: in a shrunk scenario every step is
+    needed, and the last write to the diverging table is where the two sides part."""
+    for step in reversed(record.steps):
+        if step.index is not None and step.status == "ok" and any(_table_name(entry) in tables for entry in step.writes):
+            return Step(step.index, step.session, step.sql)
+    return None
+
+
+def _table_name(entry: str) -> str:
+    """`t1 (InnoDB)` -> `t1`, as the snapshots key tables."""
+    return entry.split(" ", 1)[0].split(".")[-1].lower()
+
+
+def _state(snapshot: ServerSnapshot) -> str:
+    """A server's tables as text that is equal exactly when their contents are (rows as a multiset)."""
+    return json.dumps(
+        {name: sorted(json.dumps([canonical(value) for value in row]) for row in table.rows) for name, table in sorted(snapshot.tables.items())},
+        separators=(",", ":"),
+    )
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
