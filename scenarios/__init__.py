@@ -1,6 +1,7 @@
-"""Replication scenarios: the model, the YAML loader that builds it, and workloads with the
-interleavings of their sessions worth running."""
+"""Replication scenarios: the model, the YAML loader that builds it, and generated workloads
+with the interleavings of their sessions worth running."""
 
+from scenarios.generator import GeneratorConfig, generate_workload
 from scenarios.interleavings import count_interleavings, explore, normal_form, representatives, sample_interleavings
 from scenarios.loader import LoadResult, ScenarioLoadError, load_paths, load_scenario
 from scenarios.model import (
@@ -21,6 +22,7 @@ __all__ = [
     "EventPattern",
     "Expectation",
     "GeneratedStatement",
+    "GeneratorConfig",
     "Interleaving",
     "LoadResult",
     "Scenario",
@@ -31,6 +33,7 @@ __all__ = [
     "Workload",
     "count_interleavings",
     "explore",
+    "generate_workload",
     "load_paths",
     "load_scenario",
     "normal_form",
