@@ -182,11 +182,28 @@ def test_an_unsafe_limit_rate_of_one_limits_every_scan_without_a_unique_order() 
 
 
 def test_the_slave_schema_differs_at_its_rate() -> None:
-    never = [generate_workload(1, index, replace(GeneratorConfig(), slave_schema_rate=0.0)) for index in range(20)]
-    always = [generate_workload(1, index, replace(GeneratorConfig(), slave_schema_rate=1.0)) for index in range(20)]
+    never = [generate_workload(1, index, GeneratorConfig(slave_schema_rate=0.0)) for index in range(20)]
+    always = [generate_workload(1, index, GeneratorConfig(slave_schema_rate=1.0)) for index in range(20)]
 
     assert all(workload.slave_schema == () for workload in never)
     assert all(len(workload.slave_schema) == 1 and workload.slave_schema[0].startswith("ALTER TABLE t") for workload in always)
+
+
+@pytest.mark.parametrize("index", range(20))
+def test_columns_given_clock_generator_or_server_values_are_volatile(index: int) -> None:
+    workload = generate_workload(12, index, DENSE)
+    unsafe_assignment = re.compile(r"(\w+) = (?:FLOOR\(RAND\(\) \* 4\)|UUID\(\)|USER\(\)|SYSDATE\(\)|@@server_id|@@hostname)")
+    expected = set()
+    for sql in workload.master_schema:
+        if "ts DATETIME DEFAULT CURRENT_TIMESTAMP" in sql:
+            expected.add(f"{sql.split()[2]}.ts")
+    for sql in dml(workload):
+        if sql.startswith("UPDATE"):
+            table = sql.split()[2] if sql.startswith("UPDATE IGNORE") else sql.split()[1]
+            expected.update(f"{table}.{column}" for column in unsafe_assignment.findall(sql.split(" WHERE ")[0]))
+
+    assert expected <= set(workload.volatile)
+    assert workload.scenario(sample_interleavings(workload, 1, rng_seed=0)[0]).volatile == workload.volatile
 
 
 def test_a_scenario_sends_the_steps_in_the_interleavings_order() -> None:
