@@ -13,6 +13,7 @@ import math
 import random
 from collections import deque
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from itertools import islice
 
 from scenarios.workload import GeneratedStatement, Interleaving, Workload
@@ -88,6 +89,15 @@ def explore(workload: Workload, limit: int, rng_seed: int = 0) -> list[Interleav
     return sample_interleavings(workload, limit, rng_seed)
 
 
+@dataclass
+class _Frame:
+    """One node of the search: the sessions asleep there (each tried sibling joins them) and
+    the next session to try."""
+
+    asleep: set[int]
+    next_session: int = 0
+
+
 class _NormalForms:
     """Depth-first search over interleavings with sleep sets, sessions tried in workload order.
 
@@ -106,29 +116,48 @@ class _NormalForms:
         self.positions = [0] * len(self.names)
         self.path: list[int] = []
 
-    def search(self, sleeping: frozenset[int] = frozenset()) -> Iterator[Interleaving]:
-        if len(self.path) == self.total:
-            yield tuple(self.names[session] for session in self.path)
-            return
-        if not self._can_wake(sleeping):
-            return
-        asleep = set(sleeping)
-        for session, statements in enumerate(self.statements):
-            if self.positions[session] == len(statements) or session in asleep:
+    def search(self) -> Iterator[Interleaving]:
+        """The normal forms in lexicographic order; one frame per step of the current path."""
+        frames = [_Frame(set())]
+        while frames:
+            frame = frames[-1]
+            if len(self.path) == self.total:
+                yield tuple(self.names[session] for session in self.path)
+                self._backtrack(frames)
                 continue
-            step = statements[self.positions[session]]
-            still_asleep = frozenset(other for other in asleep if not step.conflicts_with(self._next(other)))
+            session = next((s for s in range(frame.next_session, len(self.names)) if self._enabled(s) and s not in frame.asleep), None)
+            if session is None:
+                self._backtrack(frames)
+                continue
+            frame.next_session = session + 1
+            step = self._next(session)
+            still_asleep = {other for other in frame.asleep if not step.conflicts_with(self._next(other))}
             self.path.append(session)
             self.positions[session] += 1
-            yield from self.search(still_asleep)
-            self.positions[session] -= 1
-            self.path.pop()
-            asleep.add(session)
+            if self._can_wake(still_asleep):
+                frames.append(_Frame(still_asleep))
+            else:
+                self._undo(frame)
+
+    def _backtrack(self, frames: list[_Frame]) -> None:
+        """Leave the current frame: its subtree is done, and so is the step that led to it."""
+        frames.pop()
+        if frames:
+            self._undo(frames[-1])
+
+    def _undo(self, frame: _Frame) -> None:
+        """Take back the path's last step, which then sleeps in `frame`'s later siblings."""
+        session = self.path.pop()
+        self.positions[session] -= 1
+        frame.asleep.add(session)
+
+    def _enabled(self, session: int) -> bool:
+        return self.positions[session] < len(self.statements[session])
 
     def _next(self, session: int) -> GeneratedStatement:
         return self.statements[session][self.positions[session]]
 
-    def _can_wake(self, sleeping: frozenset[int]) -> bool:
+    def _can_wake(self, sleeping: set[int]) -> bool:
         """Whether every sleeping session may still be woken by a statement that can run
         before its next one (the awake sessions' statements, and those of sessions woken
         in turn); one that cannot would leave every path below unfinished."""
