@@ -1,4 +1,4 @@
-"""Replication scenarios: the model and the YAML loader that builds it."""
+"""Replication scenarios: the model, the YAML loader that builds it and the writer that saves it."""
 
 from scenarios.loader import LoadResult, ScenarioLoadError, load_paths, load_scenario
 from scenarios.model import (
@@ -11,6 +11,7 @@ from scenarios.model import (
     Step,
     Verdict,
 )
+from scenarios.writer import scenario_to_yaml, write_scenario
 
 __all__ = [
     "BINLOG_FORMATS",
@@ -25,4 +26,6 @@ __all__ = [
     "Verdict",
     "load_paths",
     "load_scenario",
+    "scenario_to_yaml",
+    "write_scenario",
 ]
