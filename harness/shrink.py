@@ -22,7 +22,8 @@ from sqlglot import exp
 
 from scenarios.model import Scenario
 from server_sim.errors import SqlError
-from server_sim.parser import Statement, parse_statement, unparse
+from server_sim.executor import target_tables
+from server_sim.parser import Statement, StatementKind, parse_statement, unparse
 
 DEFAULT_BUDGET = 500
 
@@ -329,18 +330,14 @@ def _tables_named(statement: Statement | None) -> set[str]:
     return {table.name.lower() for table in statement.ast.find_all(exp.Table)}
 
 
-def _target(tree: exp.Expression) -> str | None:
-    """The table a CREATE, ALTER, INSERT or UPDATE is about."""
-    node = tree.this
-    if isinstance(node, exp.Schema):
-        node = node.this
-    return node.name.lower() if isinstance(node, exp.Table) else None
+def _target(statement: Statement | None) -> str | None:
+    """The one table a statement changes: an INSERT's, an UPDATE's, a CREATE's, an ALTER's."""
+    tables = target_tables(statement) if statement is not None else []
+    return tables[0].name.lower() if len(tables) == 1 else None
 
 
 def _created_table(statement: Statement | None) -> str | None:
-    if statement is None or not isinstance(statement.ast, exp.Create):
-        return None
-    return _target(statement.ast)
+    return _target(statement) if statement is not None and statement.kind is StatementKind.CREATE_TABLE else None
 
 
 def _column_lists(scenario: Scenario) -> dict[str, list[str]]:
@@ -351,7 +348,7 @@ def _column_lists(scenario: Scenario) -> dict[str, list[str]]:
         statement = _parsed(sql)
         layout = _layout(statement)
         if layout is not None and len(layout) > 1:
-            tables.setdefault(_target(statement.ast), layout)
+            tables.setdefault(_target(statement), layout)
     return tables
 
 
@@ -465,7 +462,7 @@ def _drop_column(sql: str, statement: Statement | None, table: str, column: str,
     if table not in _tables_named(statement):
         return sql
     tree = statement.ast.copy()
-    targeted = _target(tree) == table
+    targeted = _target(statement) == table
     if isinstance(tree, exp.Create) and targeted:
         _drop_column_definition(tree, column)
     elif isinstance(tree, exp.Alter) and targeted:
