@@ -51,6 +51,7 @@ def test_a_bundled_scenario_becomes_an_rpl_test() -> None:
     assert lines.index("--source include/have_binlog_format_statement.inc") < lines.index("--source include/master-slave.inc")
     assert lines[-1] == "--source include/rpl_end.inc"
     assert queries(text) == [
+        ("master", 'CALL mtr.add_suppression("Unsafe statement written to the binary log using statement format since BINLOG_FORMAT = STATEMENT")'),
         ("master", "CREATE TABLE t (a INT NOT NULL, b INT NOT NULL, c INT DEFAULT 0, PRIMARY KEY (a)) ENGINE=InnoDB"),
         ("master", "INSERT INTO t (a, b) VALUES (1, 20), (2, 10)"),
         ("slave", "ALTER TABLE t DROP PRIMARY KEY, ADD PRIMARY KEY (b)"),
@@ -71,6 +72,7 @@ def test_two_sessions_and_two_tables() -> None:
     text = scenario_to_mysqltest(scenario, {"binlog_format": "MIXED"})
 
     assert "--source include/have_binlog_format_mixed.inc" in text
+    assert "add_suppression" not in text  # MIXED logs unsafe statements as rows, without a warning
     steps = [(connection, sql) for connection, sql in queries(text) if connection.startswith("con")]
     assert steps == [(step.session, step.sql) for step in scenario.steps]
     for table in ("innodb_t", "myisam_t"):
