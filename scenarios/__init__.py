@@ -1,5 +1,5 @@
-"""Replication scenarios: the model, the YAML loader that builds it, and generated workloads
-with the interleavings of their sessions worth running."""
+"""Replication scenarios: the model, the YAML loader that builds it and the writer that saves
+it, and generated workloads with the interleavings of their sessions worth running."""
 
 from scenarios.generator import GeneratorConfig, generate_workload
 from scenarios.interleavings import count_interleavings, explore, normal_form, representatives, sample_interleavings
@@ -15,6 +15,7 @@ from scenarios.model import (
     Verdict,
 )
 from scenarios.workload import GeneratedStatement, Interleaving, Workload
+from scenarios.writer import scenario_to_yaml, write_scenario
 
 __all__ = [
     "BINLOG_FORMATS",
@@ -39,4 +40,6 @@ __all__ = [
     "normal_form",
     "representatives",
     "sample_interleavings",
+    "scenario_to_yaml",
+    "write_scenario",
 ]

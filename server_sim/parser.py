@@ -4,7 +4,7 @@ A few statements sqlglot mis-reads are recognised first: `SAVEPOINT x` (parsed a
 alias), `RELEASE SAVEPOINT x`, and `REPLACE` (a Command): REPLACE is parsed as the
 INSERT it extends and flagged. The duplicate-key keywords sqlglot rejects, `UPDATE IGNORE`
 and `CREATE TABLE ... IGNORE|REPLACE SELECT`, are taken out before parsing and kept as
-the statement's write mode.
+the statement's write mode; `unparse` puts them back into the text of a changed tree.
 """
 
 from __future__ import annotations
@@ -232,6 +232,21 @@ def parse_statement(sql: str) -> Statement:
             return Statement(text, kind, tree, write_mode=mode)
     first_word = text.split(None, 1)[0].upper()
     raise not_supported(f"{first_word} statements (the simulator models DML, DDL on tables, SET and transaction control)")
+
+
+def unparse(statement: Statement, tree: exp.Expression) -> str:
+    """The MySQL text of `tree`, a changed copy of `statement.ast`, with the keywords
+    `parse_statement` took out before sqlglot saw them put back in their places."""
+    text = tree.sql(dialect="mysql")
+    if statement.kind is StatementKind.REPLACE:
+        return "REPLACE" + text.removeprefix("INSERT")
+    if statement.kind is StatementKind.UPDATE and statement.write_mode is WriteMode.IGNORE:
+        return "UPDATE IGNORE" + text.removeprefix("UPDATE")
+    if isinstance(tree, exp.Create) and tree.expression is not None and statement.write_mode in (WriteMode.IGNORE, WriteMode.REPLACE):
+        head = tree.copy()
+        head.set("expression", None)
+        return f"{head.sql(dialect='mysql')} {statement.write_mode.name} {tree.expression.sql(dialect='mysql')}"
+    return text
 
 
 def split_statements(text: str) -> list[str]:
