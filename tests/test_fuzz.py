@@ -1,0 +1,115 @@
+"""rplharness fuzz: generated workloads run, compared in one Spark job, judged, findings shrunk."""
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.compare import diff_snapshots
+from harness.fuzz import FuzzConfig, fuzz, workload_variants
+from harness.judge import judge
+from harness.report import fuzz_report_json
+from scenarios.generator import GeneratorConfig
+from scenarios.loader import load_scenario
+from scenarios.model import Verdict
+from server_sim.flavor import DEFAULT_FLAVOR, FLAVORS
+
+SMALL = GeneratorConfig(statements=8)
+
+
+@pytest.fixture(scope="module")
+def small_fuzz(spark, tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("fuzz")
+    config = FuzzConfig(count=12, seed=5, interleavings=2, variants="formats", generator=SMALL, shrink_limit=1, shrink_budget=60)
+    return config, out, fuzz(config, DEFAULT_FLAVOR, out, lambda: spark)
+
+
+def test_every_workload_runs_each_interleaving_under_each_variant(small_fuzz) -> None:
+    config, _, result = small_fuzz
+    exploration = result.exploration
+    assert exploration.workloads == 12
+    assert 12 <= exploration.interleavings <= 24
+    assert exploration.runs == len(result.suite.runs) == exploration.interleavings * 3
+    assert 0 < exploration.distinct_master_states <= exploration.runs
+    assert 0 < exploration.distinct_binlogs <= exploration.runs
+
+
+def test_the_spark_verdicts_agree_with_the_single_run_comparison(small_fuzz) -> None:
+    _, _, result = small_fuzz
+    for outcome in result.suite.runs:
+        record = outcome.record
+        if record.master_snapshot is not None and record.slave_snapshot is not None:
+            assert judge(record, diff_snapshots(record.master_snapshot, record.slave_snapshot)) == outcome.judgement, record.run_id
+
+
+def test_only_the_binlogs_of_runs_that_are_not_consistent_are_kept(small_fuzz) -> None:
+    _, _, result = small_fuzz
+    for outcome in result.suite.runs:
+        kept = outcome.record.binlog is not None and outcome.record.binlog.exists()
+        assert kept == (outcome.judgement.verdict is not Verdict.CONSISTENT), outcome.record.run_id
+
+
+def test_the_fuzz_report_counts_what_it_ran(small_fuzz) -> None:
+    config, _, result = small_fuzz
+    document = json.loads(json.dumps(fuzz_report_json(result, DEFAULT_FLAVOR.name, config), default=str))
+    assert document["command"] == "fuzz"
+    assert document["fuzz"]["seed"] == 5 and document["fuzz"]["count"] == 12
+    assert document["exploration"]["runs"] == document["summary"]["runs"] == len(document["runs"])
+    assert sum(document["summary"][verdict.value] for verdict in Verdict) == document["summary"]["runs"]
+    for run in document["runs"]:
+        assert run["detail"] == (run["verdict"] != "consistent")
+        assert bool(run["steps"]) == run["detail"]
+    assert len(document["findings"]) == document["summary"]["finding"]
+
+
+def test_a_seed_and_an_index_identify_the_scenarios(spark, tmp_path: Path, small_fuzz) -> None:
+    config, _, result = small_fuzz
+    again = fuzz(dataclasses.replace(config, count=3), DEFAULT_FLAVOR, tmp_path, lambda: spark, workers=1)
+    first = {outcome.record.run_id: outcome.record.scenario for outcome in result.suite.runs}
+    for outcome in again.suite.runs:
+        assert first[outcome.record.run_id] == outcome.record.scenario
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_one_variant_per_workload_takes_the_formats_in_turn(index: int) -> None:
+    (variant,) = workload_variants(1, index, "one")
+    assert variant["binlog_format"] == ("STATEMENT", "MIXED", "ROW")[index % 3]
+    assert variant["binlog_row_image"] in ("FULL", "MINIMAL", "NOBLOB")
+
+
+def test_all_variants_pair_each_row_format_with_each_image() -> None:
+    variants = workload_variants(1, 0, "all")
+    assert len(variants) == 7
+    assert {(v["binlog_format"], v["binlog_row_image"]) for v in variants if v["binlog_format"] != "STATEMENT"} == {
+        (f, i) for f in ("MIXED", "ROW") for i in ("FULL", "MINIMAL", "NOBLOB")
+    }
+
+
+def test_a_planted_unsafe_detection_gap_is_found_shrunk_and_reproduced(spark, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """With SYSTEM_FUNCTION disabled (no function counts as unsafe), UUID(), SYSDATE() and
+    USER() are logged as statements under STATEMENT and MIXED and give the slave other
+    values: findings, each shrunk to a scenario of at most 3 steps that `run` reproduces."""
+    gap = dataclasses.replace(DEFAULT_FLAVOR, name="mysql-8.0-without-system-function", unsafe_functions=frozenset())
+    monkeypatch.setitem(FLAVORS, gap.name, gap)
+    generator = dataclasses.replace(SMALL, nondeterministic_function_rate=0.5, unsafe_variable_rate=0.0, unsafe_limit_rate=0.0, slave_schema_rate=0.0)
+    config = FuzzConfig(count=6, seed=11, variants="formats", generator=generator, shrink_limit=2, shrink_budget=150)
+    result = fuzz(config, gap, tmp_path / "fuzz", lambda: spark)
+    assert result.findings, "the planted gap went unnoticed"
+    assert result.exit_code == 1
+    for finding in result.findings[:2]:
+        shrunk = finding.shrunk
+        assert shrunk is not None and shrunk.reproduced
+        assert 1 <= len(shrunk.scenario.steps) <= 3
+        assert shrunk.test.read_text().count("--source include/diff_tables.inc") >= 1
+    shrunk = result.findings[0].shrunk
+    scenario = load_scenario(shrunk.yaml)
+    assert main(["run", str(shrunk.yaml), "--flavor", gap.name, "--out", str(tmp_path / "again")]) == 1
+    rerun = json.loads((tmp_path / "again" / "report.json").read_text())
+    assert [run["verdict"] for run in rerun["runs"]] == ["finding"]
+    assert main(["run", str(shrunk.yaml), "--out", str(tmp_path / "fixed")]) == 1  # its expect: consistent
+    fixed = json.loads((tmp_path / "fixed" / "report.json").read_text())
+    assert fixed["runs"][0]["verdict"] in ("consistent", "divergent")
+    assert scenario.matrix["binlog_format"] in (("STATEMENT",), ("MIXED",))
+    capsys.readouterr()
