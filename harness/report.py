@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
 from master_sim.master import StepResult
 from server_sim.errors import Condition
 
+from .atomic import write_atomically
 from .compare import TableDiff
 from .fidelity import FidelityResult
 from .suite import RunOutcome, SuiteResult
@@ -113,13 +112,7 @@ def report_json(result: SuiteResult, flavor: str, fidelity: FidelityResult | Non
 
 def write_report(result: SuiteResult, flavor: str, out: Path, fidelity: FidelityResult | None = None) -> Path:
     """Write OUT/report.json atomically: a reader never sees half a report."""
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "report.json"
-    handle, temporary = tempfile.mkstemp(dir=out, prefix=".report-", suffix=".json")
-    with os.fdopen(handle, "w", encoding="utf-8") as file:
-        json.dump(report_json(result, flavor, fidelity), file, indent=2, default=str)
-    os.replace(temporary, path)
-    return path
+    return write_atomically(out / "report.json", json.dumps(report_json(result, flavor, fidelity), indent=2, default=str))
 
 
 def summary_table(result: SuiteResult) -> str:
