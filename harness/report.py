@@ -1,4 +1,5 @@
-"""The consistency report: report.json for CI (docs/report-format.md) and a table for people."""
+"""The consistency report: report.json for CI (docs/report-format.md), rendered as junit.xml and
+report.html, and a table for people."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from server_sim.errors import Condition
 from .atomic import write_atomically
 from .compare import TableDiff
 from .fidelity import FidelityResult
+from .html_report import write_html
+from .junit import write_junit
 from .suite import RunOutcome, SuiteResult
 
 REPORT_FORMAT_VERSION = 1
@@ -110,9 +113,15 @@ def report_json(result: SuiteResult, flavor: str, fidelity: FidelityResult | Non
     }
 
 
-def write_report(result: SuiteResult, flavor: str, out: Path, fidelity: FidelityResult | None = None) -> Path:
-    """Write OUT/report.json atomically: a reader never sees half a report."""
-    return write_atomically(out / "report.json", json.dumps(report_json(result, flavor, fidelity), indent=2, default=str))
+def write_reports(result: SuiteResult, flavor: str, out: Path, fidelity: FidelityResult | None = None) -> dict[str, Path]:
+    """Write OUT/report.json, OUT/junit.xml and OUT/report.html from one report document,
+    each atomically; the paths by kind (`report`, `junit`, `html`)."""
+    document = report_json(result, flavor, fidelity)
+    return {
+        "report": write_atomically(out / "report.json", json.dumps(document, indent=2, default=str)),
+        "junit": write_junit(document, out / "junit.xml"),
+        "html": write_html(document, out / "report.html"),
+    }
 
 
 def summary_table(result: SuiteResult) -> str:
