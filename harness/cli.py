@@ -34,8 +34,9 @@ def _parser() -> argparse.ArgumentParser:
         "run",
         help="run scenario files or suites under every binlog format and compare master and slave",
         description="Run every variant of every scenario under PATH (files or directories), compare master and "
-        "slave tables with Spark, print a verdict per run and write OUT/report.json. Exit 0 when every expect "
-        "holds and no run is a finding or a simulator error, 1 otherwise, 2 on usage or input errors.",
+        "slave tables with Spark, print a verdict per run and write OUT/report.json, OUT/junit.xml and "
+        "OUT/report.html. Exit 0 when every expect holds and no run is a finding or a simulator error, 1 "
+        "otherwise, 2 on usage or input errors.",
     )
     run.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="scenario YAML files or directories of them")
     run.add_argument("--flavor", default=DEFAULT_FLAVOR.name, choices=sorted(FLAVORS), help="server being modelled (default %(default)s)")
@@ -181,7 +182,7 @@ class _Spark:
 
 
 def _run(arguments: argparse.Namespace) -> int:
-    from harness.report import summary_table, write_report
+    from harness.report import summary_table, write_reports
     from harness.suite import run_suite
 
     spark = _Spark(arguments.spark_master)
@@ -192,27 +193,33 @@ def _run(arguments: argparse.Namespace) -> int:
         result = run_suite(arguments.paths, flavor, arguments.out, spark, arguments.seed)
     finally:
         spark.stop()
-    report = write_report(result, flavor.name, arguments.out)
+    paths = write_reports(result, flavor.name, arguments.out)
     print(summary_table(result))
-    print(f"report: {report}")
+    _print_paths(paths)
     return result.exit_code
 
 
 def _run_with_oracle(arguments: argparse.Namespace, spark: _Spark) -> int:
     from harness.oracle.mariadb import ServerError
     from harness.oracle.suite import run_with_oracle
-    from harness.report import summary_table, write_report
+    from harness.report import summary_table, write_reports
 
     try:
         result = run_with_oracle(arguments.paths, arguments.oracle, arguments.out, spark, arguments.seed, step_timeout=arguments.step_timeout)
     except ServerError as error:
         print(f"rplharness: {arguments.oracle}: {error}", file=sys.stderr)
         return EXIT_USAGE
-    report = write_report(result.simulator, ORACLES[arguments.oracle].name, arguments.out, result.fidelity)
+    paths = write_reports(result.simulator, ORACLES[arguments.oracle].name, arguments.out, result.fidelity)
     print(side_by_side(result))
     print(result.fidelity.summary())
-    print(f"report: {report}")
+    _print_paths(paths)
     return result.exit_code
+
+
+def _print_paths(paths: dict[str, Path]) -> None:
+    """`report: OUT/report.json`, `junit: OUT/junit.xml`, `html: OUT/report.html`."""
+    for kind, path in paths.items():
+        print(f"{kind}: {path}")
 
 
 def side_by_side(result: OracleResult) -> str:
@@ -242,7 +249,7 @@ def _fuzz(arguments: argparse.Namespace) -> int:
 
     from harness.fuzz import FuzzConfig, fuzz
     from harness.progress import Progress
-    from harness.report import fuzz_report_json, write_document
+    from harness.report import fuzz_report_json, write_documents
     from scenarios.generator import GeneratorConfig
 
     try:
@@ -272,9 +279,9 @@ def _fuzz(arguments: argparse.Namespace) -> int:
     finally:
         progress.close()
         spark.stop()
-    report = write_document(fuzz_report_json(result, flavor.name, config), arguments.out)
+    paths = write_documents(fuzz_report_json(result, flavor.name, config), arguments.out)
     print(fuzz_summary(result))
-    print(f"report: {report}")
+    _print_paths(paths)
     return result.exit_code
 
 
@@ -336,18 +343,18 @@ def _record(arguments: argparse.Namespace) -> int:
 
 def _check(arguments: argparse.Namespace) -> int:
     from harness.oracle.suite import check_fidelity
-    from harness.report import write_report
+    from harness.report import write_reports
 
     spark = _Spark(arguments.spark_master)
     try:
         result = check_fidelity(arguments.paths, arguments.oracle, arguments.out, spark, arguments.seed)
     finally:
         spark.stop()
-    report = write_report(result.simulator, ORACLES[arguments.oracle].name, arguments.out, result.fidelity)
+    paths = write_reports(result.simulator, ORACLES[arguments.oracle].name, arguments.out, result.fidelity)
     for error in result.simulator.input_errors:
         print(f"INPUT ERROR  {error}")
     print(result.fidelity.summary())
-    print(f"report: {report}")
+    _print_paths(paths)
     return result.exit_code
 
 

@@ -1,20 +1,22 @@
-"""The consistency report: report.json for CI (docs/report-format.md) and a table for people."""
+"""The consistency report: report.json for CI (docs/report-format.md), rendered as junit.xml and
+report.html, and a table for people."""
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from master_sim.master import StepResult
 from scenarios.model import Verdict
+from scenarios.writer import write_atomically
 from server_sim.errors import Condition
 
 from .compare import TableDiff
 from .fidelity import FidelityResult
+from .html_report import write_html
+from .junit import write_junit
 from .suite import RunOutcome, SuiteResult
 
 if TYPE_CHECKING:
@@ -165,20 +167,19 @@ def _finding(finding: Finding) -> dict[str, object]:
     }
 
 
-def write_report(result: SuiteResult, flavor: str, out: Path, fidelity: FidelityResult | None = None) -> Path:
-    """Write OUT/report.json for `run` and `check-fidelity`."""
-    return write_document(report_json(result, flavor, fidelity), out)
+def write_reports(result: SuiteResult, flavor: str, out: Path, fidelity: FidelityResult | None = None) -> dict[str, Path]:
+    """OUT/report.json, OUT/junit.xml and OUT/report.html for `run` and `check-fidelity`."""
+    return write_documents(report_json(result, flavor, fidelity), out)
 
 
-def write_document(document: dict[str, object], out: Path) -> Path:
-    """Write OUT/report.json atomically: a reader never sees half a report."""
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "report.json"
-    handle, temporary = tempfile.mkstemp(dir=out, prefix=".report-", suffix=".json")
-    with os.fdopen(handle, "w", encoding="utf-8") as file:
-        json.dump(document, file, indent=2, default=str)
-    os.replace(temporary, path)
-    return path
+def write_documents(document: dict[str, object], out: Path) -> dict[str, Path]:
+    """Write the report document as report.json, junit.xml and report.html, each
+    atomically; the paths by kind (`report`, `junit`, `html`)."""
+    return {
+        "report": write_atomically(out / "report.json", json.dumps(document, indent=2, default=str)),
+        "junit": write_junit(document, out / "junit.xml"),
+        "html": write_html(document, out / "report.html"),
+    }
 
 
 def summary_table(result: SuiteResult) -> str:

@@ -106,8 +106,9 @@ def write_scenario(scenario: Scenario, path: Path) -> None:
     write_atomically(Path(path), scenario_to_yaml(scenario))
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write `text` to a temporary file beside `path`, then rename it over `path`."""
+def write_atomically(path: Path, text: str) -> Path:
+    """Write `text` to a temporary file beside `path`, then rename it over `path`: a reader
+    never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
     try:
@@ -117,6 +118,7 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         os.unlink(temporary)
         raise
+    return path
 
 
 def _settings(settings: dict[str, str]) -> dict[str, _Setting]:

@@ -117,6 +117,8 @@ def test_bundled_suite_through_the_command_line(spark, tmp_path: Path, capsys: p
     assert step["unsafe"] == ["SYSTEM_FUNCTION"] and step["logged_as"] == "STATEMENT"
     assert step["notes"][0]["code"] == 1592
     assert all(Path(run["binlog"]).is_file() for run in report["runs"])
+    for kind, name in (("report", "report.json"), ("junit", "junit.xml"), ("html", "report.html")):
+        assert f"{kind}: {out / name}" in printed and (out / name).is_file()
 
 
 def test_malformed_scenario_is_reported_while_the_rest_of_the_suite_runs(spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
