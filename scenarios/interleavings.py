@@ -5,6 +5,10 @@ that commute (`GeneratedStatement.conflicts_with`) run alike: they are one Mazur
 trace, and running one of them is enough. Each trace is represented by its lexicographic
 normal form, the least of its interleavings when sessions are ordered as in the workload,
 so the choice never depends on how a trace was reached.
+
+Statements on disjoint tables still share the server's clock and generators, so in two
+equivalent interleavings NOW() or UUID() may give other values; those values replicate
+(or are unsafe) alike in both, which is what a run judges.
 """
 
 from __future__ import annotations
@@ -40,9 +44,9 @@ def representatives(workload: Workload, limit: int) -> list[Interleaving]:
 
 
 def normal_form(workload: Workload, interleaving: Sequence[str]) -> Interleaving:
-    """The representative of `interleaving`'s trace: at each step the first session (in
-    workload order) whose next statement conflicts with no statement still to come before
-    it in `interleaving`."""
+    """The representative of `interleaving`'s trace: at each step, the first session (in
+    workload order) whose next statement waits for no step that `interleaving` puts before
+    it and that is still to be taken."""
     steps = workload.statements_in(interleaving)
     # waiting[j]: earlier steps that must stay before step j (same session, or conflicting).
     waiting = [0] * len(steps)

@@ -23,9 +23,9 @@ class GeneratedStatement:
 
     Two statements of different sessions commute, for the interleaving explorer, when
     neither is transaction control and they touch disjoint tables. Transaction control
-    conflicts with everything: a COMMIT decides where the transaction's cached events
-    reach the binlog and releases its locks, and SAVEPOINT or ROLLBACK decide what is
-    left of it, which other sessions' statements can observe whatever tables they touch.
+    conflicts with everything, conservatively: a COMMIT decides where the transaction's
+    cached events reach the binlog and releases its locks, a ROLLBACK (TO SAVEPOINT)
+    decides what is left of it, and which tables the transaction touched is not tracked.
     """
 
     sql: str
