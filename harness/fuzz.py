@@ -124,9 +124,16 @@ class WorkloadRunner:
         if record.master_snapshot is None or record.slave_snapshot is None:
             return FuzzRun(record, binlog_digest, None, False)
         verdict = judge(record, diff_snapshots(record.master_snapshot, record.slave_snapshot)).verdict
-        if verdict is Verdict.CONSISTENT and not self.config.keep_binlogs and binlog is not None:
-            binlog.unlink()
-        return FuzzRun(record, binlog_digest, _digest(_state(record.master_snapshot).encode()), verdict is Verdict.FINDING)
+        master_digest = _digest(_state(record.master_snapshot).encode())
+        if verdict is Verdict.CONSISTENT:
+            # The report leaves a consistent run's statements out; not carrying them
+            # back keeps a 10 000-run command's memory small.
+            record.schema_steps, record.steps = [], []
+            if record.slave is not None:
+                record.slave.lookups = []
+            if not self.config.keep_binlogs and binlog is not None:
+                binlog.unlink()
+        return FuzzRun(record, binlog_digest, master_digest, verdict is Verdict.FINDING)
 
 
 @dataclass(frozen=True)
