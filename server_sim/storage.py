@@ -7,8 +7,11 @@ the catalog's business; DuckDB is never asked to enforce them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import atexit
+import os
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Generic, TypeVar
 
 import duckdb
 
@@ -40,6 +43,73 @@ def open_connection(database: Path | None = None) -> duckdb.DuckDBPyConnection:
 def lock_configuration(connection: duckdb.DuckDBPyConnection) -> None:
     """Freeze the configuration, after the server has registered its functions."""
     connection.execute("SET lock_configuration = true")
+
+
+Prepared = TypeVar("Prepared")
+
+# Every schema and table a server created: what an in-memory connection must lose before
+# the next server gets it. Servers create nothing else in DuckDB.
+_CREATED_OBJECTS = (
+    "SELECT database_name, schema_name, NULL FROM duckdb_schemas() WHERE NOT internal "
+    "UNION ALL SELECT database_name, schema_name, table_name FROM duckdb_tables() WHERE schema_name = 'main'"
+)
+
+
+class ConnectionPool(Generic[Prepared]):
+    """In-memory DuckDB databases that the servers of one process use one after another.
+
+    Opening a connection costs ~15 ms and closing one ~5 ms, as much as a whole run should
+    take; emptying a returned one costs ~1 ms. What `prepare` set up on a new connection
+    (the server's functions) stays with it. A forked child leaves its parent's connections
+    alone: DuckDB crashes closing them there.
+    """
+
+    def __init__(self, prepare: Callable[[duckdb.DuckDBPyConnection], Prepared]) -> None:
+        self._prepare = prepare
+        self._idle: list[tuple[duckdb.DuckDBPyConnection, Prepared]] = []
+        self._inherited: list[tuple[duckdb.DuckDBPyConnection, Prepared]] = []
+        os.register_at_fork(after_in_child=self._leave_to_parent)
+        atexit.register(self.close)
+
+    def acquire(self) -> tuple[duckdb.DuckDBPyConnection, Prepared]:
+        """An empty, locked-down in-memory connection and what `prepare` made of it."""
+        if self._idle:
+            return self._idle.pop()
+        connection = open_connection()
+        prepared = self._prepare(connection)
+        lock_configuration(connection)
+        return connection, prepared
+
+    def release(self, connection: duckdb.DuckDBPyConnection, prepared: Prepared) -> None:
+        """Take a connection back, emptied; one that cannot be emptied is closed instead."""
+        try:
+            _empty(connection)
+        except duckdb.Error:
+            connection.close()
+        else:
+            self._idle.append((connection, prepared))
+
+    def close(self) -> None:
+        for connection, _ in self._idle:
+            connection.close()
+        self._idle.clear()
+
+    def _leave_to_parent(self) -> None:
+        self._inherited.extend(self._idle)
+        self._idle.clear()
+
+
+def _empty(connection: duckdb.DuckDBPyConnection) -> None:
+    """End any open transaction and drop every schema and table, temporary ones too."""
+    try:
+        connection.execute("ROLLBACK")
+    except duckdb.TransactionException:
+        pass  # no transaction was open
+    for database, schema, table in connection.execute(_CREATED_OBJECTS).fetchall():
+        if table is None:
+            connection.execute(f"DROP SCHEMA {quote(database)}.{quote(schema)} CASCADE")
+        else:
+            connection.execute(f"DROP TABLE {quote(database)}.{quote(schema)}.{quote(table)}")
 
 
 class Storage:
