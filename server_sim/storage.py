@@ -171,10 +171,24 @@ class Storage:
         name = quote(alias or table.name)
         return ", ".join(f"{name}.{quote(column)}" for column in [*table.scan_order(), ROW_ID])
 
-    def insert(self, table: Table, row_id: int, values: Sequence[object]) -> None:
+    def insert(self, table: Table, row_id: int, values: Sequence[object], unless: Sequence[tuple[Sequence[str], Sequence[object]]] = ()) -> bool:
+        """Insert a row, unless another row holds the given values of one of the `unless`
+        column groups (the collation decides string equality); whether it did. One
+        statement either way: an insert that finds no such row costs no lookup of its own."""
         columns = ", ".join([quote(ROW_ID), *(quote(c.name) for c in table.columns)])
         marks = ", ".join("?" for _ in range(len(values) + 1))
-        self.query(f"INSERT INTO {self.qualified(table)} ({columns}) VALUES ({marks})", [row_id, *values])
+        if not unless:
+            self.query(f"INSERT INTO {self.qualified(table)} ({columns}) VALUES ({marks})", [row_id, *values])
+            return True
+        name = quote(table.name)
+        parameters = [row_id, *values]
+        absent = []
+        for key_columns, key_values in unless:
+            match = " AND ".join(f"{name}.{quote(column)} = ?" for column in key_columns)
+            absent.append(f"NOT EXISTS (SELECT 1 FROM {self.qualified(table)} AS {name} WHERE {match})")
+            parameters.extend(key_values)
+        [(inserted,)] = self.query(f"INSERT INTO {self.qualified(table)} ({columns}) SELECT {marks} WHERE {' AND '.join(absent)}", parameters)
+        return inserted == 1
 
     def update(self, table: Table, row_id: int, values: Sequence[object]) -> None:
         assignments = ", ".join(f"{quote(c.name)} = ?" for c in table.columns)

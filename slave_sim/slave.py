@@ -556,14 +556,14 @@ class Slave:
                 values[index] = table.auto_increment
             table.auto_increment = max(table.auto_increment, int(values[index]) + 1)
         row = self.executor.coerce_row(table, values, 1)
-        conflict = self.executor.find_conflict(table, row, exclude=None)
-        if conflict is not None:
-            if not self._idempotent:
-                raise self.executor.duplicate_error(table, conflict[0], row)
-            row_id, *existing = conflict[1]
-            self.executor.update_row(self.session, table, row_id, tuple(existing), row, frozenset(), _discard())
+        if self.executor.write_row(self.session, table, row, frozenset(), _discard(), unless_duplicate=table.unique_keys()) is not None:
             return
-        self.executor.write_row(self.session, table, row, frozenset(), _discard())
+        conflict = self.executor.find_conflict(table, row, exclude=None)
+        assert conflict is not None  # the one the write ran into
+        if not self._idempotent:
+            raise self.executor.duplicate_error(table, conflict[0], row)
+        row_id, *existing = conflict[1]
+        self.executor.update_row(self.session, table, row_id, tuple(existing), row, frozenset(), _discard())
 
     def _row_error(self, event: Rows_log_event, table_map: Table_map_log_event, error: SqlError) -> SqlError:
         handler = {1032: "HA_ERR_KEY_NOT_FOUND", 1062: "HA_ERR_FOUND_DUPP_KEY"}.get(error.code, "")

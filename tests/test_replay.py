@@ -131,11 +131,11 @@ def _conflict_first(monkeypatch: pytest.MonkeyPatch, failures: int) -> list[int]
     calls: list[int] = []
     insert = Storage.insert
 
-    def conflicting_insert(self: Storage, table, row_id, values) -> None:
+    def conflicting_insert(self: Storage, table, row_id, values, unless=()) -> bool:
         calls.append(row_id)
         if len(calls) <= failures:
             raise SqlError(ErrorCode.ER_LOCK_DEADLOCK)
-        insert(self, table, row_id, values)
+        return insert(self, table, row_id, values, unless)
 
     monkeypatch.setattr(Storage, "insert", conflicting_insert)
     return calls
