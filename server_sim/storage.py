@@ -47,12 +47,10 @@ def lock_configuration(connection: duckdb.DuckDBPyConnection) -> None:
 
 Prepared = TypeVar("Prepared")
 
-# Every schema and table a server created: what an in-memory connection must lose before
-# the next server gets it. Servers create nothing else in DuckDB.
-_CREATED_OBJECTS = (
-    "SELECT database_name, schema_name, NULL FROM duckdb_schemas() WHERE NOT internal "
-    "UNION ALL SELECT database_name, schema_name, table_name FROM duckdb_tables() WHERE schema_name = 'main'"
-)
+# Every table, temporary ones too: what an in-memory connection must lose before the next
+# server gets it. Servers create nothing but schemas and their tables in DuckDB, and an
+# empty schema left behind changes nothing for the next.
+_TABLES = "SELECT database_name, schema_name, table_name FROM duckdb_tables()"
 
 
 class ConnectionPool(Generic[Prepared]):
@@ -100,16 +98,19 @@ class ConnectionPool(Generic[Prepared]):
 
 
 def _empty(connection: duckdb.DuckDBPyConnection) -> None:
-    """End any open transaction and drop every schema and table, temporary ones too."""
+    """End any open transaction and drop every table: a schema's all at once, with it."""
     try:
         connection.execute("ROLLBACK")
     except duckdb.TransactionException:
         pass  # no transaction was open
-    for database, schema, table in connection.execute(_CREATED_OBJECTS).fetchall():
-        if table is None:
-            connection.execute(f"DROP SCHEMA {quote(database)}.{quote(schema)} CASCADE")
-        else:
+    schemas: set[tuple[str, str]] = set()
+    for database, schema, table in connection.execute(_TABLES).fetchall():
+        if schema == "main":  # a database's own schema, which cannot be dropped
             connection.execute(f"DROP TABLE {quote(database)}.{quote(schema)}.{quote(table)}")
+        else:
+            schemas.add((database, schema))
+    for database, schema in schemas:
+        connection.execute(f"DROP SCHEMA {quote(database)}.{quote(schema)} CASCADE")
 
 
 class Storage:
