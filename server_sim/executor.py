@@ -123,10 +123,9 @@ class Executor:
         if not table.engine.stores_rows:
             return None
         for key in keys if keys is not None else table.unique_keys():
-            indexes = [table.column_index(name) for name in key.columns]
-            key_values = [values[i] for i in indexes]
-            if any(value is None for value in key_values):
-                continue  # NULL never collides in a unique key
+            key_values = _key_values(table, key, values)
+            if key_values is None:
+                continue
             found = self.storage.find_by_columns(table, key.columns, key_values, exclude)
             if found:
                 return key, found[0]
@@ -137,11 +136,18 @@ class Executor:
         key_name = f"{table.name}.{key.name}" if self.server.flavor.rows_event_version == 2 else key.name
         return SqlError(ErrorCode.ER_DUP_ENTRY, shown, key_name)
 
-    def write_row(self, session: Session, table: Table, values: tuple, assigned: frozenset[str], outcome: Outcome) -> RowChange:
+    def write_row(
+        self, session: Session, table: Table, values: tuple, assigned: frozenset[str], outcome: Outcome, unless_duplicate: list[Key] | None = None
+    ) -> RowChange | None:
+        """Write a row; with `unless_duplicate`, only if no other row holds its values of one
+        of those unique keys, checked by the insert itself (None, and nothing written, when
+        one does: find_conflict then tells which)."""
         row_id = table.next_row_id
-        table.next_row_id += 1
         if table.engine.stores_rows:
-            self.storage.insert(table, row_id, values)
+            unless = [(key.columns, key_values) for key in unless_duplicate or [] if (key_values := _key_values(table, key, values)) is not None]
+            if not self.storage.insert(table, row_id, values, unless):
+                return None
+        table.next_row_id += 1
         return self._record(session, RowChange(table, ChangeKind.WRITE, row_id, None, values, assigned), outcome)
 
     def update_row(self, session: Session, table: Table, row_id: int, before: tuple, after: tuple, assigned: frozenset[str], outcome: Outcome) -> RowChange:
@@ -613,11 +619,11 @@ class _InsertRun:
         executor, table, outcome = self.executor, self.table, self.outcome
         unique_keys = table.unique_keys()
         while True:
-            conflict = executor.find_conflict(table, row, exclude=None, keys=unique_keys)
-            if conflict is None:
-                executor.write_row(self.session, table, row, assigned, outcome)
+            if executor.write_row(self.session, table, row, assigned, outcome, unless_duplicate=unique_keys) is not None:
                 outcome.affected_rows += 1
                 return
+            conflict = executor.find_conflict(table, row, exclude=None, keys=unique_keys)
+            assert conflict is not None  # the one the write ran into
             key, (row_id, *existing) = conflict
             before = tuple(existing)
             if self.mode is WriteMode.ERROR:
@@ -732,6 +738,12 @@ def _refuse_self_reference(ast: exp.Expression, table: Table) -> None:
         for node in subquery.find_all(exp.Table):
             if node.name.lower() == table.name.lower():
                 raise SqlError(ErrorCode.ER_UPDATE_TABLE_USED, table.name)
+
+
+def _key_values(table: Table, key: Key, values: tuple) -> list[object] | None:
+    """A row's values of a unique key's columns; None when one is NULL, which never collides."""
+    key_values = [values[table.column_index(name)] for name in key.columns]
+    return None if any(value is None for value in key_values) else key_values
 
 
 def _key_expression(column: Column) -> str:

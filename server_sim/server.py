@@ -14,13 +14,15 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+import duckdb
+
 from .catalog import Catalog
 from .dictionary import catalog_from_json, catalog_to_json
 from .engines import EngineRegistry
 from .expressions import StatementContext
 from .flavor import Flavor
 from .session import Session, seeded_random_state
-from .storage import Storage, lock_configuration, open_connection
+from .storage import ConnectionPool, Storage, lock_configuration, open_connection
 from .sysvars import REPLICATED_SESSION_VARIABLES, VariableRegistry
 
 EPOCH = dt.datetime(2026, 1, 1, 12, 0, 0)
@@ -34,6 +36,31 @@ class ServerIdentity:
     hostname: str
     seed: int
     clock_start: dt.datetime = EPOCH
+
+
+@dataclass
+class _FunctionCaller:
+    """The server a connection's SQL functions (UUID(), SYSDATE(), RAND()...) call: the one
+    holding the connection now, as an in-memory connection serves server after server."""
+
+    server: Server | None = None
+
+
+def _register_functions(connection: duckdb.DuckDBPyConnection) -> _FunctionCaller:
+    """The server-side functions the executor's SQL calls, registered once per connection."""
+    caller = _FunctionCaller()
+    connection.create_function("rpl_uuid", lambda: caller.server._uuid(), [], "VARCHAR", side_effects=True)
+    connection.create_function("rpl_uuid_short", lambda: caller.server._uuid_short(), [], "UBIGINT", side_effects=True)
+    connection.create_function("rpl_sysdate", lambda: caller.server.now(), [], "TIMESTAMP", side_effects=True)
+    connection.create_function("rpl_rand", lambda: caller.server._rand(), [], "DOUBLE", side_effects=True)
+    connection.create_function(
+        "rpl_rand_seeded", lambda seed, site: caller.server._rand_seeded(seed, site), ["BIGINT", "BIGINT"], "DOUBLE", side_effects=True
+    )
+    return caller
+
+
+# This process's in-memory databases, reused by one server after another.
+_IN_MEMORY = ConnectionPool(_register_functions)
 
 
 class Server:
@@ -63,9 +90,14 @@ class Server:
         self._next_thread_id = 1
         self.current_session: Session | None = None
         self._seeded_rand: dict[int, tuple[int, int]] = {}
-        self.connection = open_connection(database)
-        self._register_functions()
-        lock_configuration(self.connection)
+        self._pooled = database is None
+        if self._pooled:
+            self.connection, self._functions = _IN_MEMORY.acquire()
+        else:
+            self.connection = open_connection(database)
+            self._functions = _register_functions(self.connection)
+            lock_configuration(self.connection)
+        self._functions.server = self
         self.storage = Storage(self.connection, schema)
 
     # -- time and generators ------------------------------------------------------------
@@ -114,14 +146,6 @@ class Server:
         seed2 = (seed1 + seed2 + 33) % max_value
         self._seeded_rand[site] = (seed1, seed2)
         return seed1 / max_value
-
-    def _register_functions(self) -> None:
-        connection = self.connection
-        connection.create_function("rpl_uuid", self._uuid, [], "VARCHAR", side_effects=True)
-        connection.create_function("rpl_uuid_short", self._uuid_short, [], "UBIGINT", side_effects=True)
-        connection.create_function("rpl_sysdate", self.now, [], "TIMESTAMP", side_effects=True)
-        connection.create_function("rpl_rand", self._rand, [], "DOUBLE", side_effects=True)
-        connection.create_function("rpl_rand_seeded", self._rand_seeded, ["BIGINT", "BIGINT"], "DOUBLE", side_effects=True)
 
     # -- sessions -------------------------------------------------------------------------
 
@@ -185,7 +209,14 @@ class Server:
         self._next_thread_id = document["next_thread_id"]
 
     def close(self) -> None:
-        self.connection.close()
+        """Close the database; an in-memory one goes back to the pool, emptied, once."""
+        if self._functions.server is not self:
+            return
+        self._functions.server = None
+        if self._pooled:
+            _IN_MEMORY.release(self.connection, self._functions)
+        else:
+            self.connection.close()
 
 
 def is_replicated_variable(name: str, scope: str | None) -> bool:

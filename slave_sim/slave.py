@@ -4,9 +4,9 @@ Statement events run through the same SQL layer as on the master, with the maste
 context (timestamp, Intvar, Rand, User_var, thread id) and the error code the master
 logged. Row events are applied by finding rows through the slave's own keys, per flavor
 (find_row). Any failure stops the applier with the server's error code and the event's
-position; nothing after it is applied, and the open transaction is rolled back. Each
-binlog transaction commits with the position after it (relay_log_info), so a slave kept
-in a file resumes after a crash without losing or repeating a change.
+position; nothing after it is applied, and the open transaction is rolled back. A slave
+kept in a file commits each binlog transaction with the position after it
+(relay_log_info), so it resumes after a crash without losing or repeating a change.
 """
 
 from __future__ import annotations
@@ -120,10 +120,12 @@ class SlaveStatus:
 class Slave:
     """A slave server and its applier.
 
-    The slave's database is in memory, or in a DuckDB file that survives the process: each
-    binlog transaction is applied in one DuckDB transaction that also records the position
-    after it and the server state (relay_log_info), so a slave reopened after a crash
-    resumes exactly where the data says it stopped.
+    The slave's database is in memory, or in a DuckDB file that survives the process. In a
+    file, each binlog transaction is applied in one DuckDB transaction that also records the
+    position after it and the server state (relay_log_info), so a slave reopened after a
+    crash resumes exactly where the data says it stopped. In memory nothing outlives the
+    process, so there is nothing to record: changes apply as they come, and a transient
+    error, which only a recorded transaction start could take back, stops the applier.
     """
 
     def __init__(
@@ -148,9 +150,9 @@ class Slave:
         self._position = 0
         self._event_name = ""
         self._pending_events = 0  # applied in the open transaction, not committed yet
-        self._relay_log_info = RelayLogInfo(self.server.connection)
+        self._relay_log_info = RelayLogInfo(self.server.connection) if database is not None else None
         self.master_log_name = ""
-        recorded = self._relay_log_info.load()
+        recorded = self._relay_log_info.load() if self._relay_log_info is not None else None
         if recorded is None:
             self._begin()
             self._checkpoint(0)
@@ -188,14 +190,22 @@ class Slave:
 
     # -- crash safety ------------------------------------------------------------------------
 
+    @property
+    def crash_safe(self) -> bool:
+        """Whether the slave is kept in a file and records each transaction it applies."""
+        return self._relay_log_info is not None
+
     def _begin(self) -> None:
-        self.server.connection.execute("BEGIN TRANSACTION")
+        if self.crash_safe:
+            self.server.connection.execute("BEGIN TRANSACTION")
 
     def _checkpoint(self, position: int) -> None:
         """Commit what is applied with the position after it, and open the next transaction."""
         self.status.applied_position = position
         self.status.events_applied += self._pending_events
         self._pending_events = 0
+        if self._relay_log_info is None:
+            return
         state = {**self.server.state_document(), "applier": {"rand_seed1": self.session.rand_seed1, "rand_seed2": self.session.rand_seed2}}
         self._relay_log_info.save(AppliedPosition(self.master_log_name, position), state)
         self.server.connection.execute("COMMIT")
@@ -217,6 +227,7 @@ class Slave:
 
     def _roll_back_to_checkpoint(self) -> None:
         """Discard everything since the last commit, in the database and in memory."""
+        assert self._relay_log_info is not None  # only a slave kept in a file commits
         self.server.connection.execute("ROLLBACK")
         recorded = self._relay_log_info.load()
         assert recorded is not None  # the constructor commits a first checkpoint
@@ -232,8 +243,10 @@ class Slave:
         return outcome
 
     def provision(self, statements: list[str]) -> list[tuple[str, Condition]]:
-        """Prepare a new slave with its own schema and data, all or nothing: the failing
-        statements, or none when every statement ran and the result is committed."""
+        """Prepare a new slave kept in a file with its own schema and data, all or nothing:
+        the failing statements, or none when every statement ran and the result is committed."""
+        if not self.crash_safe:
+            raise SlaveConfigurationError("only a slave kept in a file is provisioned; one in memory runs its schema with execute_local")
         errors: list[tuple[str, Condition]] = []
         for sql in statements:
             try:
@@ -281,6 +294,8 @@ class Slave:
 
     def _apply_with_retries(self, binlog: Path, position: int, stop: int | None) -> int | None:
         """One transaction, run again after a transient error up to slave_transaction_retries times."""
+        if not self.crash_safe:
+            return self._apply_transaction(binlog, position, stop)
         retrying = Retrying(
             stop=stop_after_attempt(int(self.server.global_variables["slave_transaction_retries"]) + 1),
             wait=RETRY_WAIT,
@@ -310,7 +325,7 @@ class Slave:
                     self._apply_event(positioned)
                 except SlaveStop as halt:
                     transaction = self.session.transaction
-                    if halt.error.code in TRANSIENT_ERRORS and not (transaction and transaction.wrote_nontransactional):
+                    if self.crash_safe and halt.error.code in TRANSIENT_ERRORS and not (transaction and transaction.wrote_nontransactional):
                         self._roll_back_to_checkpoint()
                         raise TransientStop(halt.error) from None
                     raise
@@ -541,14 +556,14 @@ class Slave:
                 values[index] = table.auto_increment
             table.auto_increment = max(table.auto_increment, int(values[index]) + 1)
         row = self.executor.coerce_row(table, values, 1)
-        conflict = self.executor.find_conflict(table, row, exclude=None)
-        if conflict is not None:
-            if not self._idempotent:
-                raise self.executor.duplicate_error(table, conflict[0], row)
-            row_id, *existing = conflict[1]
-            self.executor.update_row(self.session, table, row_id, tuple(existing), row, frozenset(), _discard())
+        if self.executor.write_row(self.session, table, row, frozenset(), _discard(), unless_duplicate=table.unique_keys()) is not None:
             return
-        self.executor.write_row(self.session, table, row, frozenset(), _discard())
+        conflict = self.executor.find_conflict(table, row, exclude=None)
+        assert conflict is not None  # the one the write ran into
+        if not self._idempotent:
+            raise self.executor.duplicate_error(table, conflict[0], row)
+        row_id, *existing = conflict[1]
+        self.executor.update_row(self.session, table, row_id, tuple(existing), row, frozenset(), _discard())
 
     def _row_error(self, event: Rows_log_event, table_map: Table_map_log_event, error: SqlError) -> SqlError:
         handler = {1032: "HA_ERR_KEY_NOT_FOUND", 1062: "HA_ERR_FOUND_DUPP_KEY"}.get(error.code, "")
@@ -571,7 +586,8 @@ class Slave:
         self.session.transaction = None
 
     def close(self) -> None:
-        self.server.connection.execute("ROLLBACK")
+        if self.crash_safe:
+            self.server.connection.execute("ROLLBACK")
         self.server.close()
 
 

@@ -21,6 +21,7 @@ from server_sim.errors import ErrorCode, SqlError
 from server_sim.flavor import MYSQL_80
 from server_sim.storage import Storage
 from slave_sim.replay import replay
+from slave_sim.slave import Slave
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -130,11 +131,11 @@ def _conflict_first(monkeypatch: pytest.MonkeyPatch, failures: int) -> list[int]
     calls: list[int] = []
     insert = Storage.insert
 
-    def conflicting_insert(self: Storage, table, row_id, values) -> None:
+    def conflicting_insert(self: Storage, table, row_id, values, unless=()) -> bool:
         calls.append(row_id)
         if len(calls) <= failures:
             raise SqlError(ErrorCode.ER_LOCK_DEADLOCK)
-        insert(self, table, row_id, values)
+        return insert(self, table, row_id, values, unless)
 
     monkeypatch.setattr(Storage, "insert", conflicting_insert)
     return calls
@@ -158,6 +159,21 @@ def test_a_transient_error_that_outlasts_slave_transaction_retries_stops_the_sla
     assert not result.status.running
     assert result.status.error.code == 1213
     assert len(result.status.retries) == 3
+
+
+def test_a_slave_in_memory_records_nothing_and_stops_on_a_transient_error(tmp_path, monkeypatch) -> None:
+    record = write_binlog(tmp_path, *SIMPLE, binlog_format="ROW")
+    _conflict_first(monkeypatch, failures=1)
+    slave = Slave(MYSQL_80, {}, seed=0)
+    try:
+        status = slave.apply(record.binlog)
+        assert not slave.crash_safe
+        assert slave.server.connection.execute("SELECT schema_name FROM duckdb_schemas() WHERE schema_name = 'mysql'").fetchall() == []
+    finally:
+        slave.close()
+    assert not status.running
+    assert status.error.code == 1213
+    assert status.retries == []
 
 
 def test_a_permanent_error_is_not_retried(tmp_path) -> None:

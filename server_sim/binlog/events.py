@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from functools import cache
 from typing import ClassVar
 
 LOG_EVENT_IGNORABLE_F = 0x80
@@ -37,8 +38,7 @@ class Log_event:
 
     def body(self) -> dict[str, object]:
         """The event's own fields, as they are written to the file."""
-        header = {f.name for f in dataclasses.fields(Log_event)}
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in header}
+        return {f.name: getattr(self, f.name) for f in body_fields(type(self))}
 
     def info(self) -> str:
         """The Info column of SHOW BINLOG EVENTS."""
@@ -292,6 +292,13 @@ EVENT_CLASSES: tuple[type[Log_event], ...] = (
     Rows_query_log_event,
     Annotate_rows_log_event,
 )
+
+
+@cache
+def body_fields(cls: type[Log_event]) -> tuple[dataclasses.Field, ...]:
+    """An event class's own fields, after the common header's (looked up once per class)."""
+    header = {f.name for f in dataclasses.fields(Log_event)}
+    return tuple(f for f in dataclasses.fields(cls) if f.name not in header)
 
 
 def type_code_of(event: Log_event) -> int:

@@ -11,6 +11,7 @@ import dataclasses
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from .events import (
@@ -22,6 +23,7 @@ from .events import (
     Rows_log_event,
     Table_map_log_event,
     Unknown_log_event,
+    body_fields,
     known_event_types,
     type_code_of,
     type_name_of,
@@ -130,16 +132,24 @@ def decode(record: dict[str, object], max_type_code: int) -> Log_event:
 def _checked_body(cls: type[Log_event], record: dict[str, object]) -> dict[str, object]:
     """The record's fields for `cls`, each of the type the event declares (by its default)."""
     body: dict[str, object] = {}
-    for spec in dataclasses.fields(cls):
-        if spec.name in _HEADER or spec.name not in record:
+    for name, expected in _declared_types(cls):
+        if name not in record:
             continue
-        value = record[spec.name]
-        default = spec.default_factory() if spec.default_factory is not dataclasses.MISSING else spec.default
-        expected = type(default)
-        if default is not None and not (isinstance(value, expected) and not (expected is int and isinstance(value, bool))):
-            raise ValueError(f"{cls.type_name} field {spec.name!r} should be {expected.__name__}, got {type(value).__name__}")
-        body[spec.name] = value
+        value = record[name]
+        if expected is not None and not (isinstance(value, expected) and not (expected is int and isinstance(value, bool))):
+            raise ValueError(f"{cls.type_name} field {name!r} should be {expected.__name__}, got {type(value).__name__}")
+        body[name] = value
     return body
+
+
+@cache
+def _declared_types(cls: type[Log_event]) -> tuple[tuple[str, type | None], ...]:
+    """Each body field of `cls` with the type of its default (None: any type), once per class."""
+    declared = []
+    for spec in body_fields(cls):
+        default = spec.default_factory() if spec.default_factory is not dataclasses.MISSING else spec.default
+        declared.append((spec.name, None if default is None else type(default)))
+    return tuple(declared)
 
 
 def _column_info(column: object) -> ColumnInfo:
