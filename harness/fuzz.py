@@ -232,22 +232,31 @@ def _distinct(per_workload: list[WorkloadRuns], digest: Callable[[FuzzRun], str 
 
 
 def _to_shrink(findings: list[Finding], limit: int) -> list[Finding]:
-    """Up to `limit` findings, each kind in turn, so that every kind gets a shrunk example."""
-    by_kind: dict[str, list[Finding]] = {}
+    """Up to `limit` findings, each kind in turn and, within a kind, workloads not yet
+    chosen first: one workload often gives the same finding under several variants."""
+    queues: dict[str, list[Finding]] = {}
     for finding in findings:
-        by_kind.setdefault(finding.kind, []).append(finding)
+        queues.setdefault(finding.kind, []).append(finding)
     chosen: list[Finding] = []
-    while len(chosen) < min(limit, len(findings)):
-        for kind_findings in by_kind.values():
-            taken = sum(finding in chosen for finding in kind_findings)
-            if taken < len(kind_findings) and len(chosen) < limit:
-                chosen.append(kind_findings[taken])
+    workloads: set[str] = set()
+    while len(chosen) < limit and any(queues.values()):
+        for queue in queues.values():
+            if queue and len(chosen) < limit:
+                fresh = next((f for f in queue if _workload_of(f) not in workloads), queue[0])
+                queue.remove(fresh)
+                chosen.append(fresh)
+                workloads.add(_workload_of(fresh))
     return chosen
+
+
+def _workload_of(finding: Finding) -> str:
+    """`fuzz-s7-00003` of scenario `fuzz-s7-00003-1221...`."""
+    return finding.outcome.record.scenario.name.rsplit("-", 1)[0]
 
 
 @dataclass(frozen=True)
 class Shrinker:
-    """Shrinks one finding's scenario and writes it as `<name>.yaml` and `<name>.test`."""
+    """Shrinks one finding's scenario and writes it as `<run id>.yaml` and `<run id>.test`."""
 
     flavor: Flavor
     directory: Path
@@ -264,12 +273,12 @@ class Shrinker:
             "The slave should end with the master's tables; while the finding stands, this scenario diverges.",
             expect=(Expectation(when={}, verdict=Verdict.CONSISTENT),),
         )
-        yaml_path = self.directory / f"{minimal.name}.yaml"
+        yaml_path = self.directory / f"{record.run_id}.yaml"
         write_scenario(minimal, yaml_path)
         written = load_scenario(yaml_path)
         final = run_variant(written, record.variant, self.flavor, work, self.seed)
         reproduced = _is_finding(final, kind)
-        test_path = self.directory / f"{minimal.name}.test"
+        test_path = self.directory / f"{record.run_id}.test"
         errors = {step.index: step.error.code for step in final.steps if step.error is not None and step.index is not None}
         waits = {step.index: step.ran_after_step for step in final.steps if step.ran_after_step is not None and step.index is not None}
         write_mysqltest(minimal, record.variant, test_path, errors, waits, self.flavor)

@@ -116,3 +116,18 @@ def test_a_planted_unsafe_detection_gap_is_found_shrunk_and_reproduced(spark, tm
     expected = {"MIXED": "consistent", "STATEMENT": "divergent"}[scenario.matrix["binlog_format"][0]]
     assert fixed["runs"][0]["verdict"] == expected
     capsys.readouterr()
+
+
+def test_findings_to_shrink_take_kinds_in_turn_and_new_workloads_first(small_fuzz) -> None:
+    from harness.fuzz import Finding, _to_shrink
+
+    _, _, result = small_fuzz
+    outcome = result.suite.runs[0]
+
+    def finding(workload: str, kind: str) -> Finding:
+        record = dataclasses.replace(outcome.record, scenario=dataclasses.replace(outcome.record.scenario, name=f"fuzz-s1-{workload}-12"))
+        return Finding(dataclasses.replace(outcome, record=record), kind)
+
+    findings = [finding("00001", "a"), finding("00001", "a"), finding("00002", "a"), finding("00003", "b")]
+    chosen = _to_shrink(findings, 3)
+    assert [(f.outcome.record.scenario.name, f.kind) for f in chosen] == [("fuzz-s1-00001-12", "a"), ("fuzz-s1-00003-12", "b"), ("fuzz-s1-00002-12", "a")]
