@@ -592,22 +592,29 @@ class _InsertRun:
     def _next_auto_value(self) -> int:
         table = self.table
         if self.forced_insert_id is not None:
-            value, self.forced_insert_id = self.forced_insert_id, None
+            # The Intvar's value opens an interval the statement's later rows continue in
+            # (handler::update_auto_increment), whatever the server's own counter says.
+            value = self.forced_insert_id
+            self.forced_insert_id = self._aligned(value + 1)
         else:
-            value = max(table.auto_increment, 1)
-            if (value - self.offset) % self.increment:
-                value += self.increment - (value - self.offset) % self.increment
+            value = self._aligned(max(table.auto_increment, 1))
         table.auto_increment = max(table.auto_increment, value + 1)
         if self.outcome.insert_id is None:
             self.outcome.insert_id = value
             self.session.last_insert_id = value
-        # Following rows of this statement continue from here.
-        self.forced_insert_id = None
+        return value
+
+    def _aligned(self, value: int) -> int:
+        """The first value from `value` on that auto_increment_offset and _increment allow."""
+        if (value - self.offset) % self.increment:
+            value += self.increment - (value - self.offset) % self.increment
         return value
 
     def _observe_explicit(self, value: int) -> None:
         if value >= self.table.auto_increment:
             self.table.auto_increment = value + 1
+        if self.forced_insert_id is not None and value >= self.forced_insert_id:
+            self.forced_insert_id = self._aligned(value + 1)
 
     def _write_record(self, row: tuple) -> None:
         executor, table, outcome = self.executor, self.table, self.outcome
