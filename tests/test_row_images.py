@@ -186,6 +186,7 @@ DEFAULTS_NAMES = ["id", "s", "ts", "tu", "n", "m"]
 # DUPLICATE KEY UPDATE both, whichever path the row takes (MariaDB's oracle records these).
 FUNCTION_DEFAULT_ROWS = [
     ("insert: the function default", "INSERT INTO fd (id, s) VALUES (2, 'c')", ["id", "s", "ts"]),
+    ("insert: a listed column given DEFAULT", "INSERT INTO fd (id, s, n) VALUES (2, DEFAULT, 1)", ["id", "s", "ts", "n"]),
     ("update: the ON UPDATE column", "UPDATE fd SET s = 'd'", ["s", "tu"]),
     ("update assigning the ON UPDATE column", "UPDATE fd SET tu = '2001-01-01 00:00:00'", ["tu"]),
     ("on duplicate key update, insert path", "INSERT INTO fd (id, s) VALUES (2, 'e') ON DUPLICATE KEY UPDATE n = 1", ["id", "s", "ts", "tu", "n"]),
