@@ -89,8 +89,9 @@ class BinlogCache:
         return not self.events
 
 
-def image_columns(table: Table, kind: ChangeKind, image: str, row_image: str, assigned: frozenset[str], flavor: Flavor) -> list[bool]:
-    """Which columns an image carries (seed 001's tables; `image` is 'before' or 'after')."""
+def image_columns(table: Table, image: str, row_image: str, assigned: frozenset[str], flavor: Flavor) -> list[bool]:
+    """Which columns an image carries (seed 001's tables; `image` is 'before' or 'after'),
+    `assigned` being the row's write set."""
     columns = table.columns
     pke = {name.lower() for name in table.pke_columns()}
     written = {name.lower() for name in assigned}
@@ -100,9 +101,6 @@ def image_columns(table: Table, kind: ChangeKind, image: str, row_image: str, as
         if row_image == "MINIMAL":
             return [c.name.lower() in pke for c in columns]
         return [c.name.lower() in pke or not c.type.is_blob for c in columns]
-    auto = table.auto_increment_column
-    if kind is ChangeKind.WRITE and auto is not None:
-        written.add(auto.name.lower())
     if row_image == "MINIMAL":
         return [c.name.lower() in written for c in columns]
     return [c.name.lower() in written or not c.type.is_blob for c in columns]
@@ -190,12 +188,10 @@ class EventFactory:
                 )
             )
         rows_events: list[Rows_log_event] = []
-        for (table_key, kind), group in groupby(changes, key=lambda c: (id(c.table), c.kind)):
+        # A row whose column bitmaps differ from the pending event's starts a new event.
+        for (_, kind, before_bits, after_bits), group in groupby(changes, key=lambda c: (id(c.table), c.kind, *self._bitmaps(c, row_image))):
             batch = list(group)
             table = batch[0].table
-            assigned = frozenset().union(*(change.assigned for change in batch))
-            before_bits = image_columns(table, kind, "before", row_image, assigned, self.flavor) if kind is not ChangeKind.WRITE else []
-            after_bits = image_columns(table, kind, "after", row_image, assigned, self.flavor) if kind is not ChangeKind.DELETE else []
             rows = [
                 Row(
                     before=_image(table, change.before, before_bits) if change.before is not None and before_bits else None,
@@ -217,6 +213,13 @@ class EventFactory:
             )
         rows_events[-1].rows_flags = STMT_END_F
         return events + rows_events
+
+    def _bitmaps(self, change: RowChange, row_image: str) -> tuple[list[bool], list[bool]]:
+        """The before and after image columns of one row's change."""
+        table, kind = change.table, change.kind
+        before = image_columns(table, "before", row_image, change.assigned, self.flavor) if kind is not ChangeKind.WRITE else []
+        after = image_columns(table, "after", row_image, change.assigned, self.flavor) if kind is not ChangeKind.DELETE else []
+        return before, after
 
 
 def _image(table: Table, values: tuple, present: list[bool]) -> list[object]:

@@ -66,13 +66,28 @@ class StepResult:
         self.error = error.condition()
 
 
+@dataclass(frozen=True)
+class BinlogSavepoint:
+    """What the binlog's side of a transaction was when a savepoint was set."""
+
+    # Where its SAVEPOINT event sits in the transaction cache; None when the binlog was no
+    # participant of the transaction yet, and so was not told of the savepoint.
+    position: int | None
+    # Whether a transactional engine had joined the transaction with a change: one that
+    # joins later leaves it again at ROLLBACK TO, and the commit then needs no Xid.
+    touched_transactional: bool
+
+
 @dataclass
 class MasterSession:
     name: str
     session: Session
     trx_cache: BinlogCache = field(default_factory=BinlogCache)
     stmt_cache: BinlogCache = field(default_factory=BinlogCache)
-    savepoint_positions: dict[str, int] = field(default_factory=dict)
+    savepoints: dict[str, BinlogSavepoint] = field(default_factory=dict)
+    # The binlog joins the transaction's participants with the first event it caches for it
+    # (binlog_start_trans_and_stmt); ha_savepoint only reaches participants.
+    binlog_participant: bool = False
     queue: deque[StepResult] = field(default_factory=deque)
     touched_transactional: bool = False
 
@@ -336,6 +351,7 @@ class Master:
             self.writer.write_group(events)
         else:
             (ms.trx_cache if target is LogTarget.TRX_CACHE else ms.stmt_cache).add(events, nontransactional)
+            ms.binlog_participant = True
         result.logged_to.append(CachedEvents(target, list(events)))
 
     def _end_statement(self, ms: MasterSession) -> None:
@@ -371,14 +387,21 @@ class Master:
         transaction = ms.session.transaction
         if transaction is not None:
             transaction.undo_to(0, self.storage)
-        if ms.trx_cache.has_nontransactional:
+        self._rollback_binlog(ms, ms.trx_cache.has_nontransactional)
+        self._end_transaction(ms)
+
+    def _rollback_binlog(self, ms: MasterSession, logged: bool) -> None:
+        """The binlog's part of a rollback: the transaction cache is logged with ROLLBACK when
+        the changes cannot all be undone, else dropped; the binlog leaves the participants."""
+        if logged:
             self._flush(ms, ms.trx_cache, "ROLLBACK", xid=False)
         ms.trx_cache.clear()
-        self._end_transaction(ms)
+        ms.binlog_participant = False
 
     def _end_transaction(self, ms: MasterSession) -> None:
         ms.session.transaction = None
-        ms.savepoint_positions.clear()
+        ms.savepoints.clear()
+        ms.binlog_participant = False
         ms.touched_transactional = False
         self.locks.release(ms.name)
 
@@ -390,26 +413,35 @@ class Master:
                 return
             transaction.savepoints = [s for s in transaction.savepoints if s.name.lower() != name.lower()]
             transaction.savepoints.append(Savepoint(name, len(transaction.undo)))
-            ms.savepoint_positions[name.lower()] = len(ms.trx_cache.events)
+            position = len(ms.trx_cache.events) if ms.binlog_participant else None
+            ms.savepoints[name.lower()] = BinlogSavepoint(position, ms.touched_transactional)
+            if position is None:
+                return
             timestamp = self._unix(self.server.tick())
             ms.trx_cache.add([self.events.query(f"SAVEPOINT `{name}`", timestamp, ms.session.thread_id)], nontransactional=False)
             return
         savepoint = next((s for s in (transaction.savepoints if transaction else []) if s.name.lower() == name.lower()), None)
         if savepoint is None or transaction is None:
             raise SqlError(ErrorCode.ER_SP_DOES_NOT_EXIST_SAVEPOINT, name)
-        position = ms.savepoint_positions[name.lower()]
+        saved = ms.savepoints[name.lower()]
         keep = transaction.savepoints.index(savepoint) + (1 if statement.kind is StatementKind.ROLLBACK_TO_SAVEPOINT else 0)
         for dropped in transaction.savepoints[keep:]:
-            ms.savepoint_positions.pop(dropped.name.lower(), None)
+            ms.savepoints.pop(dropped.name.lower(), None)
         transaction.savepoints = transaction.savepoints[:keep]
         if statement.kind is StatementKind.RELEASE_SAVEPOINT:
             return
         transaction.undo_to(savepoint.undo_mark, self.storage)
-        if any(index >= position for index in ms.trx_cache.nontransactional_positions):
+        # ha_rollback_to_savepoint rolls back, whole, each participant that joined after the
+        # savepoint; the others go back to it. The binlog keeps a record of the rollback
+        # (binlog_savepoint_rollback) when the transaction changed a non-transactional table.
+        ms.touched_transactional = ms.touched_transactional and saved.touched_transactional
+        if saved.position is None:
+            self._rollback_binlog(ms, transaction.wrote_nontransactional)
+        elif transaction.wrote_nontransactional:
             timestamp = self._unix(self.server.tick())
             ms.trx_cache.add([self.events.query(f"ROLLBACK TO `{name}`", timestamp, ms.session.thread_id)], nontransactional=False)
         else:
-            ms.trx_cache.truncate(position)
+            ms.trx_cache.truncate(saved.position)
 
     def _set(self, ms: MasterSession, statement: Statement) -> None:
         session = ms.session

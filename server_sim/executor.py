@@ -211,6 +211,7 @@ class Executor:
             return
         translator = self.translator(session, context)
         expressions = _sequential(assignments, table)
+        write_set = _update_write_set(table, assignments)
         for row_number, (row_id, *old) in enumerate(self.scan(session, context, ast, table), start=1):
             values = list(old)
             new_values = self._evaluate_for_row(translator, table, row_id, [e for _, e in expressions], ast.this.alias or table.name)
@@ -231,7 +232,7 @@ class Executor:
                 # UPDATE IGNORE leaves this row as it was, warns, and goes on with the next.
                 outcome.warnings.append(error.condition("Warning"))
                 continue
-            self.update_row(session, table, row_id, before, after, frozenset(c.name for c, _ in assignments), outcome)
+            self.update_row(session, table, row_id, before, after, write_set, outcome)
             outcome.affected_rows += 1
 
     def evaluate(self, session: Session, context: StatementContext, expressions: list[exp.Expression]) -> list[object]:
@@ -524,7 +525,8 @@ class _InsertRun:
         self.table = table
         self.columns = columns
         self.mode = mode
-        self.assignments = assignments or []  # ON DUPLICATE KEY UPDATE's
+        self.assignments = _assignments(table, assignments or [])  # ON DUPLICATE KEY UPDATE's
+        self.write_set = _insert_write_set(table, columns, self.assignments)
         self.forced_insert_id = insert_id
         self.translator = executor.translator(session, context)
         variables = session.variables
@@ -568,7 +570,6 @@ class _InsertRun:
     def _write(self, number: int, given: list[object]) -> None:
         table = self.table
         values: list[object] = []
-        assigned = {c.name for c, v in zip(self.columns, given) if v is not _DEFAULT}
         by_name = {c.name: v for c, v in zip(self.columns, given)}
         for column in table.columns:
             value = by_name.get(column.name, _DEFAULT)
@@ -580,11 +581,10 @@ class _InsertRun:
             index = table.columns.index(auto)
             if values[index] in (None, 0):
                 values[index] = self._next_auto_value()
-                assigned.add(auto.name)
             else:
                 self._observe_explicit(int(values[index]))  # type: ignore[arg-type]
         row = self.executor.coerce_row(table, values, number)
-        self._write_record(row, frozenset(assigned))
+        self._write_record(row)
 
     def _default(self, column: Column) -> object:
         if column.auto_increment:
@@ -598,28 +598,36 @@ class _InsertRun:
     def _next_auto_value(self) -> int:
         table = self.table
         if self.forced_insert_id is not None:
-            value, self.forced_insert_id = self.forced_insert_id, None
+            # The Intvar's value opens an interval the statement's later rows continue in
+            # (handler::update_auto_increment), whatever the server's own counter says.
+            value = self.forced_insert_id
+            self.forced_insert_id = self._aligned(value + 1)
         else:
-            value = max(table.auto_increment, 1)
-            if (value - self.offset) % self.increment:
-                value += self.increment - (value - self.offset) % self.increment
+            value = self._aligned(max(table.auto_increment, 1))
         table.auto_increment = max(table.auto_increment, value + 1)
         if self.outcome.insert_id is None:
             self.outcome.insert_id = value
             self.session.last_insert_id = value
-        # Following rows of this statement continue from here.
-        self.forced_insert_id = None
+        return value
+
+    def _aligned(self, value: int) -> int:
+        """The first value from `value` on that auto_increment_offset and _increment allow."""
+        if (value - self.offset) % self.increment:
+            value += self.increment - (value - self.offset) % self.increment
         return value
 
     def _observe_explicit(self, value: int) -> None:
         if value >= self.table.auto_increment:
             self.table.auto_increment = value + 1
+        if self.forced_insert_id is not None and value >= self.forced_insert_id:
+            self.forced_insert_id = self._aligned(value + 1)
 
-    def _write_record(self, row: tuple, assigned: frozenset[str]) -> None:
+    def _write_record(self, row: tuple) -> None:
         executor, table, outcome = self.executor, self.table, self.outcome
         unique_keys = table.unique_keys()
+        write_set = self.write_set
         while True:
-            if executor.write_row(self.session, table, row, assigned, outcome, unless_duplicate=unique_keys) is not None:
+            if executor.write_row(self.session, table, row, write_set, outcome, unless_duplicate=unique_keys) is not None:
                 outcome.affected_rows += 1
                 return
             conflict = executor.find_conflict(table, row, exclude=None, keys=unique_keys)
@@ -632,24 +640,29 @@ class _InsertRun:
                 error = executor.duplicate_error(table, key, row)
                 outcome.warnings.append(error.condition("Warning"))
                 return
+            if executor.server.flavor.duplicate_key_logs_all_columns:
+                write_set = frozenset(column.name for column in table.columns)
             if self.mode is WriteMode.REPLACE:
                 if key is unique_keys[-1]:
                     # The conflict is on the last unique key: the row is updated in place,
-                    # and an identical row is not touched at all.
+                    # and an identical row is not touched at all. The write set it was
+                    # updated with stays for the statement's later rows.
+                    self.write_set = write_set
                     if before != row:
-                        executor.update_row(self.session, table, row_id, before, row, assigned, outcome)
+                        executor.update_row(self.session, table, row_id, before, row, write_set, outcome)
                         outcome.affected_rows += 1
                     outcome.affected_rows += 1
                     return
                 executor.delete_row(self.session, table, row_id, before, outcome)
                 outcome.affected_rows += 1
                 continue
+            self.write_set = write_set
             self._duplicate_key_update(row_id, before, row)
             return
 
     def _duplicate_key_update(self, row_id: int, before: tuple, proposed: tuple) -> None:
         executor, table = self.executor, self.table
-        assignments = _assignments(table, self.assignments)
+        assignments = self.assignments
         proposed_by_name = {c.name.lower(): v for c, v in zip(table.columns, proposed)}
 
         def values_function(node: exp.Expression) -> exp.Expression:
@@ -668,11 +681,29 @@ class _InsertRun:
         conflict_found = executor.find_conflict(table, after, exclude=row_id)
         if conflict_found is not None:
             raise executor.duplicate_error(table, conflict_found[0], after)
-        executor.update_row(self.session, table, row_id, before, after, frozenset(c.name for c, _ in assignments), self.outcome)
+        executor.update_row(self.session, table, row_id, before, after, self.write_set, self.outcome)
         self.outcome.affected_rows += 2
 
 
 _DEFAULT = object()
+
+
+def _insert_write_set(table: Table, columns: list[Column], assignments: list[tuple[Column, exp.Expression]]) -> frozenset[str]:
+    """The columns an INSERT writes, and so what a MINIMAL after image carries: those it lists,
+    the auto-increment column, those whose default is a function evaluated per row (MySQL
+    COPY_INFO::add_function_default_columns, MariaDB TABLE::mark_default_fields_for_write),
+    and with ON DUPLICATE KEY UPDATE that clause's write set too, on its insert path as well."""
+    written = {column.name for column in columns}
+    written |= {column.name for column in table.columns if column.auto_increment or column.default_kind is DefaultKind.CURRENT_TIMESTAMP}
+    if assignments:
+        written |= _update_write_set(table, assignments)
+    return frozenset(written)
+
+
+def _update_write_set(table: Table, assignments: list[tuple[Column, exp.Expression]]) -> frozenset[str]:
+    """The columns an UPDATE writes: those it assigns and the ON UPDATE CURRENT_TIMESTAMP ones
+    (MySQL COPY_INFO's UPDATE_OPERATION, MariaDB mark_default_fields_for_write(FALSE))."""
+    return frozenset({column.name for column, _ in assignments} | {column.name for column in table.columns if column.on_update_current_timestamp})
 
 
 def touch_on_update(table: Table, row: tuple, assignments: list[tuple[Column, exp.Expression]], timestamp: object) -> tuple:

@@ -79,6 +79,12 @@ class Flavor:
     # 1364 when they have no default: MySQL every absent column, MariaDB only those beyond
     # the master's width.
     missing_column_warning_beyond_master_only: bool = False
+    # After a duplicate key, REPLACE and INSERT ... ON DUPLICATE KEY UPDATE read and write the
+    # conflicting row with every column (write_record: TABLE::use_all_columns). MySQL logs
+    # the table's write_set, so that row and the statement's later rows carry every column;
+    # MariaDB logs rpl_write_set, fixed when the statement started, so a MINIMAL image of
+    # REPLACE's update in place lacks the columns the statement set to their defaults.
+    duplicate_key_logs_all_columns: bool = False
 
 
 MYSQL_80 = Flavor(
@@ -95,6 +101,7 @@ MYSQL_80 = Flavor(
     rows_query_variable="binlog_rows_query_log_events",
     rows_query_default="OFF",
     applier_user="",
+    duplicate_key_logs_all_columns=True,
 )
 
 MARIADB_1011 = Flavor(

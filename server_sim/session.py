@@ -25,8 +25,9 @@ class ChangeKind(Enum):
 class RowChange:
     """One row a statement wrote, updated or deleted: full before and after rows.
 
-    `assigned` names the columns the statement gave values to (its write set), which is
-    what a MINIMAL after image carries.
+    `assigned` is the row's write set: the columns the statement gives values to, those
+    filled by a default function or ON UPDATE CURRENT_TIMESTAMP, the auto-increment column
+    of an insert. It is what a MINIMAL after image carries.
     """
 
     table: Table

@@ -12,6 +12,7 @@ kept in a file commits each binlog transaction with the position after it
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -500,34 +501,32 @@ class Slave:
         if event.rows_flags & STMT_END_F:
             self._rows_query = None  # the annotation covered this statement's row events only
 
-    def _found_rows(self, table: Table, images: list[tuple[dict[int, object], dict[int, object]]], lookup: RowLookup) -> list[tuple[FoundRow, dict[int, object]]]:
+    def _found_rows(self, table: Table, images: list[tuple[dict[int, object], dict[int, object]]], lookup: RowLookup) -> Iterator[tuple[FoundRow, dict[int, object]]]:
         """The slave row of each before image, with its after image, in the order they are
-        applied; a missing row is 1032, or skipped with a warning in IDEMPOTENT mode."""
+        applied. Searched row by row, each search comes after the changes before it, as the
+        applier finds and changes one row at a time; a hash scan reads the table once for
+        all. A missing row is 1032, or skipped with a warning in IDEMPOTENT mode."""
         finder = RowFinder(self.server.storage, table, self.flavor, self._search_algorithms)
         present = sorted(images[0][0]) if images else []
         search = finder.decide(present)
         lookup.key = search.key.name if search.key else None
+        found_rows: Iterable[tuple[int, FoundRow | None]]
         if not present:
             # Nothing of the before image exists on the slave (seed 003 R2): no search.
-            pairs, missing_images = [], list(range(len(images)))
+            found_rows = [(index, None) for index in range(len(images))]
         elif search.path is LookupPath.HASH:
             matched, missing_images = finder.find_by_hash(search, [before for before, _ in images])
-            pairs = [(found, images[index][1]) for index, found in matched]
+            found_rows = [*matched, *((index, None) for index in missing_images)]
         else:
-            pairs, missing_images = [], []
-            for index, (before, after) in enumerate(images):
-                found = finder.find(search, before)
-                if found is None:
-                    missing_images.append(index)
-                else:
-                    pairs.append((found, after))
-        if missing_images:
-            if not self._idempotent:
-                raise missing_row_error(table)
-            for _ in missing_images:
+            found_rows = ((index, finder.find(search, before)) for index, (before, _) in enumerate(images))
+        for index, found in found_rows:
+            if found is None:
+                if not self._idempotent:
+                    raise missing_row_error(table)
                 self.status.warnings.append(f"{missing_row_error(table).message} at position {lookup.position}; skipped (IDEMPOTENT)")
-        lookup.paths.extend(found.path.value for found, _ in pairs)
-        return pairs
+                continue
+            lookup.paths.append(found.path.value)
+            yield found, images[index][1]
 
     def _change(self, table: Table, event: Rows_log_event, found: FoundRow, after: dict[int, object]) -> None:
         if isinstance(event, Delete_rows_log_event):

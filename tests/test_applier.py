@@ -247,6 +247,23 @@ def test_a_unique_key_with_a_null_in_the_before_image_is_walked_like_a_plain_key
     assert paths(record) == ["key"]
 
 
+@pytest.mark.parametrize(
+    ("flavor", "slave_settings", "expected_paths"),
+    [
+        pytest.param(MYSQL, {}, ["hash", "hash"], id="mysql-8.0: one hash scan, each row read matches one image"),
+        pytest.param(MYSQL, {"slave_rows_search_algorithms": "TABLE_SCAN"}, ["scan", "scan"], id="mysql-8.0 TABLE_SCAN: a scan per image"),
+        pytest.param(MARIADB, {}, ["scan", "scan"], id="mariadb-10.11: a scan per image"),
+    ],
+)
+def test_identical_before_images_find_one_row_each(tmp_path, flavor, slave_settings, expected_paths) -> None:
+    """The applier changes each row before it searches for the next, so the second of two
+    identical before images no longer matches the row the first one changed."""
+    master = ["CREATE TABLE t (id INT NOT NULL, v INT) ENGINE=MyISAM", "INSERT INTO t VALUES (3, 1), (3, 1)"]
+    record = replicate(tmp_path, master, ["UPDATE t SET id = id + 1"], flavor=flavor, slave_settings=slave_settings)
+    assert slave_rows(record) == master_rows(record) == [(4, 1), (4, 1)]
+    assert paths(record) == expected_paths
+
+
 def test_mariadb_picks_the_most_selective_non_unique_key(tmp_path) -> None:
     record = replicate(
         tmp_path,

@@ -502,6 +502,24 @@ def test_auto_increment_increment_and_offset_are_honoured(
     assert outcome.insert_id == expected[0]
 
 
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("INSERT INTO a (v) VALUES (1), (2)", [1, 2]),
+        ("INSERT INTO a VALUES (NULL, 1), (10, 2), (NULL, 3)", [1, 10, 11]),
+        ("INSERT INTO a VALUES (NULL, 1), (2, 2), (NULL, 3)", [1, 2, 3]),
+    ],
+    ids=["consecutive", "an explicit value moves the interval on", "an explicit value inside it"],
+)
+def test_an_intvar_insert_id_opens_the_interval_the_statements_rows_take(auto: Db, sql: str, expected: list[int]) -> None:
+    """The slave's counter may be ahead (another session's row committed first): the
+    statement's rows still continue from the master's first value, not from the counter."""
+    auto.ok("INSERT INTO a VALUES (50, 0)")
+    statement = parse_statement(sql)
+    outcome = auto.executor.run(auto.session, statement, auto.server.statement_context(auto.session, auto.server.tick()), insert_id=1)
+    assert [change.after[0] for change in outcome.changes] == expected
+
+
 @pytest.mark.parametrize("engine", ["InnoDB", "MyISAM"])
 def test_truncate_empties_the_table_and_resets_the_counter(db: Db, engine: str) -> None:
     db.ok(f"CREATE TABLE a (id INT AUTO_INCREMENT PRIMARY KEY, v INT) ENGINE={engine}")

@@ -147,6 +147,37 @@ def test_rollback_to_savepoint_truncates_the_transaction_cache(make_master) -> N
     assert events.count("Update_rows") == 1 and events[-1] == "Xid"
 
 
+def run_steps(master: Master, steps: list[str]) -> None:
+    for index, sql in enumerate(steps, 1):
+        assert master.submit("con1", sql, index).error is None
+    master.finish()
+
+
+def test_a_savepoint_before_anything_is_logged_is_not_logged(make_master) -> None:
+    """ha_savepoint reaches the transaction's participants; the binlog is none before its first event."""
+    master = make_master("MIXED")
+    run_steps(master, ["BEGIN", "SAVEPOINT s1", "INSERT INTO n VALUES (5, 5)", "COMMIT"])
+    # The trx cache stays empty, so the MyISAM insert is safe and logged as a statement.
+    assert events_after_schema(master) == ["BEGIN", "INSERT INTO n VALUES (5, 5)", "COMMIT"]
+
+
+def test_rollback_to_a_savepoint_set_before_the_binlog_joined_rolls_its_part_back_whole(make_master) -> None:
+    master = make_master("STATEMENT")
+    steps = ["BEGIN", "SAVEPOINT s1", "UPDATE t SET b = 5 WHERE a = 1", "INSERT INTO n VALUES (5, 5)", "ROLLBACK TO SAVEPOINT s1", "UPDATE t SET b = 7 WHERE a = 2", "COMMIT"]
+    run_steps(master, steps)
+    assert events_after_schema(master) == [
+        "BEGIN", "UPDATE t SET b = 5 WHERE a = 1", "INSERT INTO n VALUES (5, 5)", "ROLLBACK",
+        "BEGIN", "UPDATE t SET b = 7 WHERE a = 2", "Xid",
+    ]
+
+
+def test_rollback_to_savepoint_is_logged_when_the_transaction_changed_a_nontransactional_table(make_master) -> None:
+    """Also when that change came before the savepoint; InnoDB, joined after it, leaves: no Xid."""
+    master = make_master("ROW")
+    run_steps(master, ["BEGIN", "INSERT INTO n VALUES (6, 6)", "SAVEPOINT s1", "UPDATE t SET b = 5 WHERE a = 1", "ROLLBACK TO SAVEPOINT s1", "COMMIT"])
+    assert events_after_schema(master)[4:] == ["BEGIN", "SAVEPOINT `s1`", "Table_map", "Update_rows", "ROLLBACK TO `s1`", "COMMIT"]
+
+
 def test_ddl_commits_the_open_transaction_first(make_master) -> None:
     master = make_master("STATEMENT")
     master.submit("con1", "BEGIN", 1)

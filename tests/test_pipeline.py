@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.report import REPORT_FORMAT_VERSION
 from harness.runner import run_variant
 from harness.suite import RunOutcome, run_suite
 from scenarios.loader import load_scenario
@@ -108,7 +109,7 @@ def test_bundled_suite_through_the_command_line(spark, tmp_path: Path, capsys: p
     printed = capsys.readouterr().out
     assert "SCENARIO" in printed and "wl2687-rationale-interleaved-updates" in printed
     report = json.loads((out / "report.json").read_text())
-    assert report["format_version"] == 2
+    assert report["format_version"] == REPORT_FORMAT_VERSION
     assert report["summary"]["expectations_failed"] == 0 and report["summary"]["input_errors"] == 0
     loaded = [load_scenario(path) for path in sorted(SUITE.glob("*.yaml"))]
     assert {run["scenario"] for run in report["runs"]} == {scenario.name for scenario in loaded}

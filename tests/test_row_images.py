@@ -174,3 +174,65 @@ def test_minimal_images_of_a_table_without_primary_key(run_rows, flavor: str, wr
     names = ["a", "b", "c"]
     assert columns(write.columns_after, names) == write_after
     assert (columns(update.columns_before, names), columns(update.columns_after, names)) == (names, update_after)
+
+
+DEFAULTS_TABLE = (
+    "CREATE TABLE fd (id INT PRIMARY KEY, s VARCHAR(10) DEFAULT 'a', ts DATETIME DEFAULT CURRENT_TIMESTAMP,"
+    " tu DATETIME DEFAULT '2000-01-01 00:00:00' ON UPDATE CURRENT_TIMESTAMP, n INT, m INT) ENGINE=InnoDB"
+)
+DEFAULTS_NAMES = ["id", "s", "ts", "tu", "n", "m"]
+# The write set a MINIMAL after image carries, with the columns the server fills itself:
+# a function default on insert, ON UPDATE CURRENT_TIMESTAMP on update, and with ON
+# DUPLICATE KEY UPDATE both, whichever path the row takes (MariaDB's oracle records these).
+FUNCTION_DEFAULT_ROWS = [
+    ("insert: the function default", "INSERT INTO fd (id, s) VALUES (2, 'c')", ["id", "s", "ts"]),
+    ("insert: a listed column given DEFAULT", "INSERT INTO fd (id, s, n) VALUES (2, DEFAULT, 1)", ["id", "s", "ts", "n"]),
+    ("update: the ON UPDATE column", "UPDATE fd SET s = 'd'", ["s", "tu"]),
+    ("update assigning the ON UPDATE column", "UPDATE fd SET tu = '2001-01-01 00:00:00'", ["tu"]),
+    ("on duplicate key update, insert path", "INSERT INTO fd (id, s) VALUES (2, 'e') ON DUPLICATE KEY UPDATE n = 1", ["id", "s", "ts", "tu", "n"]),
+]
+
+
+@pytest.mark.parametrize("flavor", sorted(FLAVORS))
+@pytest.mark.parametrize(("sql", "after"), [row[1:] for row in FUNCTION_DEFAULT_ROWS], ids=[row[0] for row in FUNCTION_DEFAULT_ROWS])
+def test_minimal_after_image_carries_the_columns_the_server_fills(run_rows, sql: str, after: list[str], flavor: str) -> None:
+    schema = [DEFAULTS_TABLE, "INSERT INTO fd (id) VALUES (1)"]
+    (rows_event,) = run_rows(schema, sql, "MINIMAL", FLAVORS[flavor])
+    assert columns(rows_event.columns_after, DEFAULTS_NAMES) == after
+
+
+# After a duplicate key the server works on the conflicting row with every column
+# (write_record: use_all_columns). MySQL logs that write set, for the row and the
+# statement's later rows; MariaDB logs the statement's own write set throughout.
+EVERY = DEFAULTS_NAMES
+DUPLICATE_ROWS = [
+    (
+        "REPLACE of the row: updated in place",
+        "REPLACE INTO fd (id, n) VALUES (1, 2)",
+        {"mysql-8.0": [("Update", EVERY)], "mariadb-10.11": [("Update", ["id", "ts", "n"])]},
+    ),
+    (
+        "on duplicate key update, update path, then an insert",
+        "INSERT INTO fd (id, n) VALUES (3, 3), (1, 3), (4, 4) ON DUPLICATE KEY UPDATE n = 9",
+        {
+            "mysql-8.0": [("Write", ["id", "ts", "tu", "n"]), ("Update", EVERY), ("Write", EVERY)],
+            "mariadb-10.11": [("Write", ["id", "ts", "tu", "n"]), ("Update", ["id", "ts", "tu", "n"]), ("Write", ["id", "ts", "tu", "n"])],
+        },
+    ),
+    (
+        "REPLACE: an insert, then the update in place, then an insert",
+        "REPLACE INTO fd (id) VALUES (3), (1), (4)",
+        {
+            "mysql-8.0": [("Write", ["id", "ts"]), ("Update", EVERY), ("Write", EVERY)],
+            "mariadb-10.11": [("Write", ["id", "ts"]), ("Update", ["id", "ts"]), ("Write", ["id", "ts"])],
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize("flavor", sorted(FLAVORS))
+@pytest.mark.parametrize(("sql", "expected"), [row[1:] for row in DUPLICATE_ROWS], ids=[row[0] for row in DUPLICATE_ROWS])
+def test_minimal_after_image_of_a_row_that_met_a_duplicate_key(run_rows, sql: str, expected: dict[str, list[tuple[str, list[str]]]], flavor: str) -> None:
+    events = run_rows([DEFAULTS_TABLE, "INSERT INTO fd (id, n) VALUES (1, 1)"], sql, "MINIMAL", FLAVORS[flavor])
+    kinds = [(type(event).__name__.split("_")[0], columns(event.columns_after, DEFAULTS_NAMES)) for event in events]
+    assert kinds == expected[flavor]
