@@ -757,7 +757,7 @@ def _sequential(assignments: list[tuple[Column, exp.Expression]], table: Table) 
                 return exp.Paren(this=replaced[node.name.lower()].copy())
             return node
 
-        rewritten = expression.copy().transform(substitute)
+        rewritten = expression.transform(substitute)  # a copy: the parse stays as it was
         replaced[column.name.lower()] = rewritten
         result.append((column, rewritten))
     return result

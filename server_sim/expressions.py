@@ -152,7 +152,7 @@ class Translator:
     def sql(self, tree: exp.Expression) -> str:
         rewritten = self.rewrite(tree)
         check_supported(rewritten)
-        return rewritten.sql(dialect="duckdb")
+        return rewritten.sql(dialect="duckdb", copy=False)  # the rewrite is a copy already
 
     def _rewrite_node(self, node: exp.Expression) -> exp.Expression:
         context = self.context

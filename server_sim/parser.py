@@ -155,6 +155,9 @@ def _refuse_foreign_clauses(tree: exp.Expression) -> None:
 def _duplicate_keyword(text: str) -> Token | None:
     """The IGNORE of `UPDATE IGNORE`, or the IGNORE/REPLACE before the SELECT of a CREATE
     TABLE (outside parentheses), found by token so that strings and names never match."""
+    lowered = text.lower()
+    if "ignore" not in lowered and "replace" not in lowered:
+        return None  # neither word anywhere: no need to tokenize
     try:
         tokens = _MYSQL.tokenize(text)
     except TokenError:
