@@ -15,7 +15,7 @@ import json
 import random
 import traceback
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from scenarios.generator import GeneratorConfig, generate_workload
@@ -149,7 +149,7 @@ class Exploration:
     distinct_master_states: int
 
     def as_dict(self) -> dict[str, int]:
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -213,7 +213,7 @@ def fuzz(
     findings = [Finding(outcome, outcome.judgement.explanation[0]) for outcome in outcomes if outcome.judgement.verdict is Verdict.FINDING]
     chosen = _to_shrink(findings, config.shrink_limit)
     shrinker = Shrinker(flavor, out / "findings", config.seed, config.shrink_budget)
-    for finding, shrunk in zip(chosen, parallel_map(shrinker, [finding.outcome.record for finding in chosen], workers)):
+    for finding, shrunk in zip(chosen, parallel_map(shrinker, [(finding.outcome.record, finding.kind) for finding in chosen], workers)):
         finding.shrunk = shrunk
     return FuzzResult(SuiteResult(outcomes, []), exploration, findings)
 
@@ -263,8 +263,8 @@ class Shrinker:
     seed: int
     budget: int
 
-    def __call__(self, record: RunRecord) -> ShrunkFinding:
-        kind = judge(record, diff_snapshots(record.master_snapshot, record.slave_snapshot)).explanation[0]
+    def __call__(self, finding: tuple[RunRecord, str]) -> ShrunkFinding:
+        record, kind = finding
         work = self.directory / ".binlogs"
         result = shrink(record.scenario, lambda candidate: self._reproduces(candidate, record.variant, kind, work), self.budget)
         minimal = replace(
