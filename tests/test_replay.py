@@ -7,6 +7,7 @@ import random
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import duckdb
@@ -238,13 +239,21 @@ def test_replay_killed_at_random_points_ends_equal_to_an_uninterrupted_replay(tm
     assert main(["replay", str(record.binlog), "--db", str(reference)]) == 0
 
     database = tmp_path / "killed.duckdb"
-    command = [sys.executable, "-m", "harness.cli", "replay", str(record.binlog), "--db", str(database)]
+    command = [sys.executable, "-m", "harness.cli", "replay", str(record.binlog), "--db"]
+    # Kill times follow this machine's speed: the process's start-up, then a share of
+    # what a whole replay takes after it, so that every kill lands while it applies.
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-c", "import harness.cli"], cwd=ROOT, check=True)
+    startup = time.monotonic() - started
+    started = time.monotonic()
+    subprocess.run([*command, str(tmp_path / "timing.duckdb")], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    applying = max(time.monotonic() - started - startup, 0.05)
     generator = random.Random(2026)
     kills, positions = 0, []
     for _ in range(40):
-        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        process = subprocess.Popen([*command, str(database)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
-            process.wait(timeout=generator.uniform(0.4, 1.6))
+            process.wait(timeout=startup + generator.uniform(0.1, 0.3) * applying if kills < 5 else None)
         except subprocess.TimeoutExpired:
             os.kill(process.pid, signal.SIGKILL)
             process.wait()
