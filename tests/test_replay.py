@@ -253,7 +253,7 @@ def test_replay_killed_at_random_points_ends_equal_to_an_uninterrupted_replay(tm
     for _ in range(40):
         process = subprocess.Popen([*command, str(database)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
-            process.wait(timeout=startup + generator.uniform(0.1, 0.3) * applying if kills < 5 else None)
+            process.wait(timeout=startup + generator.uniform(0.05, 0.2) * applying if kills < 8 else None)
         except subprocess.TimeoutExpired:
             os.kill(process.pid, signal.SIGKILL)
             process.wait()
