@@ -39,6 +39,9 @@ _STRUCTURE: tuple[type[exp.Expression], ...] = (
     exp.Lock,
 )
 
+# Nodes that are no named function call of their own (function_name gives them no name).
+_UNNAMED = _PORTABLE_FUNCTIONS + _STRUCTURE
+
 # Per-call functions: each becomes a call to a generator registered by the server.
 PER_CALL_FUNCTIONS = {"UUID": "rpl_uuid", "UUID_SHORT": "rpl_uuid_short", "SYSDATE": "rpl_sysdate"}
 _USER_FUNCTIONS = {"USER", "SESSION_USER", "SYSTEM_USER", "CURRENT_USER"}
@@ -126,7 +129,7 @@ def function_name(node: exp.Expression) -> str | None:
     named = _NAMED_NODES.get(type(node))
     if named is not None:
         return named
-    if isinstance(node, exp.Func) and not isinstance(node, _PORTABLE_FUNCTIONS + _STRUCTURE):
+    if isinstance(node, exp.Func) and not isinstance(node, _UNNAMED):
         return node.sql_name().upper()
     return None
 
