@@ -164,6 +164,8 @@ class Slave:
 
     def _open_server(self, identity: ServerIdentity, engines: EngineRegistry | None, database: Path | None, settings: dict[str, str]) -> Server:
         """The slave server; a database file another process holds is waited for, as a lock."""
+        if database is None:
+            return Server(self.flavor, identity, engines)  # nothing to wait for in memory
         variables = {**VariableRegistry(self.flavor).defaults(), **settings}
         retrying = Retrying(
             stop=stop_after_attempt(int(variables["slave_transaction_retries"]) + 1),
@@ -200,7 +202,8 @@ class Slave:
             self.server.connection.execute("BEGIN TRANSACTION")
 
     def _checkpoint(self, position: int) -> None:
-        """Commit what is applied with the position after it, and open the next transaction."""
+        """Count what is applied, up to `position`; in a file, commit it with that position
+        and open the next transaction."""
         self.status.applied_position = position
         self.status.events_applied += self._pending_events
         self._pending_events = 0
