@@ -220,6 +220,8 @@ class Storage:
 # parameters). A parse depends on the text alone, not on the connection or its catalog.
 _PARSED: dict[str, duckdb.Statement] = {}
 _PARSED_LIMIT = 4096
+# Freed before the interpreter tears DuckDB down, which otherwise reports them as leaks.
+atexit.register(_PARSED.clear)
 
 
 def _parsed(connection: duckdb.DuckDBPyConnection, sql: str) -> duckdb.Statement:
