@@ -25,7 +25,7 @@ from scenarios.model import BINLOG_FORMATS, Expectation, Scenario, Step, Verdict
 from scenarios.writer import write_scenario
 from server_sim.flavor import Flavor
 
-from .compare import diff_snapshots
+from .compare import RunDiff, diff_snapshots
 from .judge import judge
 from .mysqltest import write_mysqltest
 from .pool import parallel_map
@@ -277,28 +277,30 @@ class Shrinker:
         write_scenario(minimal, yaml_path)
         written = load_scenario(yaml_path)
         final = run_variant(written, record.variant, self.flavor, work, self.seed)
-        reproduced = _is_finding(final, kind)
+        diff = _finding_diff(final, kind)
         test_path = self.directory / f"{record.run_id}.test"
         errors = {step.index: step.error.code for step in final.steps if step.error is not None and step.index is not None}
         waits = {step.index: step.ran_after_step for step in final.steps if step.ran_after_step is not None and step.index is not None}
         write_mysqltest(minimal, record.variant, test_path, errors, waits, self.flavor)
-        differing = {table.table for table in diff_snapshots(final.master_snapshot, final.slave_snapshot).tables} if reproduced else set()
         _remove(final)
-        return ShrunkFinding(minimal, record.variant, yaml_path, test_path, result.runs, reproduced, _causing_step(final, differing))
+        differing = {table.table for table in diff.tables} if diff is not None else set()
+        return ShrunkFinding(minimal, record.variant, yaml_path, test_path, result.runs, diff is not None, _causing_step(final, differing))
 
     def _reproduces(self, candidate: Scenario, variant: dict[str, str], kind: str, work: Path) -> bool:
         record = run_variant(candidate, variant, self.flavor, work, self.seed)
         try:
-            return _is_finding(record, kind)
+            return _finding_diff(record, kind) is not None
         finally:
             _remove(record)
 
 
-def _is_finding(record: RunRecord, kind: str) -> bool:
+def _finding_diff(record: RunRecord, kind: str) -> RunDiff | None:
+    """The run's differences when it gives a finding of `kind`, else None."""
     if record.master_snapshot is None or record.slave_snapshot is None:
-        return False
-    judgement = judge(record, diff_snapshots(record.master_snapshot, record.slave_snapshot))
-    return judgement.verdict is Verdict.FINDING and judgement.explanation[0] == kind
+        return None
+    diff = diff_snapshots(record.master_snapshot, record.slave_snapshot)
+    judgement = judge(record, diff)
+    return diff if judgement.verdict is Verdict.FINDING and judgement.explanation[0] == kind else None
 
 
 def _remove(record: RunRecord) -> None:
