@@ -85,6 +85,7 @@ def shrink(scenario: Scenario, reproduces: Callable[[Scenario], bool], budget: i
             break
     kept = {step.index for step in current.steps}
     removed = tuple(step.index for step in scenario.steps if step.index not in kept)
+    current = replace(current, volatile=_volatile_left(current))
     return ShrinkResult(_numbered(current), oracle.runs, removed, oracle.exhausted)
 
 
@@ -338,6 +339,25 @@ def _target(statement: Statement | None) -> str | None:
 
 def _created_table(statement: Statement | None) -> str | None:
     return _target(statement) if statement is not None and statement.kind is StatementKind.CREATE_TABLE else None
+
+
+def _volatile_left(scenario: Scenario) -> tuple[str, ...]:
+    """The volatile columns of tables and columns the shrunk scenario still creates."""
+    columns: dict[str, set[str] | None] = {}  # None: not known (CREATE ... SELECT, ALTER)
+    for statement in map(_parsed, _all_sql(scenario)):
+        table = _created_table(statement)
+        if statement is not None and statement.kind is StatementKind.ALTER_TABLE and _target(statement) in columns:
+            columns[_target(statement)] = None
+        elif table is not None:
+            layout = _layout(statement)
+            known = columns.get(table, set())
+            columns[table] = None if layout is None or known is None else known | {name.lower() for name in layout}
+    kept = []
+    for entry in scenario.volatile:
+        table, _, column = entry.partition(".")
+        if table in columns and (columns[table] is None or column in columns[table]):
+            kept.append(entry)
+    return tuple(kept)
 
 
 def _column_lists(scenario: Scenario) -> dict[str, list[str]]:

@@ -1,9 +1,13 @@
 """Locks that make interleavings behave like InnoDB's closely enough for replication order.
 
 Transactional tables lock the rows a statement reaches through full primary-key equality
-and the whole table otherwise, until the transaction ends. Non-transactional tables lock
-only for the statement, so across steps they never block. A request that would close a
-cycle of waits is a deadlock (1213) for the requester.
+(found or not: the gap lock where a key would be) and the whole table otherwise, before
+the statement runs. Once it has run, the rows it wrote and those its unique-key checks ran
+into are locked by each of their unique keys; when one of them is another transaction's,
+the statement is undone and waits, as InnoDB would have at that row. Locks last until the
+transaction ends. Non-transactional tables lock only for the statement, so across steps
+they never block. A request that would close a cycle of waits is a deadlock (1213) for
+the requester.
 """
 
 from __future__ import annotations

@@ -136,6 +136,9 @@ class Master:
             if not any(ms.queue for ms in self.sessions.values()):
                 break
         for master_session in self.sessions.values():
+            if not master_session.queue:
+                self._rollback(master_session)  # a transaction a woken statement opened or joined
+        for master_session in self.sessions.values():
             for result in master_session.queue:
                 result.status = "blocked"
             master_session.queue.clear()
@@ -239,13 +242,33 @@ class Master:
         if holder is not None:
             result.blocked_by = holder
             return False
+        opened = session.transaction is None
         transaction = session.ensure_transaction()
         mark = len(transaction.undo)
         timestamp = self.server.tick()
         rand_seeds = (session.rand_seed1, session.rand_seed2)
         last_insert_id = session.last_insert_id
+        counters = [(table, table.auto_increment) for table in analysis.writes]
         context = self.server.statement_context(session, timestamp)
         outcome = self.executor.run(session, statement, context)
+        try:
+            holder = self.locks.acquire(ms.name, _row_locks(outcome))
+        except Deadlock:
+            self._rollback(ms)
+            result.fail(SqlError(ErrorCode.ER_LOCK_DEADLOCK))
+            return True
+        if holder is not None:
+            # InnoDB would have stopped at that row, before the statement changed anything
+            # the others could see: it runs again, from the start, once the holder is done.
+            transaction.undo_to(mark, self.storage)
+            for table, counter in counters:
+                table.auto_increment = counter
+            session.rand_seed1, session.rand_seed2 = rand_seeds
+            session.last_insert_id = last_insert_id
+            if opened:
+                session.transaction = None
+            result.blocked_by = holder
+            return False
         if outcome.error is not None:
             transaction.undo_to(mark, self.storage)  # the statement's transactional changes go
             result.fail(outcome.error)
@@ -296,7 +319,13 @@ class Master:
         if failed and nontransactional:
             result.notes.append(note(ErrorCode.ER_WARNING_NOT_COMPLETE_ROLLBACK, level="Warning"))
         timestamp = self._unix(context.timestamp)
-        written = [*analysis.writes, *(c.table for c in kept)]  # CREATE ... SELECT's table is new
+        # An engine joins the transaction read-write when the handler is asked to write a row
+        # (handler::mark_trx_read_write), even one a duplicate key refuses; a DML statement
+        # that reached no row leaves InnoDB read-only, and its transaction then ends with
+        # COMMIT, not Xid. DDL (CREATE ... SELECT's new table) writes its tables outright.
+        written = [c.table for c in kept] + ([] if failed else [table for table, _ in outcome.duplicates])
+        if not statement.kind.is_dml:
+            written += analysis.writes
         if any(t.engine.transactional and not t.temporary for t in written):
             ms.touched_transactional = True
         if decision.format is LoggingFormat.STATEMENT:
@@ -525,6 +554,25 @@ class Master:
     @staticmethod
     def _unix(moment: dt.datetime) -> int:
         return int(moment.replace(tzinfo=dt.timezone.utc).timestamp())
+
+
+def _row_locks(outcome: Outcome) -> list[LockRequest]:
+    """The record locks of the rows a statement changed (before and after) or ran into on a
+    unique key: by primary key, as the statement-level requests name rows, and by each
+    unique key, which an insert's duplicate check reads."""
+    requests: list[LockRequest] = []
+    changed = [(change.table, row, LockMode.EXCLUSIVE) for change in outcome.changes for row in (change.before, change.after) if row is not None]
+    for table, row, mode in changed + [(table, row, LockMode.SHARED) for table, row in outcome.duplicates]:
+        if not _locks_rows(table):
+            continue
+        primary = table.primary_key
+        for key in table.unique_keys():
+            values = [row[table.column_index(column)] for column in key.columns]
+            if any(value is None for value in values):
+                continue
+            text = tuple(_key_text(value) for value in values)
+            requests.append(LockRequest(_lock_name(table), mode, text if key is primary else ("unique", key.name.lower(), *text)))
+    return requests
 
 
 def _locks_rows(table: Table) -> bool:

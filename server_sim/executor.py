@@ -36,6 +36,9 @@ class Outcome:
     rows: list[tuple] | None = None  # a SELECT's result
     # False when the server returned before executing: nothing of the statement is logged.
     executed: bool = True
+    # Rows a unique-key check ran into, (table, row): InnoDB locks them, so another
+    # transaction's uncommitted row makes the statement wait.
+    duplicates: list[tuple[Table, tuple]] = field(default_factory=list)
 
 
 def target_tables(statement: Statement) -> list[exp.Table]:
@@ -226,6 +229,7 @@ class Executor:
             touched_keys = [key for key in table.unique_keys() if set(key.columns) & changed]
             conflict = self.find_conflict(table, after, exclude=row_id, keys=touched_keys)
             if conflict is not None:
+                outcome.duplicates.append((table, tuple(conflict[1][1:])))
                 error = self.duplicate_error(table, conflict[0], after)
                 if statement.write_mode is not WriteMode.IGNORE:
                     raise error
@@ -634,6 +638,7 @@ class _InsertRun:
             assert conflict is not None  # the one the write ran into
             key, (row_id, *existing) = conflict
             before = tuple(existing)
+            outcome.duplicates.append((table, before))
             if self.mode is WriteMode.ERROR:
                 raise executor.duplicate_error(table, key, row)
             if self.mode is WriteMode.IGNORE:
@@ -680,6 +685,7 @@ class _InsertRun:
         after = touch_on_update(table, after, assignments, self.context.timestamp)
         conflict_found = executor.find_conflict(table, after, exclude=row_id)
         if conflict_found is not None:
+            self.outcome.duplicates.append((table, tuple(conflict_found[1][1:])))
             raise executor.duplicate_error(table, conflict_found[0], after)
         executor.update_row(self.session, table, row_id, before, after, self.write_set, self.outcome)
         self.outcome.affected_rows += 2

@@ -90,6 +90,77 @@ def test_open_transactions_are_rolled_back_at_the_end_as_on_disconnect(make_mast
     assert events_after_schema(master) == ["BEGIN", "Table_map", "Write_rows", "COMMIT"]
 
 
+KEYED = "CREATE TABLE u (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL DEFAULT 0, UNIQUE KEY k (k)) ENGINE=InnoDB"
+
+
+@pytest.mark.parametrize(
+    ("holder", "waiter", "affected"),
+    [
+        # the waiter's duplicate check reaches the holder's uncommitted row
+        ("INSERT INTO u (id, k) VALUES (4, 0)", "INSERT IGNORE INTO u (id) VALUES (3)", 1),
+        ("INSERT INTO u (id, k) VALUES (1, 1)", "REPLACE INTO u (id, k) VALUES (0, 1)", 1),
+        ("INSERT INTO u (id, k) VALUES (1, 1)", "INSERT INTO u (id, k) VALUES (2, 1)", 1),
+        ("INSERT INTO u (id, k) VALUES (1, 1)", "INSERT INTO u (id, k) VALUES (2, 1) ON DUPLICATE KEY UPDATE k = 3", 1),
+        # the waiter reaches by primary key a row the holder inserted (auto-increment id 1)
+        ("INSERT INTO u (k) VALUES (7)", "UPDATE u SET k = 8 WHERE id = 1", 0),
+        # the waiter's new row takes a key the holder locked while finding no row there
+        ("UPDATE u SET k = 9 WHERE id = 2", "INSERT INTO u (k) VALUES (5), (6)", 2),
+    ],
+)
+def test_a_statement_waits_for_the_rows_another_transaction_wrote_or_locked(make_master, holder: str, waiter: str, affected: int) -> None:
+    master = make_master()
+    master.submit("setup", KEYED)
+    master.submit("con1", "BEGIN", 1)
+    master.submit("con1", holder, 2)
+    waiting = master.submit("con2", waiter, 3)
+    assert waiting.blocked_by == "con1"
+    master.submit("con1", "ROLLBACK", 4)
+    # it runs after the holder's rollback, on the table as the rollback left it
+    assert waiting.status == "ok" and waiting.ran_after_step == 4 and waiting.affected_rows == affected
+    master.finish()
+
+
+def test_a_waiting_insert_takes_its_auto_increment_values_when_it_runs(make_master) -> None:
+    master = make_master()
+    master.submit("setup", KEYED)
+    master.submit("con1", "BEGIN", 1)
+    master.submit("con1", "UPDATE u SET k = 9 WHERE id = 2", 2)
+    waiting = master.submit("con2", "INSERT INTO u (k) VALUES (5), (6)", 3)
+    assert master.server.dump()["u"][1] == []  # nothing of the waiting statement is visible
+    master.submit("con1", "COMMIT", 4)
+    master.finish()
+    assert waiting.status == "ok" and master.server.dump()["u"][1] == [(1, 5), (2, 6)]
+
+
+def test_a_statement_that_ran_at_disconnect_is_rolled_back_with_its_transaction(make_master) -> None:
+    master = make_master()
+    master.submit("con1", "BEGIN", 1)
+    master.submit("con1", "UPDATE t SET b = 10 WHERE a = 1", 2)
+    master.submit("con2", "BEGIN", 3)
+    waiting = master.submit("con2", "UPDATE t SET b = 20 WHERE a = 1", 4)
+    assert waiting.blocked_by == "con1"
+    master.finish()  # con1 disconnects first, con2's UPDATE runs, then con2 disconnects
+    assert waiting.status == "ok" and master.server.dump()["t"][1] == [(1, 1), (2, 2)]
+    assert events_after_schema(master) == []
+
+
+@pytest.mark.parametrize(
+    ("statement", "end"),
+    [
+        ("UPDATE t SET b = 5 WHERE a = 1", "Xid"),
+        ("UPDATE t SET b = 5 WHERE a = 9", "COMMIT"),  # reached no row: InnoDB stayed read-only
+        ("UPDATE t SET b = 1 WHERE a = 1", "COMMIT"),  # the row is unchanged: no handler update
+        ("DELETE FROM t WHERE b > 5", "COMMIT"),
+        ("INSERT IGNORE INTO t VALUES (1, 7)", "Xid"),  # the handler was asked to write the row
+    ],
+)
+def test_a_transaction_ends_with_xid_only_when_innodb_was_asked_to_write_a_row(make_master, statement: str, end: str) -> None:
+    master = make_master()
+    run_steps(master, ["BEGIN", statement, "COMMIT"])
+    master.finish()
+    assert events_after_schema(master) == ["BEGIN", statement, end]
+
+
 @pytest.mark.parametrize(
     ("binlog_format", "expected"),
     [

@@ -186,7 +186,7 @@ def test_failed_step_expectation_fails_the_run_and_is_reported(spark, tmp_path: 
         textwrap.dedent(
             """\
             name: limit
-            master_schema: ["CREATE TABLE t (a INT PRIMARY KEY) ENGINE=InnoDB"]
+            master_schema: ["CREATE TABLE t (a INT PRIMARY KEY) ENGINE=InnoDB", "INSERT INTO t VALUES (1), (2)"]
             steps: [{session: con1, sql: "DELETE FROM t LIMIT 1"}]
             expect:
               - {when: {binlog_format: STATEMENT}, step: 1, notes: [LIMIT], events: [Query BEGIN, Query, Xid]}

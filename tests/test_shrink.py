@@ -67,6 +67,7 @@ steps:
   - {session: con2, sql: "SELECT * FROM t2"}
 expect:
   - verdict: consistent
+volatile: [t1.b, t2.b, t2.c]
 """
 KEPT = "update t2  set b=1 limit 1"
 
@@ -87,6 +88,8 @@ def test_shrink_keeps_the_statement_and_table_the_predicate_needs(tmp_path: Path
     assert result.scenario.slave_schema == ()
     [create] = result.scenario.master_schema
     assert create.startswith("CREATE TABLE t2 (") and "t1" not in create
+    # volatile columns of tables and columns that are gone go too
+    assert result.scenario.volatile == tuple(name for name in ("t2.b", "t2.c") if name.split(".")[1] + " " in create)
     assert not result.exhausted and 0 < result.runs < 100
 
 
