@@ -97,6 +97,7 @@ class Executor:
                 self._truncate(session, statement, outcome)
             else:
                 raise not_supported(f"{kind.value} in the executor")
+            self.storage.flush()
         except SqlError as error:
             outcome.error = error
         finally:
@@ -279,7 +280,7 @@ class Executor:
         """A WHERE on a table its engine knows to be empty: the server stops at optimization."""
         if not table.engine.exact_row_count or ast.args.get("where") is None:
             return False
-        return not table.engine.stores_rows or not self.storage.rows(table, limit=1)
+        return not table.engine.stores_rows or self.storage.is_empty(table)
 
     def in_scan_order(self, session: Session, query: exp.Expression) -> exp.Expression:
         """A single-table SELECT without ORDER BY returns rows in the engine's scan order

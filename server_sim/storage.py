@@ -113,37 +113,91 @@ def _empty(connection: duckdb.DuckDBPyConnection) -> None:
         connection.execute(f"DROP SCHEMA {quote(database)}.{quote(schema)} CASCADE")
 
 
+class _Uncertain(Exception):
+    """Python cannot tell whether two values are equal as DuckDB's collation compares them."""
+
+
+def _equality_key(value: object) -> object:
+    """What a value compares as under NOACCENT.NOCASE: for ASCII text its lower case; other
+    text is left to DuckDB. Numbers, dates and bytes were coerced to the column's type, so
+    Python's equality is DuckDB's."""
+    if isinstance(value, str):
+        if not value.isascii():
+            raise _Uncertain
+        return value.lower()
+    return value
+
+
+class _Mirror:
+    """A table's rows kept beside DuckDB: row id -> values as written, which are what
+    DuckDB gives back (the column types' coercion made them so), in the catalog's column
+    order at the time (`columns`)."""
+
+    def __init__(self, columns: tuple[str, ...], rows: dict[int, tuple]) -> None:
+        self.columns = columns
+        self.rows = rows
+
+
 class Storage:
-    """The rows of one server's tables, in one DuckDB schema."""
+    """The rows of one server's tables, in one DuckDB schema.
+
+    A mirror of each table's rows in Python answers the unique-key checks every insert and
+    update makes, where asking DuckDB would cost half a millisecond each time. DuckDB stays
+    the store: scans, expressions and snapshots read it, what Python cannot compare as
+    its collation does (text beyond ASCII) is asked of it, and any table the mirror has
+    not followed (a reopened database, a changed column list) is reloaded from it.
+    """
 
     def __init__(self, connection: duckdb.DuckDBPyConnection, schema: str) -> None:
         self.connection = connection
         self.schema = schema
+        self._mirrors: dict[str, _Mirror] = {}
+        # Inserted rows not yet in DuckDB, per table in the order they came: a statement's
+        # rows go in as one multi-row INSERT, before anything else reaches DuckDB.
+        self._pending: dict[str, tuple[Table, list[list[object]]]] = {}
         connection.execute(f"CREATE SCHEMA IF NOT EXISTS {quote(schema)}")
 
     def qualified(self, table: Table) -> str:
         return f"{quote(self.schema)}.{quote(table.storage_name)}"
 
     def query(self, sql: str, parameters: Sequence[object] = ()) -> list[tuple]:
+        if self._pending:
+            self.flush()
+        return self._execute(sql, parameters)
+
+    def _execute(self, sql: str, parameters: Sequence[object]) -> list[tuple]:
         try:
             return self.connection.execute(_parsed(self.connection, sql), list(parameters)).fetchall()
         except duckdb.Error as error:
             raise translate_error(error, sql) from None
 
+    def flush(self) -> None:
+        """Write the inserted rows still held back, one INSERT per table. A statement's end
+        flushes too, so that a failure is its own."""
+        pending, self._pending = self._pending, {}
+        for table, rows in pending.values():
+            columns = ", ".join([quote(ROW_ID), *(quote(c.name) for c in table.columns)])
+            marks = "(" + ", ".join("?" for _ in range(len(table.columns) + 1)) + ")"
+            self._execute(f"INSERT INTO {self.qualified(table)} ({columns}) VALUES {', '.join([marks] * len(rows))}", [v for row in rows for v in row])
+
     def create(self, table: Table, storage_name: str) -> None:
         table.storage_name = storage_name
         columns = ", ".join(f"{quote(c.name)} {c.type.duckdb_type}" for c in table.columns)
         self.query(f"CREATE TABLE {self.qualified(table)} ({quote(ROW_ID)} BIGINT, {columns})")
+        self._mirrors[storage_name] = _Mirror(_column_names(table), {})
 
     def drop(self, table: Table) -> None:
         self.query(f"DROP TABLE IF EXISTS {self.qualified(table)}")
+        self._mirrors.pop(table.storage_name, None)
 
     def add_column(self, table: Table, column: Column, fill: object) -> None:
+        self._mirrors.pop(table.storage_name, None)
         self.query(f"ALTER TABLE {self.qualified(table)} ADD COLUMN {quote(column.name)} {column.type.duckdb_type}")
         if fill is not None:
             self.query(f"UPDATE {self.qualified(table)} SET {quote(column.name)} = ?", [fill])
 
     def drop_column(self, table: Table, column: Column) -> None:
+        self._mirrors.pop(table.storage_name, None)
         self.query(f"ALTER TABLE {self.qualified(table)} DROP COLUMN {quote(column.name)}")
 
     def rows(
@@ -174,12 +228,16 @@ class Storage:
 
     def insert(self, table: Table, row_id: int, values: Sequence[object], unless: Sequence[tuple[Sequence[str], Sequence[object]]] = ()) -> bool:
         """Insert a row, unless another row holds the given values of one of the `unless`
-        column groups (the collation decides string equality); whether it did. One
-        statement either way: an insert that finds no such row costs no lookup of its own."""
+        column groups (the collation decides string equality); whether it did. The mirror
+        tells; where it cannot, the INSERT checks the keys itself, in one statement."""
         columns = ", ".join([quote(ROW_ID), *(quote(c.name) for c in table.columns)])
         marks = ", ".join("?" for _ in range(len(values) + 1))
-        if not unless:
-            self.query(f"INSERT INTO {self.qualified(table)} ({columns}) VALUES ({marks})", [row_id, *values])
+        holders = [self._holders(table, key_columns, key_values, None) for key_columns, key_values in unless]
+        if any(holders):
+            return False
+        if None not in holders:
+            self._pending.setdefault(table.storage_name, (table, []))[1].append([row_id, *values])
+            self._mirrored(table, row_id, tuple(values))
             return True
         name = quote(table.name)
         parameters = [row_id, *values]
@@ -190,29 +248,90 @@ class Storage:
         # One subquery for all keys: a NOT EXISTS per key makes a two-key insert cost a third more.
         holder = f"SELECT 1 FROM {self.qualified(table)} AS {name} WHERE {' OR '.join(matches)}"
         [(inserted,)] = self.query(f"INSERT INTO {self.qualified(table)} ({columns}) SELECT {marks} WHERE NOT EXISTS ({holder})", parameters)
+        if inserted == 1:
+            self._mirrored(table, row_id, tuple(values))
         return inserted == 1
 
     def update(self, table: Table, row_id: int, values: Sequence[object]) -> None:
         assignments = ", ".join(f"{quote(c.name)} = ?" for c in table.columns)
         self.query(f"UPDATE {self.qualified(table)} SET {assignments} WHERE {quote(ROW_ID)} = ?", [*values, row_id])
+        self._mirrored(table, row_id, tuple(values))
 
     def delete(self, table: Table, row_ids: Iterable[int]) -> None:
         ids = list(row_ids)
         if ids:
             marks = ", ".join("?" for _ in ids)
             self.query(f"DELETE FROM {self.qualified(table)} WHERE {quote(ROW_ID)} IN ({marks})", ids)
+            mirror = self._mirrors.get(table.storage_name)
+            if mirror is not None:
+                for row_id in ids:
+                    mirror.rows.pop(row_id, None)
 
     def delete_all(self, table: Table) -> None:
         self.query(f"DELETE FROM {self.qualified(table)}")
+        mirror = self._mirrors.get(table.storage_name)
+        if mirror is not None:
+            mirror.rows.clear()
 
     def find_by_columns(self, table: Table, columns: Sequence[str], values: Sequence[object], exclude: int | None) -> list[tuple]:
         """Rows whose `columns` equal `values` (the collation decides string equality)."""
+        holders = self._holders(table, columns, values, exclude)
+        if holders is not None and len(holders) <= 1:
+            mirror = self._mirror(table)
+            return [(row_id, *mirror.rows[row_id]) for row_id in holders]
         conditions = [f"{quote(table.name)}.{quote(name)} = ?" for name in columns]
         parameters = list(values)
         if exclude is not None:
             conditions.append(f"{quote(ROW_ID)} <> ?")
             parameters.append(exclude)
         return self.rows(table, " AND ".join(conditions), self.physical_order(table), parameters=parameters)
+
+    def is_empty(self, table: Table) -> bool:
+        return not self._mirror(table).rows
+
+    # -- the mirror --------------------------------------------------------------------
+
+    def forget_rows(self) -> None:
+        """Drop every mirror and the rows held back: DuckDB's rows changed behind them (a
+        transaction rolled back in DuckDB itself). Each table is reloaded when next checked."""
+        self._mirrors.clear()
+        self._pending.clear()
+
+    def _holders(self, table: Table, columns: Sequence[str], values: Sequence[object], exclude: int | None) -> list[int] | None:
+        """Ids of the rows other than `exclude` whose `columns` equal `values`, from the
+        mirror; None when only DuckDB can tell (text beyond ASCII)."""
+        mirror = self._mirror(table)
+        positions = [mirror.columns.index(name.lower()) for name in columns]
+        try:
+            wanted = [_equality_key(value) for value in values]
+            return [
+                row_id
+                for row_id, row in mirror.rows.items()
+                if row_id != exclude and all(_equality_key(row[position]) == key for position, key in zip(positions, wanted))
+            ]
+        except _Uncertain:
+            return None
+
+    def _mirror(self, table: Table) -> _Mirror:
+        """The table's mirror, (re)loaded from DuckDB when it does not follow the table's columns."""
+        names = _column_names(table)
+        mirror = self._mirrors.get(table.storage_name)
+        if mirror is None or mirror.columns != names:
+            mirror = _Mirror(names, {row_id: tuple(values) for row_id, *values in self.rows(table)})
+            self._mirrors[table.storage_name] = mirror
+        return mirror
+
+    def _mirrored(self, table: Table, row_id: int, values: tuple) -> None:
+        mirror = self._mirrors.get(table.storage_name)
+        if mirror is not None:
+            if mirror.columns == _column_names(table):
+                mirror.rows[row_id] = values
+            else:
+                del self._mirrors[table.storage_name]
+
+
+def _column_names(table: Table) -> tuple[str, ...]:
+    return tuple(column.name.lower() for column in table.columns)
 
 
 # DuckDB's parse of the SQL texts the storage ran: executing a parsed statement skips the

@@ -211,6 +211,7 @@ class Slave:
         if self._relay_log_info is None:
             return
         state = {**self.server.state_document(), "applier": {"rand_seed1": self.session.rand_seed1, "rand_seed2": self.session.rand_seed2}}
+        self.server.storage.flush()
         self._relay_log_info.save(AppliedPosition(self.master_log_name, position), state)
         self.server.connection.execute("COMMIT")
         self._begin()
@@ -233,6 +234,7 @@ class Slave:
         """Discard everything since the last commit, in the database and in memory."""
         assert self._relay_log_info is not None  # only a slave kept in a file commits
         self.server.connection.execute("ROLLBACK")
+        self.server.storage.forget_rows()
         recorded = self._relay_log_info.load()
         assert recorded is not None  # the constructor commits a first checkpoint
         self._restore(recorded)
@@ -493,6 +495,7 @@ class Slave:
             if isinstance(event, Write_rows_log_event):
                 for _, after in images:
                     self._write(table, after, len(table_map.columns))
+                self.server.storage.flush()  # the event's rows in one INSERT
             else:
                 for found, after in self._found_rows(table, images, lookup):
                     self._change(table, event, found, after)

@@ -383,6 +383,46 @@ def test_string_keys_compare_accent_insensitively(db: Db) -> None:
     assert db.error("INSERT INTO t VALUES ('résumé')").code == 1062
 
 
+def test_an_accented_stored_key_holds_its_unaccented_twin(db: Db) -> None:
+    db.ok("CREATE TABLE t (id INT PRIMARY KEY, k VARCHAR(10) UNIQUE)")
+    db.ok("INSERT INTO t VALUES (1, 'Résumé')")
+    assert db.error("INSERT INTO t VALUES (2, 'RESUME')").code == 1062
+    assert db.ok("INSERT INTO t VALUES (3, 'resumes')").affected_rows == 1
+
+
+@pytest.mark.parametrize(
+    ("column", "stored", "duplicate", "distinct"),
+    [
+        ("INT", "7", "'7'", "8"),
+        ("BIGINT UNSIGNED", "18446744073709551615", "18446744073709551615", "18446744073709551614"),
+        ("DECIMAL(5,2)", "1.5", "1.50", "1.51"),
+        ("FLOAT", "0.1", "0.1", "0.2"),
+        ("DOUBLE", "0.1", "0.1", "0.30000000000000004"),
+        ("CHAR(3)", "'ab'", "'AB'", "'abc'"),
+        ("VARBINARY(3)", "'ab'", "'ab'", "'AB'"),
+        ("DATE", "'2024-01-02'", "'2024-01-02'", "'2024-01-03'"),
+        ("DATETIME", "'2024-01-02 03:04:05'", "'2024-01-02 03:04:05'", "'2024-01-02 03:04:06'"),
+    ],
+)
+def test_a_unique_key_of_each_type_finds_its_duplicate(db: Db, column: str, stored: str, duplicate: str, distinct: str) -> None:
+    db.ok(f"CREATE TABLE t (id INT PRIMARY KEY, k {column}, UNIQUE KEY uk (k))")
+    db.ok(f"INSERT INTO t VALUES (1, {stored})")
+    assert db.error(f"INSERT INTO t VALUES (2, {duplicate})").code == 1062
+    assert db.ok(f"INSERT INTO t VALUES (3, {distinct})").affected_rows == 1
+    assert db.ok(f"INSERT IGNORE INTO t VALUES (4, {duplicate})").affected_rows == 0
+    assert db.error(f"UPDATE t SET k = {duplicate} WHERE id = 3").code == 1062
+
+
+def test_unique_checks_follow_a_column_added_and_a_row_deleted(db: Db) -> None:
+    db.ok("CREATE TABLE t (id INT PRIMARY KEY) ENGINE=InnoDB")
+    db.ok("INSERT INTO t VALUES (1), (2)")
+    db.ok("ALTER TABLE t ADD COLUMN k INT, ADD UNIQUE KEY uk (k)")
+    db.ok("UPDATE t SET k = 5 WHERE id = 1")
+    assert db.error("UPDATE t SET k = 5 WHERE id = 2").code == 1062
+    db.ok("DELETE FROM t WHERE id = 1")
+    assert db.ok("UPDATE t SET k = 5 WHERE id = 2").affected_rows == 1
+
+
 def test_string_where_compares_case_insensitively(db: Db) -> None:
     db.ok("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(5))")
     db.ok("INSERT INTO t VALUES (1, 'abc'), (2, 'xyz')")
