@@ -11,6 +11,7 @@ import atexit
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 import duckdb
@@ -128,6 +129,15 @@ def _equality_key(value: object) -> object:
     return value
 
 
+@dataclass
+class _Pending:
+    """Rows held back for one table: inserted rows' values, or deleted rows' ids."""
+
+    insert: bool
+    table: Table
+    items: list
+
+
 class _Mirror:
     """A table's rows kept beside DuckDB: row id -> values as written, which are what
     DuckDB gives back (the column types' coercion made them so), in the catalog's column
@@ -152,9 +162,10 @@ class Storage:
         self.connection = connection
         self.schema = schema
         self._mirrors: dict[str, _Mirror] = {}
-        # Inserted rows not yet in DuckDB, per table in the order they came: a statement's
-        # rows go in as one multi-row INSERT, before anything else reaches DuckDB.
-        self._pending: dict[str, tuple[Table, list[list[object]]]] = {}
+        # Row inserts and deletes not yet in DuckDB, in order, a run of one kind on one
+        # table as one entry: a statement's rows go in (or out) in one DuckDB statement,
+        # before anything else reaches DuckDB.
+        self._pending: list[_Pending] = []
         connection.execute(f"CREATE SCHEMA IF NOT EXISTS {quote(schema)}")
 
     def qualified(self, table: Table) -> str:
@@ -172,13 +183,26 @@ class Storage:
             raise translate_error(error, sql) from None
 
     def flush(self) -> None:
-        """Write the inserted rows still held back, one INSERT per table. A statement's end
-        flushes too, so that a failure is its own."""
-        pending, self._pending = self._pending, {}
-        for table, rows in pending.values():
-            columns = ", ".join([quote(ROW_ID), *(quote(c.name) for c in table.columns)])
-            marks = "(" + ", ".join("?" for _ in range(len(table.columns) + 1)) + ")"
-            self._execute(f"INSERT INTO {self.qualified(table)} ({columns}) VALUES {', '.join([marks] * len(rows))}", [v for row in rows for v in row])
+        """Write the inserts and deletes still held back. A statement's end flushes too, so
+        that a failure is its own."""
+        pending, self._pending = self._pending, []
+        for entry in pending:
+            table = entry.table
+            if entry.insert:
+                columns = ", ".join([quote(ROW_ID), *(quote(c.name) for c in table.columns)])
+                marks = "(" + ", ".join("?" for _ in range(len(table.columns) + 1)) + ")"
+                rows = ", ".join([marks] * len(entry.items))
+                self._execute(f"INSERT INTO {self.qualified(table)} ({columns}) VALUES {rows}", [v for row in entry.items for v in row])
+            else:
+                marks = ", ".join("?" for _ in entry.items)
+                self._execute(f"DELETE FROM {self.qualified(table)} WHERE {quote(ROW_ID)} IN ({marks})", entry.items)
+
+    def _defer(self, insert: bool, table: Table, item: object) -> None:
+        last = self._pending[-1] if self._pending else None
+        if last is not None and last.insert == insert and last.table is table:
+            last.items.append(item)
+        else:
+            self._pending.append(_Pending(insert, table, [item]))
 
     def create(self, table: Table, storage_name: str) -> None:
         table.storage_name = storage_name
@@ -236,7 +260,7 @@ class Storage:
         if any(holders):
             return False
         if None not in holders:
-            self._pending.setdefault(table.storage_name, (table, []))[1].append([row_id, *values])
+            self._defer(True, table, [row_id, *values])
             self._mirrored(table, row_id, tuple(values))
             return True
         name = quote(table.name)
@@ -258,14 +282,11 @@ class Storage:
         self._mirrored(table, row_id, tuple(values))
 
     def delete(self, table: Table, row_ids: Iterable[int]) -> None:
-        ids = list(row_ids)
-        if ids:
-            marks = ", ".join("?" for _ in ids)
-            self.query(f"DELETE FROM {self.qualified(table)} WHERE {quote(ROW_ID)} IN ({marks})", ids)
-            mirror = self._mirrors.get(table.storage_name)
+        mirror = self._mirrors.get(table.storage_name)
+        for row_id in row_ids:
+            self._defer(False, table, row_id)
             if mirror is not None:
-                for row_id in ids:
-                    mirror.rows.pop(row_id, None)
+                mirror.rows.pop(row_id, None)
 
     def delete_all(self, table: Table) -> None:
         self.query(f"DELETE FROM {self.qualified(table)}")
@@ -275,16 +296,25 @@ class Storage:
 
     def find_by_columns(self, table: Table, columns: Sequence[str], values: Sequence[object], exclude: int | None) -> list[tuple]:
         """Rows whose `columns` equal `values` (the collation decides string equality)."""
-        holders = self._holders(table, columns, values, exclude)
-        if holders is not None and len(holders) <= 1:
-            mirror = self._mirror(table)
-            return [(row_id, *mirror.rows[row_id]) for row_id in holders]
+        found = self.mirrored_rows(table, columns, values, exclude)
+        if found is not None:
+            return found
         conditions = [f"{quote(table.name)}.{quote(name)} = ?" for name in columns]
         parameters = list(values)
         if exclude is not None:
             conditions.append(f"{quote(ROW_ID)} <> ?")
             parameters.append(exclude)
         return self.rows(table, " AND ".join(conditions), self.physical_order(table), parameters=parameters)
+
+    def mirrored_rows(self, table: Table, columns: Sequence[str], values: Sequence[object], exclude: int | None = None) -> list[tuple] | None:
+        """(row id, *values) of the row other than `exclude` whose `columns` equal `values`
+        (NULL matching NULL), or none, from the mirror; None when the mirror cannot answer
+        alone: text only DuckDB can compare, or several rows, whose order DuckDB decides."""
+        holders = self._holders(table, columns, values, exclude)
+        if holders is None or len(holders) > 1:
+            return None
+        mirror = self._mirror(table)
+        return [(row_id, *mirror.rows[row_id]) for row_id in holders]
 
     def is_empty(self, table: Table) -> bool:
         return not self._mirror(table).rows

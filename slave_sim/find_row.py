@@ -201,6 +201,9 @@ class RowFinder:
 
     def _by_key(self, key: Key, values: list[object]) -> list[tuple]:
         """An index read: rows whose key equals `values` (NULL matches NULL), in index order."""
+        found = self.storage.mirrored_rows(self.table, key.columns, values)
+        if found is not None:
+            return found
         name = quote(self.table.name)
         where = " AND ".join(f"{name}.{quote(c)} IS NOT DISTINCT FROM ?" for c in key.columns)
         order = ", ".join([*(f"{name}.{quote(c)}" for c in key.columns), self.storage.physical_order(self.table)])
