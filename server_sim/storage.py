@@ -12,7 +12,8 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from enum import Enum
+from typing import Any, Generic, TypeVar
 
 import duckdb
 
@@ -129,13 +130,19 @@ def _equality_key(value: object) -> object:
     return value
 
 
+class _Change(Enum):
+    INSERT = "insert"  # items: [row id, *values] lists
+    UPDATE = "update"  # items: row id -> values, the last update of a row winning
+    DELETE = "delete"  # items: row ids
+
+
 @dataclass
 class _Pending:
-    """Rows held back for one table: inserted rows' values, or deleted rows' ids."""
+    """Row changes of one kind to one table, held back to go to DuckDB as one statement."""
 
-    insert: bool
+    change: _Change
     table: Table
-    items: list
+    items: Any
 
 
 class _Mirror:
@@ -187,22 +194,41 @@ class Storage:
         that a failure is its own."""
         pending, self._pending = self._pending, []
         for entry in pending:
-            table = entry.table
-            if entry.insert:
+            table, items = entry.table, entry.items
+            marks = "(" + ", ".join("?" for _ in range(len(table.columns) + 1)) + ")"
+            if entry.change is _Change.INSERT:
                 columns = ", ".join([quote(ROW_ID), *(quote(c.name) for c in table.columns)])
-                marks = "(" + ", ".join("?" for _ in range(len(table.columns) + 1)) + ")"
-                rows = ", ".join([marks] * len(entry.items))
-                self._execute(f"INSERT INTO {self.qualified(table)} ({columns}) VALUES {rows}", [v for row in entry.items for v in row])
+                self._execute(f"INSERT INTO {self.qualified(table)} ({columns}) VALUES {', '.join([marks] * len(items))}", [v for row in items for v in row])
+            elif entry.change is _Change.DELETE:
+                ids = ", ".join("?" for _ in items)
+                self._execute(f"DELETE FROM {self.qualified(table)} WHERE {quote(ROW_ID)} IN ({ids})", items)
+            elif len(items) == 1:
+                [(row_id, values)] = items.items()
+                assignments = ", ".join(f"{quote(c.name)} = ?" for c in table.columns)
+                self._execute(f"UPDATE {self.qualified(table)} SET {assignments} WHERE {quote(ROW_ID)} = ?", [*values, row_id])
             else:
-                marks = ", ".join("?" for _ in entry.items)
-                self._execute(f"DELETE FROM {self.qualified(table)} WHERE {quote(ROW_ID)} IN ({marks})", entry.items)
+                # One UPDATE joined to the new rows; the casts keep VALUES from choosing
+                # column types of its own.
+                names = ", ".join([quote(ROW_ID), *(quote(c.name) for c in table.columns)])
+                assignments = ", ".join(f"{quote(c.name)} = CAST(new.{quote(c.name)} AS {_cast_type(c)})" for c in table.columns)
+                stored = self.qualified(table)
+                self._execute(
+                    f"UPDATE {stored} SET {assignments} FROM (VALUES {', '.join([marks] * len(items))}) AS new({names}) "
+                    f"WHERE {stored}.{quote(ROW_ID)} = new.{quote(ROW_ID)}",
+                    [v for row_id, values in items.items() for v in (row_id, *values)],
+                )
 
-    def _defer(self, insert: bool, table: Table, item: object) -> None:
+    def _defer(self, change: _Change, table: Table, row_id: int, values: Sequence[object] = ()) -> None:
         last = self._pending[-1] if self._pending else None
-        if last is not None and last.insert == insert and last.table is table:
-            last.items.append(item)
+        if last is None or last.change is not change or last.table is not table:
+            last = _Pending(change, table, {} if change is _Change.UPDATE else [])
+            self._pending.append(last)
+        if change is _Change.INSERT:
+            last.items.append([row_id, *values])
+        elif change is _Change.UPDATE:
+            last.items[row_id] = list(values)
         else:
-            self._pending.append(_Pending(insert, table, [item]))
+            last.items.append(row_id)
 
     def create(self, table: Table, storage_name: str) -> None:
         table.storage_name = storage_name
@@ -260,7 +286,7 @@ class Storage:
         if any(holders):
             return False
         if None not in holders:
-            self._defer(True, table, [row_id, *values])
+            self._defer(_Change.INSERT, table, row_id, values)
             self._mirrored(table, row_id, tuple(values))
             return True
         name = quote(table.name)
@@ -277,14 +303,13 @@ class Storage:
         return inserted == 1
 
     def update(self, table: Table, row_id: int, values: Sequence[object]) -> None:
-        assignments = ", ".join(f"{quote(c.name)} = ?" for c in table.columns)
-        self.query(f"UPDATE {self.qualified(table)} SET {assignments} WHERE {quote(ROW_ID)} = ?", [*values, row_id])
+        self._defer(_Change.UPDATE, table, row_id, values)
         self._mirrored(table, row_id, tuple(values))
 
     def delete(self, table: Table, row_ids: Iterable[int]) -> None:
         mirror = self._mirrors.get(table.storage_name)
         for row_id in row_ids:
-            self._defer(False, table, row_id)
+            self._defer(_Change.DELETE, table, row_id)
             if mirror is not None:
                 mirror.rows.pop(row_id, None)
 
@@ -358,6 +383,11 @@ class Storage:
                 mirror.rows[row_id] = values
             else:
                 del self._mirrors[table.storage_name]
+
+
+def _cast_type(column: Column) -> str:
+    """The column's DuckDB type without its collation, which a CAST does not take."""
+    return column.type.duckdb_type.split(" COLLATE ")[0]
 
 
 def _column_names(table: Table) -> tuple[str, ...]:

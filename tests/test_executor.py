@@ -9,6 +9,7 @@ Tests marked xfail(strict=True) document simulator bugs: they state MySQL's beha
 from __future__ import annotations
 
 import datetime as dt
+import struct
 import uuid
 from collections.abc import Iterator
 from decimal import Decimal
@@ -1433,3 +1434,19 @@ def test_user_and_server_variables_come_from_the_executing_server(pair: tuple[Db
     master, slave = pair
     assert master.query("SELECT @@server_id, @@hostname, USER(), DATABASE()") == [(1, "master", "root@localhost", "test")]
     assert slave.query("SELECT @@server_id, @@hostname") == [(2, "slave")]
+
+
+def test_a_multi_row_update_stores_each_type_as_a_single_row_update_would(db: Db) -> None:
+    db.ok(
+        "CREATE TABLE t (id INT PRIMARY KEY, d DECIMAL(6,2), f FLOAT, x DOUBLE, s VARCHAR(8), b BLOB, "
+        "dt DATETIME, u BIGINT UNSIGNED, n INT) ENGINE=InnoDB"
+    )
+    db.ok("INSERT INTO t VALUES (1, 1.5, 0.1, 0.1, 'a', 'x', '2024-01-02 03:04:05', 1, NULL), (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 2)")
+    db.ok(
+        "UPDATE t SET d = d + 1, f = 0.3, x = 1e300, s = CONCAT('Z', id), b = 'yz', dt = '2025-05-06 07:08:09', "
+        "u = 18446744073709551615, n = NULL"
+    )
+    assert db.rows("t") == [
+        (1, Decimal("2.50"), struct.unpack("f", struct.pack("f", 0.3))[0], 1e300, "Z1", b"yz", dt.datetime(2025, 5, 6, 7, 8, 9), 18446744073709551615, None),
+        (2, None, struct.unpack("f", struct.pack("f", 0.3))[0], 1e300, "Z2", b"yz", dt.datetime(2025, 5, 6, 7, 8, 9), 18446744073709551615, None),
+    ]
