@@ -522,6 +522,10 @@ class Master:
                 if table is not None and not table.temporary:
                     requests.append(LockRequest(_lock_name(table), LockMode.EXCLUSIVE))
             return requests
+        if ast is not None and ast.find(exp.With) is None and any(
+            self.server.catalog.find(node.name, ms.session.thread_id) is None for node in ast.find_all(exp.Table)
+        ):
+            return []  # the server fails opening the tables (1146) before it locks any
         locking_read: LockMode | None = None
         if statement.kind is StatementKind.SELECT:
             lock = next(iter(ast.args.get("locks") or []), None) if ast is not None else None

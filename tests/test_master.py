@@ -132,6 +132,13 @@ def test_a_waiting_insert_takes_its_auto_increment_values_when_it_runs(make_mast
     assert waiting.status == "ok" and master.server.dump()["u"][1] == [(1, 5), (2, 6)]
 
 
+def test_a_statement_naming_a_missing_table_fails_without_taking_locks(make_master) -> None:
+    master = make_master()
+    master.submit("con1", "BEGIN", 1)
+    assert master.submit("con1", "REPLACE INTO missing SELECT * FROM t", 2).error.code == 1146
+    assert master.submit("con2", "UPDATE t SET b = 5 WHERE a = 1", 3).blocked_by is None
+
+
 def test_a_statement_that_ran_at_disconnect_is_rolled_back_with_its_transaction(make_master) -> None:
     master = make_master()
     master.submit("con1", "BEGIN", 1)
