@@ -128,16 +128,14 @@ class Master:
 
     def finish(self) -> None:
         """Disconnect every session: open transactions roll back, waiting steps then run."""
-        for _ in range(len(self.sessions) + 1):
+        for _ in range(len(self.sessions) + 2):
+            # Idle sessions disconnect, including those whose waiting statement just ran.
             for master_session in self.sessions.values():
                 if not master_session.queue:
                     self._rollback(master_session)
-            self._wake()
             if not any(ms.queue for ms in self.sessions.values()):
                 break
-        for master_session in self.sessions.values():
-            if not master_session.queue:
-                self._rollback(master_session)  # a transaction a woken statement opened or joined
+            self._wake()
         for master_session in self.sessions.values():
             for result in master_session.queue:
                 result.status = "blocked"

@@ -145,14 +145,14 @@ class _Pending:
     items: Any
 
 
+@dataclass
 class _Mirror:
     """A table's rows kept beside DuckDB: row id -> values as written, which are what
     DuckDB gives back (the column types' coercion made them so), in the catalog's column
     order at the time (`columns`)."""
 
-    def __init__(self, columns: tuple[str, ...], rows: dict[int, tuple]) -> None:
-        self.columns = columns
-        self.rows = rows
+    columns: tuple[str, ...]
+    rows: dict[int, tuple]
 
 
 class Storage:
@@ -169,9 +169,9 @@ class Storage:
         self.connection = connection
         self.schema = schema
         self._mirrors: dict[str, _Mirror] = {}
-        # Row inserts and deletes not yet in DuckDB, in order, a run of one kind on one
-        # table as one entry: a statement's rows go in (or out) in one DuckDB statement,
-        # before anything else reaches DuckDB.
+        # Row inserts, updates and deletes not yet in DuckDB, in order, a run of one kind
+        # on one table as one entry: a statement's rows reach DuckDB in one statement per
+        # entry, before anything else does.
         self._pending: list[_Pending] = []
         connection.execute(f"CREATE SCHEMA IF NOT EXISTS {quote(schema)}")
 
@@ -190,15 +190,14 @@ class Storage:
             raise translate_error(error, sql) from None
 
     def flush(self) -> None:
-        """Write the inserts and deletes still held back. A statement's end flushes too, so
-        that a failure is its own."""
+        """Write the row changes still held back. A statement's end flushes too, so that a
+        failure is its own."""
         pending, self._pending = self._pending, []
         for entry in pending:
             table, items = entry.table, entry.items
             marks = "(" + ", ".join("?" for _ in range(len(table.columns) + 1)) + ")"
             if entry.change is _Change.INSERT:
-                columns = ", ".join([quote(ROW_ID), *(quote(c.name) for c in table.columns)])
-                self._execute(f"INSERT INTO {self.qualified(table)} ({columns}) VALUES {', '.join([marks] * len(items))}", [v for row in items for v in row])
+                self._execute(f"INSERT INTO {self.qualified(table)} ({_stored_columns(table)}) VALUES {', '.join([marks] * len(items))}", [v for row in items for v in row])
             elif entry.change is _Change.DELETE:
                 ids = ", ".join("?" for _ in items)
                 self._execute(f"DELETE FROM {self.qualified(table)} WHERE {quote(ROW_ID)} IN ({ids})", items)
@@ -209,11 +208,10 @@ class Storage:
             else:
                 # One UPDATE joined to the new rows; the casts keep VALUES from choosing
                 # column types of its own.
-                names = ", ".join([quote(ROW_ID), *(quote(c.name) for c in table.columns)])
                 assignments = ", ".join(f"{quote(c.name)} = CAST(new.{quote(c.name)} AS {_cast_type(c)})" for c in table.columns)
                 stored = self.qualified(table)
                 self._execute(
-                    f"UPDATE {stored} SET {assignments} FROM (VALUES {', '.join([marks] * len(items))}) AS new({names}) "
+                    f"UPDATE {stored} SET {assignments} FROM (VALUES {', '.join([marks] * len(items))}) AS new({_stored_columns(table)}) "
                     f"WHERE {stored}.{quote(ROW_ID)} = new.{quote(ROW_ID)}",
                     [v for row_id, values in items.items() for v in (row_id, *values)],
                 )
@@ -280,8 +278,6 @@ class Storage:
         """Insert a row, unless another row holds the given values of one of the `unless`
         column groups (the collation decides string equality); whether it did. The mirror
         tells; where it cannot, the INSERT checks the keys itself, in one statement."""
-        columns = ", ".join([quote(ROW_ID), *(quote(c.name) for c in table.columns)])
-        marks = ", ".join("?" for _ in range(len(values) + 1))
         holders = [self._holders(table, key_columns, key_values, None) for key_columns, key_values in unless]
         if any(holders):
             return False
@@ -290,6 +286,7 @@ class Storage:
             self._mirrored(table, row_id, tuple(values))
             return True
         name = quote(table.name)
+        marks = ", ".join("?" for _ in range(len(values) + 1))
         parameters = [row_id, *values]
         matches = []
         for key_columns, key_values in unless:
@@ -297,7 +294,7 @@ class Storage:
             parameters.extend(key_values)
         # One subquery for all keys: a NOT EXISTS per key makes a two-key insert cost a third more.
         holder = f"SELECT 1 FROM {self.qualified(table)} AS {name} WHERE {' OR '.join(matches)}"
-        [(inserted,)] = self.query(f"INSERT INTO {self.qualified(table)} ({columns}) SELECT {marks} WHERE NOT EXISTS ({holder})", parameters)
+        [(inserted,)] = self.query(f"INSERT INTO {self.qualified(table)} ({_stored_columns(table)}) SELECT {marks} WHERE NOT EXISTS ({holder})", parameters)
         if inserted == 1:
             self._mirrored(table, row_id, tuple(values))
         return inserted == 1
@@ -338,8 +335,8 @@ class Storage:
         holders = self._holders(table, columns, values, exclude)
         if holders is None or len(holders) > 1:
             return None
-        mirror = self._mirror(table)
-        return [(row_id, *mirror.rows[row_id]) for row_id in holders]
+        rows = self._mirrors[table.storage_name].rows  # loaded by _holders
+        return [(row_id, *rows[row_id]) for row_id in holders]
 
     def is_empty(self, table: Table) -> bool:
         return not self._mirror(table).rows
@@ -388,6 +385,11 @@ class Storage:
 def _cast_type(column: Column) -> str:
     """The column's DuckDB type without its collation, which a CAST does not take."""
     return column.type.duckdb_type.split(" COLLATE ")[0]
+
+
+def _stored_columns(table: Table) -> str:
+    """The DuckDB table's column list: the row id, then the catalog's columns."""
+    return ", ".join([quote(ROW_ID), *(quote(c.name) for c in table.columns)])
 
 
 def _column_names(table: Table) -> tuple[str, ...]:
