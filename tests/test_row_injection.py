@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from harness.cli import main
 from harness.suite import run_suite
-from master_sim.master import Master
 from server_sim.binlog.base64_events import binlog_statement
 from server_sim.binlog.events import (
     ColumnInfo,
@@ -40,20 +38,7 @@ def write_rows(*rows: tuple[int, int | None], table_map: Table_map_log_event = T
     return binlog_statement([table_map, event])
 
 
-@pytest.fixture
-def make_master(tmp_path: Path) -> Iterator:
-    masters: list[Master] = []
-
-    def make(binlog_format: str = "ROW", flavor: Flavor = MYSQL_80, schema: tuple[str, ...] = ("CREATE TABLE t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB",), **settings: str) -> Master:
-        master = Master(flavor, {"binlog_format": binlog_format, **settings}, tmp_path / f"m{len(masters)}.binlog", seed=3)
-        for sql in schema:
-            assert master.submit("setup", sql).error is None
-        masters.append(master)
-        return master
-
-    yield make
-    for master in masters:
-        master.close()
+SCHEMA = ("CREATE TABLE t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB",)
 
 
 # -- the statement -----------------------------------------------------------------------
@@ -89,8 +74,8 @@ def test_a_binlog_statement_that_holds_no_events_fails_as_the_server_does(case: 
     assert raised.value.code == code
 
 
-def test_row_events_need_a_format_description_first_in_the_same_session(make_master) -> None:
-    master = make_master()
+def test_row_events_need_a_format_description_first_in_the_same_session(new_master) -> None:
+    master = new_master(SCHEMA)
     assert master.submit("con1", write_rows((1, 10))).error.code == 1609
     assert master.submit("con1", DESCRIPTION).error is None
     assert master.submit("con1", write_rows((1, 10))).error is None
@@ -102,16 +87,16 @@ def test_row_events_need_a_format_description_first_in_the_same_session(make_mas
     assert master.server.dump()["t"][1] == [(1, 10)]
 
 
-def test_only_format_descriptions_and_row_events_are_allowed(make_master) -> None:
-    master = make_master()
+def test_only_format_descriptions_and_row_events_are_allowed(new_master) -> None:
+    master = new_master(SCHEMA)
     sql = binlog_statement([Format_description_log_event(), Query_log_event(query="DELETE FROM t")])
     result = master.submit("con1", sql)
     assert (result.error.code, result.error.name) == (1730, "ER_ONLY_FD_AND_RBR_EVENTS_ALLOWED_IN_BINLOG_STATEMENT")
     assert "(but Query was provided)" in result.error.message
 
 
-def test_a_row_event_without_its_table_map_is_an_error(make_master) -> None:
-    master = make_master()
+def test_a_row_event_without_its_table_map_is_an_error(new_master) -> None:
+    master = new_master(SCHEMA)
     event = Write_rows_log_event(table_id=9, width=2, columns_after=[True, True], rows=[Row(after=[1, 1])])
     result = master.submit("con1", binlog_statement([Format_description_log_event(), event]))
     assert result.error.code == 1105 and "table id 9" in result.error.message
@@ -132,8 +117,8 @@ def test_a_row_event_without_its_table_map_is_an_error(make_master) -> None:
         ("MariaDB, statement-only engine: 1664", MARIADB_1011, "EXAMPLE", "MIXED", 1664, "none"),
     ],
 )
-def test_a_row_injection_is_logged_in_row_format_or_refused(make_master, case, flavor, engine, binlog_format, error, logged_as) -> None:
-    master = make_master(binlog_format, flavor, (f"CREATE TABLE t (id INT PRIMARY KEY, v INT) ENGINE={engine}",))
+def test_a_row_injection_is_logged_in_row_format_or_refused(new_master, case, flavor, engine, binlog_format, error, logged_as) -> None:
+    master = new_master([f"CREATE TABLE t (id INT PRIMARY KEY, v INT) ENGINE={engine}"], binlog_format, flavor)
     master.submit("con1", DESCRIPTION)
     result = master.submit("con1", write_rows((1, 10), (2, None)))
     assert (result.error.code if result.error else None, result.logged_as) == (error, logged_as)
@@ -143,8 +128,8 @@ def test_a_row_injection_is_logged_in_row_format_or_refused(make_master, case, f
 # -- applying ------------------------------------------------------------------------------
 
 
-def test_a_missing_row_fails_the_statement_and_undoes_its_transactional_rows(make_master) -> None:
-    master = make_master()
+def test_a_missing_row_fails_the_statement_and_undoes_its_transactional_rows(new_master) -> None:
+    master = new_master(SCHEMA)
     master.submit("con1", DESCRIPTION)
     master.submit("con1", "INSERT INTO t VALUES (1, 10)")
     delete = Delete_rows_log_event(table_id=7, width=2, columns_before=[True, True], rows=[Row(before=[1, 10]), Row(before=[5, 50])])
@@ -153,20 +138,20 @@ def test_a_missing_row_fails_the_statement_and_undoes_its_transactional_rows(mak
     assert master.server.dump()["t"][1] == [(1, 10)]
 
 
-def test_rows_for_a_table_the_master_lacks_fail_with_1146(make_master) -> None:
-    master = make_master()
+def test_rows_for_a_table_the_master_lacks_fail_with_1146(new_master) -> None:
+    master = new_master(SCHEMA)
     master.submit("con1", DESCRIPTION)
     other = Table_map_log_event(table_id=8, database="test", table="nope", columns=TABLE_T.columns)
     assert master.submit("con1", write_rows((1, 1), table_map=other)).error.code == 1146
 
 
-def test_replaying_mysqlbinlog_output_rebuilds_the_tables_and_logs_rows_with_the_replaying_masters_image(make_master) -> None:
+def test_replaying_mysqlbinlog_output_rebuilds_the_tables_and_logs_rows_with_the_replaying_masters_image(new_master) -> None:
     """Point-in-time recovery: a ROW binlog printed with --base64-output=AUTO, replayed."""
     schema = (
         "CREATE TABLE t (id INT PRIMARY KEY, v INT, s VARCHAR(20)) ENGINE=InnoDB",
         "CREATE TABLE n (a INT, b TEXT) ENGINE=MyISAM",
     )
-    source = make_master("ROW", MYSQL_80, schema)
+    source = new_master(schema)
     for sql in [
         "INSERT INTO t VALUES (1, 10, 'é'), (2, NULL, 'b'), (3, 30, NULL)",
         "UPDATE t SET v = 21 WHERE id = 2",
@@ -179,7 +164,7 @@ def test_replaying_mysqlbinlog_output_rebuilds_the_tables_and_logs_rows_with_the
     statements = _BINLOG.findall(show(read_binlog(source.binlog_path), "AUTO"))
     assert len(statements) == 1 + 5  # the format description, then one per statement
 
-    target = make_master("ROW", MYSQL_80, schema, binlog_row_image="MINIMAL")
+    target = new_master(schema, binlog_row_image="MINIMAL")
     for sql in statements:
         result = target.submit("replay", sql)
         assert result.error is None, result.error
@@ -191,8 +176,8 @@ def test_replaying_mysqlbinlog_output_rebuilds_the_tables_and_logs_rows_with_the
     assert [(u.columns_before, u.columns_after) for u in updates] == [([True, False, False], [True, True, True])]
 
 
-def test_binlog_show_prints_binlog_statements_with_base64_output_auto(make_master, capsys: pytest.CaptureFixture[str]) -> None:
-    master = make_master()
+def test_binlog_show_prints_binlog_statements_with_base64_output_auto(new_master, capsys: pytest.CaptureFixture[str]) -> None:
+    master = new_master(SCHEMA)
     master.submit("con1", "INSERT INTO t VALUES (1, 10)")
     master.finish()
     assert main(["binlog", "show", str(master.binlog_path), "--base64-output=auto"]) == 0
