@@ -47,7 +47,7 @@ def test_json_document_has_the_documented_keys(capsys, schema: Path) -> None:
         "binlog_row_image": "FULL",
     }
     assert document["transaction"] == {"multi_statement": False, "trx_cache_nonempty": False}
-    assert document["writes"] == [{"table": "t", "engine": "InnoDB", "transactional": True, "temporary": False}]
+    assert document["writes"] == [{"table": "t", "engine": "InnoDB", "transactional": True, "temporary": False, "replicated": True}]
     assert document["decision"] == {"format": "ROW", "error": None}
     assert document["result"] == {"error": None, "affected_rows": 1, "notes": []}
     assert document["caches"] == [
