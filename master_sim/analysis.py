@@ -11,6 +11,7 @@ from server_sim.executor import target_tables
 from server_sim.expressions import function_name, is_constant, constant_value
 from server_sim.flavor import Flavor
 from server_sim.parser import Statement, StatementKind
+from server_sim.system_tables import TableCategory
 
 from .row_injection import injected_tables
 from .unsafe import UnsafeReason, parse_time_reasons
@@ -51,8 +52,9 @@ def analyze(statement: Statement, catalog: Catalog, session_id: int, flavor: Fla
     targets = {node.name.lower() for node in target_tables(statement)} if statement.kind is not StatementKind.SELECT else set()
     seen: set[int] = set()
     for node in ast.find_all(exp.Table):
-        table = catalog.find(node.name, session_id)
-        if table is None or id(table) in seen:
+        table = catalog.resolve(node.db, node.name, session_id)
+        # information_schema tables are built for the statement: the binlog decision skips them.
+        if table is None or id(table) in seen or table.category is TableCategory.INFORMATION:
             continue
         seen.add(id(table))
         analysis.reads.append(table)

@@ -7,6 +7,7 @@ written tables' engine capabilities and the session's binlog_format.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -14,6 +15,7 @@ from server_sim.catalog import Table
 from server_sim.errors import ErrorCode, SqlError
 from server_sim.flavor import Flavor
 from server_sim.parser import StatementKind
+from server_sim.system_tables import TableCategory
 
 from .analysis import Analysis
 from .unsafe import UnsafeReason
@@ -156,9 +158,46 @@ def _table_reasons(analysis: Analysis, state: TransactionState) -> list[UnsafeRe
 
 
 def decide_logging_format(analysis: Analysis, state: TransactionState, flavor: Flavor) -> Decision:
-    """The logging format of a DML statement (WL#3303 decision table), or the error 1661-1667."""
-    statement = analysis.statement
+    """The logging format of a DML statement (WL#3303 decision table), or the error 1661-1667
+    or 1844; format None when the statement writes only tables that are not replicated.
+
+    A no_replicate table (log and performance_schema tables) makes the statement unsafe
+    (SYSTEM_TABLE). One it writes takes no part in the rest of the decision; one it only
+    reads is an ordinary read.
+    """
     unsafe = list(analysis.unsafe)
+    if any(t.no_replicate for t in analysis.reads):
+        unsafe.append(UnsafeReason.SYSTEM_TABLE)
+    not_replicated = [t for t in analysis.writes if t.no_replicate]
+    if not not_replicated:
+        return _decide(analysis, state, flavor, unsafe)
+    skipped = {id(t) for t in not_replicated}
+    replicated = dataclasses.replace(
+        analysis,
+        writes=[t for t in analysis.writes if id(t) not in skipped],
+        reads=[t for t in analysis.reads if id(t) not in skipped],
+    )
+    decision = _decide(replicated, state, flavor, unsafe)
+    if decision.error is not None:
+        return decision
+    if not replicated.writes:
+        return Decision(None, decision.unsafe)  # filtered: nothing replicated changes
+    if decision.format is not LoggingFormat.ROW:
+        return Decision(None, decision.unsafe, SqlError(ErrorCode.ER_BINLOG_STMT_MODE_AND_NO_REPL_TABLES))
+    return decision
+
+
+def ddl_decision(analysis: Analysis) -> Decision:
+    """DDL is logged as a statement, except on performance_schema tables, which TRUNCATE opens
+    like DML and decide_logging_format filters (log tables are truncated by the logger
+    itself, outside that decision, and logged)."""
+    if analysis.writes and all(t.category is TableCategory.PERFORMANCE for t in analysis.writes):
+        return Decision(None)
+    return Decision(LoggingFormat.STATEMENT)
+
+
+def _decide(analysis: Analysis, state: TransactionState, flavor: Flavor, unsafe: list[UnsafeReason]) -> Decision:
+    statement = analysis.statement
     for reason in _table_reasons(analysis, state):
         if reason not in unsafe:
             unsafe.append(reason)

@@ -43,10 +43,11 @@ class TableUse:
     engine: str
     transactional: bool
     temporary: bool
+    replicated: bool  # False for the no_replicate system tables (log, performance_schema)
 
     @classmethod
     def of(cls, table: Table) -> TableUse:
-        return cls(table.name, table.engine.name, table.engine.transactional, table.temporary)
+        return cls(table.qualified_name, table.engine.name, table.engine.transactional, table.temporary, not table.no_replicate)
 
 
 @dataclass(frozen=True)
@@ -178,7 +179,8 @@ def _tables_text(tables: list[TableUse]) -> str:
     if not tables:
         return "none"
     return ", ".join(
-        f"{t.table} ({t.engine}, {'transactional' if t.transactional else 'non-transactional'}{', temporary' if t.temporary else ''})"
+        f"{t.table} ({t.engine}, {'transactional' if t.transactional else 'non-transactional'}{', temporary' if t.temporary else ''}"
+        f"{'' if t.replicated else ', not replicated'})"
         for t in tables
     )
 

@@ -31,7 +31,7 @@ from slave_sim.row_applier import RowApplier
 
 from .analysis import Analysis, analyze
 from .binlog_cache import BinlogCache, CachedEvents, EventFactory, LogTarget
-from .decision import Decision, LoggingFormat, TransactionState, decide_logging_format, is_mixed_stmt_unsafe
+from .decision import Decision, LoggingFormat, TransactionState, ddl_decision, decide_logging_format, is_mixed_stmt_unsafe
 from .locks import Deadlock, LockManager, LockMode, LockRequest
 from .row_injection import check_events, inject, injected_rows
 
@@ -229,7 +229,7 @@ class Master:
             if not temporary_logged and decision.format is LoggingFormat.STATEMENT:
                 decision.format = LoggingFormat.ROW  # which logs nothing of a temporary table
         elif statement.kind.is_ddl and logging and temporary_logged:
-            decision = Decision(LoggingFormat.STATEMENT)
+            decision = ddl_decision(analysis)
         else:
             decision = Decision(None, list(analysis.unsafe))
         result.unsafe = [reason.name for reason in decision.unsafe]
@@ -320,7 +320,8 @@ class Master:
         if not outcome.executed:
             return
         failed = outcome.error is not None
-        kept = [c for c in outcome.changes if not (failed and c.table.engine.transactional)]
+        # Rows of no_replicate tables never reach the binlog.
+        kept = [c for c in outcome.changes if not (failed and c.table.engine.transactional) and not c.table.no_replicate]
         nontransactional = [c for c in kept if not c.table.engine.transactional]
         if failed and nontransactional:
             result.notes.append(note(ErrorCode.ER_WARNING_NOT_COMPLETE_ROLLBACK, level="Warning"))
@@ -529,7 +530,7 @@ class Master:
                     requests.append(LockRequest(_lock_name(table), LockMode.EXCLUSIVE))
             return requests
         if ast is not None and ast.find(exp.With) is None and any(
-            self.server.catalog.find(node.name, ms.session.thread_id) is None for node in ast.find_all(exp.Table)
+            self.server.catalog.resolve(node.db, node.name, ms.session.thread_id) is None for node in ast.find_all(exp.Table)
         ):
             return []  # the server fails opening the tables (1146) before it locks any
         locking_read: LockMode | None = None

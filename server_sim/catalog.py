@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import Enum
 
+import sqlglot
 from sqlglot import exp
 
-from .engines import DEFAULT_ENGINE, Engine, EngineRegistry
+from .engines import BUILTIN_ENGINES, DEFAULT_ENGINE, SYSTEM_ENGINES, Engine, EngineRegistry
 from .errors import ErrorCode, SqlError, not_supported
 from .expressions import constant_value, is_constant
+from .system_tables import SystemTable, TableCategory
 from .types import ColumnType, TypeFamily, column_type_from_sqlglot
 
 
@@ -72,6 +75,20 @@ class Table:
     auto_increment: int = 1  # next value the counter hands out
     next_row_id: int = 1  # insertion sequence, the physical order of heap engines
     storage_name: str = ""
+    system: SystemTable | None = None  # a table of the server's own, outside the user's database
+
+    @property
+    def category(self) -> TableCategory:
+        return self.system.category if self.system is not None else TableCategory.USER
+
+    @property
+    def no_replicate(self) -> bool:
+        return self.category.no_replicate
+
+    @property
+    def qualified_name(self) -> str:
+        """The name a statement must use: system tables carry their database."""
+        return self.system.qualified_name if self.system is not None else self.name
 
     def column_names(self) -> list[str]:
         return [column.name for column in self.columns]
@@ -371,11 +388,33 @@ def _default_literal(value: object) -> str:
 
 @dataclass
 class Catalog:
-    """The tables of one server's `test` database, plus each session's temporary tables."""
+    """The tables of one server's `test` database, plus each session's temporary tables and
+    the system tables of the server's flavor (defined on first use)."""
 
     database: str = "test"
     tables: dict[str, Table] = field(default_factory=dict)
     temporary: dict[tuple[int, str], Table] = field(default_factory=dict)
+    system_tables: tuple[SystemTable, ...] = ()
+    _system: dict[tuple[str, str], Table] = field(default_factory=dict, repr=False)
+
+    def resolve(self, database: str | None, name: str, session_id: int | None = None) -> Table | None:
+        """The table `database.name` names (no database: the current one), or None."""
+        if not database or database.lower() == self.database.lower():
+            return self.find(name, session_id)
+        key = (database.lower(), name.lower())
+        table = self._system.get(key)
+        if table is None:
+            spec = next((s for s in self.system_tables if (s.database, s.name.lower()) == key), None)
+            if spec is None:
+                return None
+            table = self._system[key] = system_table(spec)
+        return table
+
+    def missing(self, database: str | None, name: str) -> SqlError:
+        """The error for a table that `resolve` did not find."""
+        if database and database.lower() == "information_schema":
+            return SqlError(ErrorCode.ER_UNKNOWN_TABLE, name, "information_schema")
+        return SqlError(ErrorCode.ER_NO_SUCH_TABLE, database or self.database, name)
 
     def find(self, name: str, session_id: int | None = None) -> Table | None:
         key = name.lower()
@@ -404,3 +443,18 @@ class Catalog:
     def replace(self, old: Table, new: Table) -> None:
         self.remove(old)
         self.add(new)
+
+
+@functools.cache
+def _system_definition(spec: SystemTable) -> Table:
+    """The table `spec` declares, parsed once per process."""
+    ddl = sqlglot.parse_one(f"CREATE TABLE {spec.name} ({spec.columns})", read="mysql")
+    assert isinstance(ddl, exp.Create)
+    engine = SYSTEM_ENGINES.get(spec.engine) or BUILTIN_ENGINES[spec.engine]
+    table = table_from_create(ddl, EngineRegistry())
+    return dataclasses.replace(table, engine=engine, system=spec)
+
+
+def system_table(spec: SystemTable) -> Table:
+    """A server's own copy of a system table (its counters and storage are per server)."""
+    return _system_definition(spec).copy()

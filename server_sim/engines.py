@@ -61,6 +61,11 @@ BUILTIN_ENGINES: dict[str, Engine] = {
         Engine("NDB", transactional=True, row_capable=True, statement_capable=True, self_logging=True, clustered=True),
     )
 }
+# Engines only the server's own tables use: performance_schema declares neither binlog
+# capability, which makes its tables no_replicate.
+SYSTEM_ENGINES: dict[str, Engine] = {
+    "PERFORMANCE_SCHEMA": Engine("PERFORMANCE_SCHEMA", transactional=False, row_capable=False, statement_capable=False),
+}
 _ALIASES = {"HEAP": "MEMORY", "NDBCLUSTER": "NDB", "ARIA": "MYISAM"}
 DEFAULT_ENGINE = "InnoDB"
 

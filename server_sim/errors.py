@@ -33,6 +33,10 @@ class ErrorCode(Enum):
     ER_UPDATE_TABLE_USED = (1093, "You can't specify target table '%s' for update in FROM clause")
     ER_WRONG_VALUE_COUNT_ON_ROW = (1136, "Column count doesn't match value count at row %d")
     ER_NO_SUCH_TABLE = (1146, "Table '%s.%s' doesn't exist")
+    ER_UNKNOWN_TABLE = (1109, "Unknown table '%s' in %s")
+    ER_DBACCESS_DENIED_ERROR = (1044, "Access denied for user '%s'@'%s' to database '%s'")
+    ER_TABLEACCESS_DENIED_ERROR = (1142, "%s command denied to user '%s'@'%s' for table '%s'")
+    ER_CANT_LOCK_LOG_TABLE = (1556, "You can't use locks with log tables.")
     ER_SYNTAX_ERROR = (1149, "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use")
     ER_UNKNOWN_SYSTEM_VARIABLE = (1193, "Unknown system variable '%s'")
     ER_LOCK_WAIT_TIMEOUT = (1205, "Lock wait timeout exceeded; try restarting transaction")
@@ -97,6 +101,11 @@ class ErrorCode(Enum):
         1666,
         "Cannot execute statement: impossible to write to binary log since statement is in row "
         "format and BINLOG_FORMAT = STATEMENT.",
+    )
+    ER_BINLOG_STMT_MODE_AND_NO_REPL_TABLES = (
+        1844,
+        "Cannot execute statement: impossible to write to binary log since BINLOG_FORMAT = STATEMENT, "
+        "and both replicated and non replicated tables are written to.",
     )
     ER_BINLOG_MULTIPLE_ENGINES_AND_SELF_LOGGING_ENGINE = (
         1667,

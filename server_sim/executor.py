@@ -21,6 +21,7 @@ from .parser import Statement, StatementKind, WriteMode
 from .server import Server
 from .session import ChangeKind, RowChange, Session
 from .storage import ROW_ID, quote
+from .system_tables import refuse_write
 from .types import TypeFamily
 
 
@@ -79,6 +80,10 @@ class Executor:
         self.server.current_session = session
         try:
             kind = statement.kind
+            for node in target_tables(statement):
+                table = self.catalog.resolve(node.db, node.name, session.thread_id)
+                if table is not None and table.system is not None:
+                    refuse_write(table.system, kind, session.user)
             if kind in (StatementKind.INSERT, StatementKind.REPLACE):
                 _InsertRun.of_insert(self, session, statement, context, outcome, insert_id).run(statement.ast.expression)
             elif kind is StatementKind.UPDATE:
@@ -109,9 +114,12 @@ class Executor:
     # -- helpers ---------------------------------------------------------------------------
 
     def table(self, session: Session, node: exp.Table) -> Table:
-        if node.db and node.db.lower() != self.catalog.database.lower():
-            raise SqlError(ErrorCode.ER_NO_SUCH_TABLE, node.db, node.name)
-        return self.catalog.get(node.name, session.thread_id)
+        table = self.catalog.resolve(node.db, node.name, session.thread_id)
+        if table is None:
+            raise self.catalog.missing(node.db, node.name)
+        if table.system is not None:
+            self.server.fill_system_table(table, session)
+        return table
 
     def translator(self, session: Session, context: StatementContext) -> Translator:
         def table_source(node: exp.Table) -> exp.Expression:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from . import system_tables as st
+
 # Functions whose result may differ on the slave when the statement is re-executed there
 # (server-internals.md §1.2). Time functions, LAST_INSERT_ID and CONNECTION_ID are safe:
 # their inputs travel in the events.
@@ -85,6 +87,13 @@ class Flavor:
     # MariaDB logs rpl_write_set, fixed when the statement started, so a MINIMAL image of
     # REPLACE's update in place lacks the columns the statement set to their defaults.
     duplicate_key_logs_all_columns: bool = False
+    # The tables of the server's own a statement can name (mysql.*, performance_schema.*,
+    # information_schema.*), and whether performance_schema fills its tables (MariaDB
+    # starts with performance_schema=OFF: its tables exist and are empty).
+    system_tables: tuple[st.SystemTable, ...] = ()
+    performance_schema: bool = True
+    # MySQL identifies a server by @@server_uuid as well as @@server_id; MariaDB has no such variable.
+    server_uuid: bool = True
 
 
 MYSQL_80 = Flavor(
@@ -102,6 +111,7 @@ MYSQL_80 = Flavor(
     rows_query_default="OFF",
     applier_user="",
     duplicate_key_logs_all_columns=True,
+    system_tables=(st.GENERAL_LOG, st.SLOW_LOG, st.PS_GLOBAL_VARIABLES, st.PS_SESSION_VARIABLES, st.PS_SETUP_CONSUMERS),
 )
 
 MARIADB_1011 = Flavor(
@@ -129,6 +139,9 @@ MARIADB_1011 = Flavor(
     row_lookup_key_by_selectivity=True,
     rows_search_algorithms_default=None,
     missing_column_warning_beyond_master_only=True,
+    system_tables=(st.GENERAL_LOG, st.SLOW_LOG, st.PS_SETUP_CONSUMERS, st.IS_GLOBAL_VARIABLES, st.IS_SESSION_VARIABLES),
+    performance_schema=False,
+    server_uuid=False,
 )
 
 FLAVORS: dict[str, Flavor] = {flavor.name: flavor for flavor in (MYSQL_80, MARIADB_1011)}

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import duckdb
 
-from .catalog import Catalog
+from .catalog import Catalog, Table
 from .dictionary import catalog_from_json, catalog_to_json
 from .engines import EngineRegistry
 from .expressions import StatementContext
@@ -24,6 +24,7 @@ from .flavor import Flavor
 from .session import Session, seeded_random_state
 from .storage import ConnectionPool, Storage, lock_configuration, open_connection
 from .sysvars import REPLICATED_SESSION_VARIABLES, VariableRegistry
+from .system_tables import DEFAULT_CONSUMERS, Contents, SystemTable, TableCategory
 
 EPOCH = dt.datetime(2026, 1, 1, 12, 0, 0)
 
@@ -81,7 +82,11 @@ class Server:
         self.global_variables = self.registry.defaults()
         self.global_variables["server_id"] = str(identity.server_id)
         self.global_variables["hostname"] = identity.hostname
-        self.catalog = Catalog(database=schema)
+        if flavor.server_uuid:
+            self.global_variables["server_uuid"] = str(uuid.UUID(bytes=hashlib.sha256(f"uuid:{identity.server_id}:{identity.seed}".encode()).digest()[:16], version=4))
+        self.catalog = Catalog(database=schema, system_tables=flavor.system_tables)
+        # The rows each system table was last filled with, by storage name.
+        self._system_rows: dict[str, list[tuple]] = {}
         self._random = random.Random(identity.seed)
         self._clock = identity.clock_start
         self._uuid_counter = 0
@@ -179,6 +184,44 @@ class Server:
             system_variable=system_variable,
         )
 
+    # -- system tables ------------------------------------------------------------------
+
+    def fill_system_table(self, table: Table, session: Session) -> None:
+        """Give a system table its rows as this server shows them to `session`: created and
+        filled on first use; a variables table refreshed whenever the variables changed."""
+        spec = table.system
+        assert spec is not None
+        if not table.storage_name:
+            table.storage_name = spec.qualified_name
+            self.storage.drop(table)  # a reopened database file holds the last server's
+            self.storage.create(table, spec.qualified_name)
+        filled = self._system_rows.get(table.storage_name)
+        rows = self._system_contents(spec, session)
+        if rows == filled or (filled is not None and rows is None):
+            return
+        rows = rows or []
+        self.storage.delete_all(table)
+        for row_id, row in enumerate(rows, start=1):
+            self.storage.insert(table, row_id, row)
+        table.next_row_id = len(rows) + 1
+        self._system_rows[table.storage_name] = rows
+
+    def _system_contents(self, spec: SystemTable, session: Session) -> list[tuple] | None:
+        """The rows of a variables table now; None for the others, which hold what they
+        started with and what statements did to them since."""
+        if spec.category is TableCategory.PERFORMANCE and not self.flavor.performance_schema:
+            return None
+        if spec.contents is Contents.CONSUMERS:
+            return list(DEFAULT_CONSUMERS) if spec.qualified_name not in self._system_rows else None
+        if spec.contents is Contents.EMPTY:
+            return None
+        values = self.global_variables if spec.contents is Contents.GLOBAL_VARIABLES else session.variables
+        names = self.flavor.server_variable_names
+        rows = [(names.get(name, name), values[name]) for name in self.global_variables]
+        if spec.upper_case_names:
+            rows = [(name.upper(), value) for name, value in rows]
+        return sorted(rows)
+
     def dump(self) -> dict[str, tuple[list[str], list[tuple]]]:
         """Every non-temporary table: its column names and rows, in physical order."""
         tables: dict[str, tuple[list[str], list[tuple]]] = {}
@@ -201,6 +244,7 @@ class Server:
 
     def restore_state(self, document: dict[str, object]) -> None:
         self.catalog = catalog_from_json(document["catalog"])
+        self.catalog.system_tables = self.flavor.system_tables
         self._clock = dt.datetime.fromisoformat(document["clock"])
         self._uuid_counter = document["uuid_counter"]
         self._uuid_short_counter = document["uuid_short_counter"]

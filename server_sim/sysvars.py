@@ -71,11 +71,14 @@ def _variables(flavor: Flavor) -> list[SystemVariable]:
         SystemVariable("sql_mode", None, "STRICT_TRANS_TABLES"),
         SystemVariable("server_id", None, "1", read_only=True, integer=True),
         SystemVariable("hostname", None, "localhost", read_only=True),
+        SystemVariable("port", None, "3306", read_only=True, integer=True),
         SystemVariable("version", None, flavor.server_version, read_only=True),
         SystemVariable("slave_exec_mode", ("STRICT", "IDEMPOTENT"), "STRICT"),
         SystemVariable("slave_type_conversions", TYPE_CONVERSIONS, "", is_set=True),
         SystemVariable("slave_transaction_retries", None, "10", integer=True),
     ] + (
+        [SystemVariable("server_uuid", None, "", read_only=True)] if flavor.server_uuid else []
+    ) + (
         [SystemVariable("slave_rows_search_algorithms", ROWS_SEARCH_ALGORITHMS, flavor.rows_search_algorithms_default, is_set=True)]
         if flavor.rows_search_algorithms_default is not None
         else []

@@ -7,10 +7,11 @@ import pytest
 from master_sim.analysis import Analysis
 from master_sim.decision import LoggingFormat, TransactionState, decide_logging_format
 from master_sim.unsafe import UnsafeReason
-from server_sim.catalog import Column, Table
+from server_sim.catalog import Column, Table, system_table
 from server_sim.engines import BUILTIN_ENGINES, Engine
 from server_sim.flavor import MARIADB_1011, MYSQL_80, Flavor
 from server_sim.parser import parse_statement
+from server_sim.system_tables import TableCategory
 from server_sim.types import ColumnType
 
 STATEMENT, MIXED, ROW = "STATEMENT", "MIXED", "ROW"
@@ -154,3 +155,35 @@ def test_mixed_logs_statements_on_temporary_tables_in_row_format_where_it_does_n
     analysis = Analysis(parse_statement("INSERT INTO t SELECT a FROM s"), writes=[target], reads=[target, source])
     decision = decide_logging_format(analysis, _state(MIXED), flavor)
     assert decision.error is None and decision.format is LoggingFormat(expected)
+
+
+# server-internals §2.2 steps 1 and 7: what a no_replicate table (log, performance_schema)
+# does to the decision. (case, tables read only, tables written, binlog_format, format
+# or None when the statement is not logged, error code, Note 1592 SYSTEM_TABLE).
+_T, _P = "innodb t", "performance_schema table"
+NO_REPLICATE = [
+    ("reads a system table under STATEMENT", [_P], [_T], STATEMENT, STATEMENT, None, True),
+    ("reads a system table under MIXED", [_P], [_T], MIXED, ROW, None, False),
+    ("reads a system table under ROW", [_P], [_T], ROW, ROW, None, False),
+    ("writes only a system table under STATEMENT", [], [_P], STATEMENT, None, None, False),
+    ("writes only a system table under MIXED", [], [_P], MIXED, None, None, False),
+    ("writes only a system table under ROW", [], [_P], ROW, None, None, False),
+    ("writes a system table reading a replicated one", [_T], [_P], STATEMENT, None, None, False),
+    ("writes both kinds under STATEMENT", [], [_T, _P], STATEMENT, None, 1844, False),
+    ("writes both kinds under MIXED", [], [_T, _P], MIXED, ROW, None, False),
+    ("writes both kinds under ROW", [], [_T, _P], ROW, ROW, None, False),
+]
+
+
+@pytest.mark.parametrize(("case", "read", "written", "binlog_format", "logged_as", "code", "note"), NO_REPLICATE, ids=[r[0] for r in NO_REPLICATE])
+@pytest.mark.parametrize("flavor", [MYSQL_80, MARIADB_1011], ids=lambda flavor: flavor.name)
+def test_no_replicate_tables(flavor: Flavor, case: str, read: list[str], written: list[str], binlog_format: str, logged_as: str | None, code: int | None, note: bool) -> None:
+    system = next(spec for spec in flavor.system_tables if spec.category is TableCategory.PERFORMANCE)
+    tables = {_T: _table("t", BUILTIN_ENGINES["INNODB"]), _P: system_table(system)}
+    writes = [tables[name] for name in written]
+    analysis = Analysis(parse_statement("UPDATE t SET a = 1"), writes=writes, reads=writes + [tables[name] for name in read])
+    decision = decide_logging_format(analysis, _state(binlog_format), flavor)
+    assert decision.unsafe == [UnsafeReason.SYSTEM_TABLE]
+    assert (decision.error.code if decision.error else None) == code
+    assert decision.format is (LoggingFormat(logged_as) if logged_as else None)
+    assert decision.warn_unsafe is note

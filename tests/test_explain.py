@@ -49,7 +49,7 @@ def test_json_document_has_the_documented_keys(capsys, schema: Path) -> None:
         "binlog_row_image": "FULL",
     }
     assert document["transaction"] == {"multi_statement": False, "trx_cache_nonempty": False}
-    assert document["writes"] == [{"table": "t", "engine": "InnoDB", "transactional": True, "temporary": False}]
+    assert document["writes"] == [{"table": "t", "engine": "InnoDB", "transactional": True, "temporary": False, "replicated": True}]
     assert document["decision"] == {"format": "ROW", "error": None}
     assert document["result"] == {"error": None, "affected_rows": 1, "notes": []}
     assert document["caches"] == [
@@ -220,7 +220,7 @@ def test_a_binlog_statement_is_explained_as_a_row_injection(capsys, schema: Path
     document = explain_json(capsys, schema, *arguments)
     error = document["decision"]["error"]
     assert (document["row_injection"], document["decision"]["format"], error and error["code"]) == (True, decision["format"], decision["code"])
-    assert document["writes"] == [{"table": "t", "engine": "InnoDB", "transactional": True, "temporary": False}]
+    assert document["writes"] == [{"table": "t", "engine": "InnoDB", "transactional": True, "temporary": False, "replicated": True}]
     text = explain_text(capsys, schema, *arguments)
     assert "\ninjection    row events (BINLOG '...'): only row format can log them\n" in text
     assert text.startswith("statement    BINLOG ' eyJ0eXBl")  # on one line
