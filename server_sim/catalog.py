@@ -18,6 +18,7 @@ from sqlglot import exp
 from .engines import DEFAULT_ENGINE, Engine, EngineRegistry
 from .errors import ErrorCode, SqlError, not_supported
 from .expressions import constant_value, is_constant
+from .triggers import TriggerDefinition, TriggerEvent, TriggerTiming
 from .types import ColumnType, TypeFamily, column_type_from_sqlglot
 
 
@@ -376,6 +377,7 @@ class Catalog:
     database: str = "test"
     tables: dict[str, Table] = field(default_factory=dict)
     temporary: dict[tuple[int, str], Table] = field(default_factory=dict)
+    triggers: list[TriggerDefinition] = field(default_factory=list)  # in firing order
 
     def find(self, name: str, session_id: int | None = None) -> Table | None:
         key = name.lower()
@@ -404,3 +406,16 @@ class Catalog:
     def replace(self, old: Table, new: Table) -> None:
         self.remove(old)
         self.add(new)
+
+    def find_trigger(self, name: str) -> TriggerDefinition | None:
+        return next((trigger for trigger in self.triggers if trigger.name.lower() == name.lower()), None)
+
+    def triggers_of(self, table: Table, event: TriggerEvent, timing: TriggerTiming | None = None) -> list[TriggerDefinition]:
+        """The triggers a row operation on `table` fires (both timings when `timing` is None), in order."""
+        if table.temporary:
+            return []
+        return [
+            trigger
+            for trigger in self.triggers
+            if trigger.table.lower() == table.name.lower() and trigger.event is event and timing in (None, trigger.timing)
+        ]

@@ -85,6 +85,9 @@ class Flavor:
     # MariaDB logs rpl_write_set, fixed when the statement started, so a MINIMAL image of
     # REPLACE's update in place lacks the columns the statement set to their defaults.
     duplicate_key_logs_all_columns: bool = False
+    # The error (ErrorCode member) for CREATE TRIGGER ... FOLLOWS/PRECEDES naming no trigger
+    # of the same table, timing and event: MySQL 3011, MariaDB 4031.
+    referenced_trigger_error: str = "ER_REFERENCED_TRG_DOES_NOT_EXIST"
 
 
 MYSQL_80 = Flavor(
@@ -129,6 +132,7 @@ MARIADB_1011 = Flavor(
     row_lookup_key_by_selectivity=True,
     rows_search_algorithms_default=None,
     missing_column_warning_beyond_master_only=True,
+    referenced_trigger_error="ER_REFERENCED_TRG_DOES_NOT_EXIST_MARIADB",
 )
 
 FLAVORS: dict[str, Flavor] = {flavor.name: flavor for flavor in (MYSQL_80, MARIADB_1011)}

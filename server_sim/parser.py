@@ -1,8 +1,8 @@
 """Parse one SQL statement with sqlglot (MySQL dialect) and classify it.
 
 A few statements sqlglot mis-reads are recognised first: `SAVEPOINT x` (parsed as an
-alias), `RELEASE SAVEPOINT x`, and `REPLACE` (a Command): REPLACE is parsed as the
-INSERT it extends and flagged. The duplicate-key keywords sqlglot rejects, `UPDATE IGNORE`
+alias), `RELEASE SAVEPOINT x`, `CREATE TRIGGER` (a Command; read by server_sim.triggers),
+and `REPLACE` (a Command): REPLACE is parsed as the INSERT it extends and flagged. The duplicate-key keywords sqlglot rejects, `UPDATE IGNORE`
 and `CREATE TABLE ... IGNORE|REPLACE SELECT`, are taken out before parsing and kept as
 the statement's write mode; `unparse` puts them back into the text of a changed tree.
 """
@@ -21,6 +21,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from .errors import ErrorCode, SqlError, not_supported
+from .triggers import CREATE_TRIGGER_START, TriggerDefinition, parse_create_trigger
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
@@ -35,6 +36,8 @@ class StatementKind(Enum):
     ALTER_TABLE = "ALTER TABLE"
     DROP_TABLE = "DROP TABLE"
     TRUNCATE = "TRUNCATE"
+    CREATE_TRIGGER = "CREATE TRIGGER"
+    DROP_TRIGGER = "DROP TRIGGER"
     BEGIN = "BEGIN"
     COMMIT = "COMMIT"
     ROLLBACK = "ROLLBACK"
@@ -54,6 +57,8 @@ class StatementKind(Enum):
             StatementKind.ALTER_TABLE,
             StatementKind.DROP_TABLE,
             StatementKind.TRUNCATE,
+            StatementKind.CREATE_TRIGGER,
+            StatementKind.DROP_TRIGGER,
         )
 
     @property
@@ -86,6 +91,7 @@ class Statement:
     ast: exp.Expression | None = None
     savepoint: str | None = None
     write_mode: WriteMode = WriteMode.ERROR
+    trigger: TriggerDefinition | None = None  # CREATE TRIGGER's definition (sqlglot has no tree for it)
 
     @property
     def creates_from_select(self) -> bool:
@@ -203,6 +209,8 @@ def parse_statement(sql: str) -> Statement:
         match = pattern.match(text)
         if match:
             return Statement(text, kind, savepoint=match.group(2))
+    if CREATE_TRIGGER_START.match(text):
+        return Statement(text, StatementKind.CREATE_TRIGGER, trigger=parse_create_trigger(text))
     is_replace = bool(_REPLACE.match(text))
     source = _REPLACE.sub("INSERT", text, count=1) if is_replace else text
     keyword = _duplicate_keyword(source)
@@ -227,6 +235,8 @@ def parse_statement(sql: str) -> Statement:
             raise not_supported(f"CREATE {tree.kind}")
         return Statement(text, StatementKind.CREATE_TABLE, tree, write_mode=mode)
     if isinstance(tree, exp.Drop):
+        if tree.kind == "TRIGGER":
+            return Statement(text, StatementKind.DROP_TRIGGER, tree)
         if tree.kind != "TABLE":
             raise not_supported(f"DROP {tree.kind}")
         return Statement(text, StatementKind.DROP_TABLE, tree)
