@@ -18,6 +18,7 @@ from server_sim.flavor import Flavor
 from server_sim.parser import Statement, StatementKind, WriteMode
 from server_sim.triggers import TriggerDefinition, TriggerEvent, TriggerTiming
 
+from .row_injection import injected_tables
 from .unsafe import UnsafeReason, parse_time_reasons
 
 
@@ -59,6 +60,11 @@ class Analysis:
 def analyze(statement: Statement, catalog: Catalog, session_id: int, flavor: Flavor) -> Analysis:
     """Resolve the tables a statement uses (unknown ones are left for the executor to report)."""
     analysis = Analysis(statement)
+    if statement.kind is StatementKind.BINLOG:
+        analysis.writes = injected_tables(statement, catalog)
+        analysis.reads = list(analysis.writes)
+        analysis.key_reach = {table.name.lower(): None for table in analysis.writes}
+        return analysis
     ast = statement.ast
     if ast is None or statement.kind in (StatementKind.SET,) or statement.kind.is_transaction_control:
         return analysis

@@ -51,6 +51,10 @@ class Outcome:
         return self.trigger_statements.get(id(change), statement_sql)
 
 
+# The statements the executor carries out row by row (and that a trigger body may be).
+ROW_STATEMENTS = (StatementKind.INSERT, StatementKind.REPLACE, StatementKind.UPDATE, StatementKind.DELETE)
+
+
 def target_tables(statement: Statement) -> list[exp.Table]:
     """The tables a DML or DDL statement changes, as written."""
     ast = statement.ast
@@ -109,7 +113,7 @@ class Executor:
         self._tables_in_use = _used_tables(statement)
         try:
             kind = statement.kind
-            if kind.is_dml:
+            if kind in ROW_STATEMENTS:
                 self._dml(session, statement, context, outcome)
             elif kind is StatementKind.SELECT:
                 self._select(session, statement, context, outcome)
@@ -141,8 +145,10 @@ class Executor:
             _InsertRun.of_insert(self, session, statement, context, outcome).run(statement.ast.expression)
         elif statement.kind is StatementKind.UPDATE:
             self._update(session, statement, context, outcome)
-        else:
+        elif statement.kind is StatementKind.DELETE:
             self._delete(session, statement, context, outcome)
+        else:
+            raise not_supported(f"{statement.kind.value} in the executor")
 
     # -- triggers --------------------------------------------------------------------------
 
