@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from harness.cli import main
-from harness.suite import run_suite
 from server_sim.binlog.base64_events import binlog_statement
 from server_sim.binlog.events import (
     ColumnInfo,
@@ -23,10 +21,9 @@ from server_sim.binlog.events import (
 from server_sim.binlog.file import read_binlog
 from server_sim.binlog.show import show
 from server_sim.errors import SqlError
-from server_sim.flavor import MARIADB_1011, MYSQL_80, Flavor
+from server_sim.flavor import MARIADB_1011, MYSQL_80
 from server_sim.parser import StatementKind, parse_statement
 
-SUITE = Path(__file__).resolve().parent.parent / "scenarios" / "suites"
 _BINLOG = re.compile(r"BINLOG '.*?'", re.DOTALL)
 
 DESCRIPTION = binlog_statement([Format_description_log_event(server_version="8.0.39", flavor="mysql-8.0")])
@@ -186,14 +183,3 @@ def test_binlog_show_prints_binlog_statements_with_base64_output_auto(new_master
     assert [[type_name_of(e) for e in parse_statement(s).events] for s in statements] == [["Format_desc"], ["Table_map", "Write_rows"]]
     assert main(["binlog", "show", str(master.binlog_path)]) == 0
     assert "BINLOG '" not in capsys.readouterr().out
-
-
-# -- the bundled scenarios, on both flavors ---------------------------------------------------
-
-
-@pytest.mark.parametrize("flavor", [MYSQL_80, MARIADB_1011], ids=lambda flavor: flavor.name)
-def test_the_row_injection_scenarios_hold_on_both_flavors(spark, tmp_path: Path, flavor: Flavor) -> None:
-    paths = sorted(SUITE.glob("impossible-166[46]-*.yaml"))
-    result = run_suite(paths, flavor, tmp_path / "out", lambda: spark)
-    assert result.input_errors == [] and len(result.runs) == 6
-    assert [message for run in result.runs for e in run.expectations if not e.held for message in [e.message]] == []
