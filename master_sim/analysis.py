@@ -1,4 +1,9 @@
-"""What a statement touches: tables read and written with their engines, and the context it needs."""
+"""What a statement touches: tables read and written with their engines, and the context it needs.
+
+A statement that fires triggers needs prelocking: the tables the triggers use join its own
+(by the row operations the statement can perform), and the triggers' parse-time unsafe
+reasons are OR-ed into the statement's, as the server merges a sub-statement's flags.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +15,9 @@ from server_sim.catalog import Catalog, Table
 from server_sim.executor import target_tables
 from server_sim.expressions import function_name, is_constant, constant_value
 from server_sim.flavor import Flavor
-from server_sim.parser import Statement, StatementKind
+from server_sim.parser import Statement, StatementKind, WriteMode
 from server_sim.system_tables import TableCategory
+from server_sim.triggers import TriggerDefinition, TriggerEvent, TriggerTiming
 
 from .row_injection import injected_tables
 from .unsafe import UnsafeReason, parse_time_reasons
@@ -31,6 +37,20 @@ class Analysis:
     # Per written table: the primary-key values the statement reaches by full PK equality,
     # or None when it reaches rows any other way (a scan).
     key_reach: dict[str, list[tuple] | None] = field(default_factory=dict)
+    # Prelocking: the triggers the statement may fire, and the tables their bodies write,
+    # once per trigger that writes it (TABLE_LISTs after query_tables_own_last, where
+    # AUTOINC_COLUMNS looks; each gets its own table map in a row-logged statement).
+    triggers: list[TriggerDefinition] = field(default_factory=list)
+    prelocked_writes: list[Table] = field(default_factory=list)
+    # Written tables that only get new rows (plain INSERT): they lock only the rows they add.
+    inserts_only: set[str] = field(default_factory=set)
+
+    @property
+    def table_maps(self) -> list[Table]:
+        """The tables a row-logged statement maps: every table it locks for writing, its own
+        first, then each trigger's (MariaDB writes them all before the first row event)."""
+        own = [table for table in self.writes if all(table is not other for other in self.prelocked_writes)]
+        return own + self.prelocked_writes
 
     @property
     def read_only(self) -> list[Table]:
@@ -61,7 +81,20 @@ def analyze(statement: Statement, catalog: Catalog, session_id: int, flavor: Fla
         if node.name.lower() in targets:
             analysis.writes.append(table)
     analysis.unsafe = parse_time_reasons(statement, flavor)
-    for node in ast.walk():
+    _note_context(analysis, ast)
+    for table in analysis.writes:
+        analysis.key_reach[table.name.lower()] = _key_reach(statement, table)
+    if _inserts_only(statement):
+        analysis.inserts_only.update(table.name.lower() for table in analysis.writes)
+    if statement.kind.is_dml:
+        _prelock(analysis, catalog, session_id, flavor, list(analysis.writes), _events(statement), seen)
+    analysis.unsafe.sort(key=lambda reason: list(UnsafeReason).index(reason))
+    return analysis
+
+
+def _note_context(analysis: Analysis, tree: exp.Expression) -> None:
+    """What the statement's events must carry for the slave: RAND seeds, LAST_INSERT_ID, user variables."""
+    for node in tree.walk():
         name = function_name(node)
         if name == "RAND":
             analysis.uses_rand = True
@@ -69,9 +102,74 @@ def analyze(statement: Statement, catalog: Catalog, session_id: int, flavor: Fla
             analysis.uses_last_insert_id = True
         elif isinstance(node, exp.Parameter) and node.name.lower() not in analysis.user_variables:
             analysis.user_variables.append(node.name.lower())
-    for table in analysis.writes:
-        analysis.key_reach[table.name.lower()] = _key_reach(statement, table)
-    return analysis
+
+
+def _inserts_only(statement: Statement) -> bool:
+    return statement.kind is StatementKind.INSERT and statement.ast is not None and statement.ast.args.get("conflict") is None
+
+
+def _events(statement: Statement) -> set[TriggerEvent]:
+    """The row operations a DML statement can perform (the server's trg_event_map): REPLACE
+    may delete, INSERT ... ON DUPLICATE KEY UPDATE may update."""
+    if statement.kind is StatementKind.UPDATE:
+        return {TriggerEvent.UPDATE}
+    if statement.kind is StatementKind.DELETE:
+        return {TriggerEvent.DELETE}
+    events = {TriggerEvent.INSERT}
+    if statement.write_mode is WriteMode.REPLACE:
+        events.add(TriggerEvent.DELETE)
+    elif statement.write_mode is WriteMode.UPDATE:
+        events.add(TriggerEvent.UPDATE)
+    return events
+
+
+def _prelock(analysis: Analysis, catalog: Catalog, session_id: int, flavor: Flavor, written: list[Table], events: set[TriggerEvent], seen: set[int]) -> None:
+    """Add the triggers `written` tables fire for `events`, their bodies' tables and reasons,
+    then those of the tables the bodies write, level by level as the server's prelocking
+    appends each trigger's tables to the statement's table list."""
+    queue = [(table, events) for table in written]
+    while queue:
+        table, table_events = queue.pop(0)
+        for event in TriggerEvent:  # trg_event_map: INSERT, UPDATE, DELETE; BEFORE before AFTER
+            if event not in table_events:
+                continue
+            for trigger in sorted(catalog.triggers_of(table, event), key=lambda t: t.timing is TriggerTiming.AFTER):
+                if any(trigger is fired for fired in analysis.triggers):
+                    continue
+                analysis.triggers.append(trigger)
+                queue.extend((used, _events(trigger.body)) for used in _add_body(analysis, catalog, session_id, flavor, trigger, seen))
+
+
+def _add_body(analysis: Analysis, catalog: Catalog, session_id: int, flavor: Flavor, trigger: TriggerDefinition, seen: set[int]) -> list[Table]:
+    """A trigger body's unsafe reasons, context and tables; returns the tables it writes."""
+    body = trigger.body
+    if body is None:  # SET NEW.col = ...: its expressions, read as a SELECT of them
+        select = exp.select(*(expression for _, expression in trigger.assignments))
+        body = Statement(trigger.sql, StatementKind.SELECT, select)
+    analysis.unsafe.extend(reason for reason in parse_time_reasons(body, flavor) if reason not in analysis.unsafe)
+    _note_context(analysis, body.ast)
+    if body.kind is StatementKind.SELECT:
+        return []
+    targets = {node.name.lower() for node in target_tables(body)}
+    body_writes: list[Table] = []
+    for node in body.ast.find_all(exp.Table):
+        used = catalog.find(node.name, session_id)
+        if used is None:
+            continue
+        if id(used) not in seen:
+            seen.add(id(used))
+            analysis.reads.append(used)
+        if node.name.lower() not in targets or any(used is other for other in body_writes):
+            continue
+        body_writes.append(used)
+        analysis.prelocked_writes.append(used)  # one entry per trigger, as the server opens it
+        if all(used is not other for other in analysis.writes):
+            analysis.writes.append(used)
+            if _inserts_only(body):
+                analysis.inserts_only.add(used.name.lower())
+        elif not _inserts_only(body):
+            analysis.inserts_only.discard(used.name.lower())
+    return body_writes
 
 
 def _key_reach(statement: Statement, table: Table) -> list[tuple] | None:

@@ -142,6 +142,11 @@ def _table_reasons(analysis: Analysis, state: TransactionState) -> list[UnsafeRe
             reasons.append(UnsafeReason.WRITE_AUTOINC_SELECT)
         if any(_autoinc_not_first(table) for table in writes):
             reasons.append(UnsafeReason.AUTOINC_NOT_FIRST)
+        # A trigger writing an AUTO_INCREMENT table may take its values in another order on
+        # the slave, however many times it runs (decide_logging_format: requires_prelocking
+        # and has_write_table_with_auto_increment over the prelocked tables).
+        if any(t.auto_increment_column for t in analysis.prelocked_writes):
+            reasons.append(UnsafeReason.AUTOINC_COLUMNS)
     ast = statement.ast
     if statement.kind is StatementKind.INSERT and ast is not None and ast.args.get("conflict") is not None:
         if any(len(table.unique_keys()) > 1 for table in writes):

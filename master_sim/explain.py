@@ -17,8 +17,10 @@ from pathlib import Path
 from server_sim.binlog.events import Log_event, type_name_of
 from server_sim.catalog import Table
 from server_sim.errors import Condition, ErrorCode, SqlError
+from server_sim.executor import target_tables
 from server_sim.flavor import Flavor
 from server_sim.parser import Statement, StatementKind, parse_statement
+from server_sim.triggers import TriggerDefinition
 
 from .analysis import analyze
 from .binlog_cache import LogTarget
@@ -48,6 +50,27 @@ class TableUse:
     @classmethod
     def of(cls, table: Table) -> TableUse:
         return cls(table.qualified_name, table.engine.name, table.engine.transactional, table.temporary, not table.no_replicate)
+
+
+@dataclass(frozen=True)
+class TriggerUse:
+    """A trigger the statement may fire (its tables are among the statement's reads and writes)."""
+
+    name: str
+    timing: str
+    event: str
+    table: str
+    writes: list[str]  # the tables its body writes
+
+    @classmethod
+    def of(cls, trigger: TriggerDefinition) -> TriggerUse:
+        written = [node.name for node in target_tables(trigger.body)] if trigger.body is not None else []
+        return cls(trigger.name, trigger.timing.value, trigger.event.value, trigger.table, written)
+
+    @property
+    def text(self) -> str:
+        body = f", writes {', '.join(self.writes)}" if self.writes else ", sets NEW"
+        return f"{self.name} ({self.timing} {self.event} ON {self.table}{body})"
 
 
 @dataclass(frozen=True)
@@ -96,6 +119,7 @@ class Explanation:
     row_injection: bool  # BINLOG '...': row events, which only row format can log
     reads: list[TableUse]
     writes: list[TableUse]
+    triggers: list[TriggerUse]  # prelocking: the triggers it may fire
     unsafe: list[Unsafe]
     logging_format: str | None  # STATEMENT, ROW, or None: not logged, or an error
     decision_error: Condition | None  # the error decide_logging_format stops the statement with
@@ -114,6 +138,7 @@ class Explanation:
             "row_injection": self.row_injection,
             "reads": [vars(use) for use in self.reads],
             "writes": [vars(use) for use in self.writes],
+            "triggers": [vars(use) for use in self.triggers],
             "unsafe": [vars(reason) for reason in self.unsafe],
             "decision": {
                 "format": self.logging_format,
@@ -146,6 +171,7 @@ class Explanation:
             ("reads", _tables_text(self.reads)),
             ("writes", _tables_text(self.writes)),
         ]
+        lines.extend(("triggers", use.text) for use in self.triggers)
         if self.row_injection:
             lines.append(("injection", "row events (BINLOG '...'): only row format can log them"))
         lines.extend(("unsafe", f"{u.reason} ({u.code}): {u.message}") for u in self.unsafe)
@@ -279,6 +305,7 @@ def _explain(master: Master, statement: Statement) -> Explanation:
         row_injection=statement.kind is StatementKind.BINLOG,
         reads=[TableUse.of(table) for table in analysis.reads],
         writes=[TableUse.of(table) for table in analysis.writes],
+        triggers=[TriggerUse.of(trigger) for trigger in analysis.triggers],
         unsafe=[Unsafe(reason.name, reason.code, reason.message(master.flavor)) for reason in decision.unsafe],
         logging_format=decision.format.value if decision.format is not None else None,
         decision_error=decision_error,

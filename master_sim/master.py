@@ -27,6 +27,7 @@ from server_sim.parser import Statement, StatementKind, parse_statement
 from server_sim.server import Server, ServerIdentity
 from server_sim.session import Savepoint, Session
 from server_sim.storage import Storage
+from server_sim.triggers import logged_create_trigger
 from slave_sim.row_applier import RowApplier
 
 from .analysis import Analysis, analyze
@@ -348,7 +349,8 @@ class Master:
                     {name: context.user_variables.get(name) for name in analysis.user_variables},
                 )
             error_code = outcome.error.code if outcome.error is not None else 0
-            events.append(self.events.query(statement.sql, timestamp, ms.session.thread_id, error_code, ms.session.variables))
+            text = statement.sql if statement.trigger is None else logged_create_trigger(statement.trigger, ms.session.user)
+            events.append(self.events.query(text, timestamp, ms.session.thread_id, error_code, ms.session.variables))
             if statement.kind.is_ddl and not statement.temporary:
                 self._cache(ms, result, LogTarget.BINLOG, events)
             else:
@@ -372,11 +374,18 @@ class Master:
         if not logged:
             return
         variables = ms.session.variables
-        annotate = statement.sql if variables.get(self.flavor.rows_query_variable, self.flavor.rows_query_default) == "ON" else None
+        annotate = variables.get(self.flavor.rows_query_variable, self.flavor.rows_query_default) == "ON"
         row_image = variables["binlog_row_image"]
         transactional = [c for c in logged if c.table.engine.transactional]
-        self._cache(ms, result, LogTarget.TRX_CACHE, self.events.rows(transactional, timestamp, row_image, annotate))
-        self._cache(ms, result, LogTarget.STMT_CACHE, self.events.rows(nontransactional, timestamp, row_image, annotate), nontransactional=True)
+        for changes, target in ((transactional, LogTarget.TRX_CACHE), (nontransactional, LogTarget.STMT_CACHE)):
+            if not changes:
+                continue
+            # The annotation is the text of the statement that wrote the first row: a
+            # trigger's when its row comes first. A statement that fired triggers maps every
+            # table it locked for writing in its engine's cache.
+            text = outcome.statement_of(changes[0], statement.sql) if annotate else None
+            maps = [t for t in analysis.table_maps if t.engine.transactional == changes[0].table.engine.transactional and not t.temporary] if analysis.triggers else None
+            self._cache(ms, result, target, self.events.rows(changes, timestamp, row_image, text, maps), nontransactional=target is LogTarget.STMT_CACHE)
         result.logged_as = LoggingFormat.ROW.value
 
     def _cache(self, ms: MasterSession, result: StepResult, target: LogTarget, events: list[Log_event], nontransactional: bool = False) -> None:
@@ -549,7 +558,7 @@ class Master:
             keys = analysis.key_reach.get(table.name.lower())
             if keys is not None:
                 requests.extend(LockRequest(_lock_name(table), LockMode.EXCLUSIVE, tuple(_key_text(v) for v in key)) for key in keys)
-            elif statement.kind is StatementKind.INSERT and ast.args.get("conflict") is None:
+            elif table.name.lower() in analysis.inserts_only:
                 # New rows take fresh keys: they only conflict with whole-table locks.
                 requests.append(LockRequest(_lock_name(table), LockMode.EXCLUSIVE, ("insert", ms.name)))
             else:

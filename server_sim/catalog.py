@@ -21,6 +21,7 @@ from .engines import BUILTIN_ENGINES, DEFAULT_ENGINE, SYSTEM_ENGINES, Engine, En
 from .errors import ErrorCode, SqlError, not_supported
 from .expressions import constant_value, is_constant
 from .system_tables import SystemTable, TableCategory
+from .triggers import TriggerDefinition, TriggerEvent, TriggerTiming
 from .types import ColumnType, TypeFamily, column_type_from_sqlglot
 
 
@@ -415,6 +416,7 @@ class Catalog:
         if database and database.lower() == "information_schema":
             return SqlError(ErrorCode.ER_UNKNOWN_TABLE, name, "information_schema")
         return SqlError(ErrorCode.ER_NO_SUCH_TABLE, database or self.database, name)
+    triggers: list[TriggerDefinition] = field(default_factory=list)  # in firing order
 
     def find(self, name: str, session_id: int | None = None) -> Table | None:
         key = name.lower()
@@ -444,6 +446,18 @@ class Catalog:
         self.remove(old)
         self.add(new)
 
+    def find_trigger(self, name: str) -> TriggerDefinition | None:
+        return next((trigger for trigger in self.triggers if trigger.name.lower() == name.lower()), None)
+
+    def triggers_of(self, table: Table, event: TriggerEvent, timing: TriggerTiming | None = None) -> list[TriggerDefinition]:
+        """The triggers a row operation on `table` fires (both timings when `timing` is None), in order."""
+        if table.temporary:
+            return []
+        return [
+            trigger
+            for trigger in self.triggers
+            if trigger.table.lower() == table.name.lower() and trigger.event is event and timing in (None, trigger.timing)
+        ]
 
 @functools.cache
 def _system_definition(spec: SystemTable) -> Table:

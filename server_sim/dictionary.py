@@ -13,6 +13,7 @@ from typing import Any
 
 from .catalog import Catalog, Column, DefaultKind, Key, KeyKind, Table
 from .engines import Engine
+from .triggers import parse_create_trigger
 from .types import ColumnType
 
 
@@ -20,6 +21,7 @@ def catalog_to_json(catalog: Catalog) -> dict[str, Any]:
     return {
         "database": catalog.database,
         "tables": [_table_to_json(table) for table in [*catalog.tables.values(), *catalog.temporary.values()]],
+        "triggers": [trigger.sql for trigger in catalog.triggers],  # in firing order
     }
 
 
@@ -27,6 +29,7 @@ def catalog_from_json(document: dict[str, Any]) -> Catalog:
     catalog = Catalog(database=document["database"])
     for entry in document["tables"]:
         catalog.add(_table_from_json(entry))
+    catalog.triggers = [parse_create_trigger(sql) for sql in document.get("triggers", [])]
     return catalog
 
 

@@ -56,6 +56,22 @@ class ErrorCode(Enum):
     ER_WARNING_NOT_COMPLETE_ROLLBACK = (1196, "Some non-transactional changed tables couldn't be rolled back")
     ER_SP_DOES_NOT_EXIST = (1305, "FUNCTION %s does not exist")
     ER_SP_DOES_NOT_EXIST_SAVEPOINT = (1305, "SAVEPOINT %s does not exist", "ER_SP_DOES_NOT_EXIST")
+    ER_TRG_ALREADY_EXISTS = (1359, "Trigger '%s' already exists")
+    ER_TRG_DOES_NOT_EXIST = (1360, "Trigger does not exist")
+    ER_TRG_ON_VIEW_OR_TEMP_TABLE = (1361, "Trigger's '%s' is a view, temporary table or sequence")
+    ER_TRG_CANT_CHANGE_ROW = (1362, "Updating of %s row is not allowed in %strigger")
+    ER_TRG_NO_SUCH_ROW_IN_TRG = (1363, "There is no %s row in on %s trigger")
+    ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG = (
+        1442,
+        "Can't update table '%s' in stored function/trigger because it is already used by statement which invoked this stored function/trigger",
+    )
+    ER_REFERENCED_TRG_DOES_NOT_EXIST = (3011, "Referenced trigger '%s' for the given action time and event type does not exist.")
+    # MariaDB's number for the same error.
+    ER_REFERENCED_TRG_DOES_NOT_EXIST_MARIADB = (
+        4031,
+        "Referenced trigger '%s' for the given action time and event type does not exist",
+        "ER_REFERENCED_TRG_DOES_NOT_EXIST",
+    )
     ER_NO_DEFAULT_FOR_FIELD = (1364, "Field '%s' doesn't have a default value")
     ER_DATA_TOO_LONG = (1406, "Data too long for column '%s' at row %d")
     ER_KEY_NOT_FOUND = (1032, "Can't find record in '%s'")

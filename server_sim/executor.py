@@ -4,7 +4,9 @@ A DML statement is carried out row by row, as the server's handler calls are: ea
 unique keys are checked against the table as it stands (earlier rows of the same statement
 included), auto-increment values come from the catalog's counter, and scans follow the
 engine's physical order. Every change is applied at once and returned as a RowChange, so
-a failing statement reports exactly the rows it changed before the error.
+a failing statement reports exactly the rows it changed before the error. Each row a
+statement writes fires the table's triggers for that operation (BEFORE ones may change
+the new row); a trigger's row changes are part of the statement's.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from .server import Server
 from .session import ChangeKind, RowChange, Session
 from .storage import ROW_ID, quote
 from .system_tables import refuse_write
+from .triggers import RowVersion, TriggerDefinition, TriggerEvent, TriggerOrder, TriggerTiming, row_version
 from .types import TypeFamily
 
 
@@ -40,6 +43,17 @@ class Outcome:
     # Rows a unique-key check ran into, (table, row): InnoDB locks them, so another
     # transaction's uncommitted row makes the statement wait.
     duplicates: list[tuple[Table, tuple]] = field(default_factory=list)
+    # The trigger statement that made a change, by the change's id: the text MariaDB's
+    # Annotate_rows carries when that change is the first of its events.
+    trigger_statements: dict[int, str] = field(default_factory=dict)
+
+    def statement_of(self, change: RowChange, statement_sql: str) -> str:
+        """The text of the statement (the top one, or a trigger's) that made `change`."""
+        return self.trigger_statements.get(id(change), statement_sql)
+
+
+# The statements the executor carries out row by row (and that a trigger body may be).
+ROW_STATEMENTS = (StatementKind.INSERT, StatementKind.REPLACE, StatementKind.UPDATE, StatementKind.DELETE)
 
 
 def target_tables(statement: Statement) -> list[exp.Table]:
@@ -59,7 +73,22 @@ def target_tables(statement: Statement) -> list[exp.Table]:
         return [schema.this if isinstance(schema, exp.Schema) else schema]
     if isinstance(ast, exp.Alter):
         return [ast.this]
+    if statement.trigger is not None:
+        return [exp.to_table(statement.trigger.table)]
     return []
+
+
+@dataclass
+class _ForcedAutoIncrement:
+    """auto_inc_intervals_forced: the value an Intvar event gives a replayed statement. The
+    first table that asks for an auto-increment value takes it as an open interval its later
+    rows continue in; any other table (one a trigger inserts into) counts on its own."""
+
+    next: int | None = None
+    owner: Table | None = None
+
+    def applies_to(self, table: Table) -> bool:
+        return self.next is not None and (self.owner is None or self.owner is table)
 
 
 class Executor:
@@ -68,6 +97,9 @@ class Executor:
     def __init__(self, server: Server) -> None:
         self.server = server
         self.storage = server.storage
+        self.forced_auto_increment = _ForcedAutoIncrement()
+        # Tables the running statement and the triggers it fired use: a trigger may not change them (1442).
+        self._tables_in_use: list[str] = []
 
     @property
     def catalog(self) -> Catalog:
@@ -78,18 +110,16 @@ class Executor:
         """Execute a DML, DDL or SELECT statement; `insert_id` forces the first auto value (Intvar)."""
         outcome = Outcome()
         self.server.current_session = session
+        self.forced_auto_increment = _ForcedAutoIncrement(insert_id)
+        self._tables_in_use = _used_tables(statement)
         try:
             kind = statement.kind
             for node in target_tables(statement):
                 table = self.catalog.resolve(node.db, node.name, session.thread_id)
                 if table is not None and table.system is not None:
                     refuse_write(table.system, kind, session.user)
-            if kind in (StatementKind.INSERT, StatementKind.REPLACE):
-                _InsertRun.of_insert(self, session, statement, context, outcome, insert_id).run(statement.ast.expression)
-            elif kind is StatementKind.UPDATE:
-                self._update(session, statement, context, outcome)
-            elif kind is StatementKind.DELETE:
-                self._delete(session, statement, context, outcome)
+            if kind in ROW_STATEMENTS:
+                self._dml(session, statement, context, outcome)
             elif kind is StatementKind.SELECT:
                 self._select(session, statement, context, outcome)
             elif kind is StatementKind.CREATE_TABLE:
@@ -100,6 +130,10 @@ class Executor:
                 self._alter_table(session, statement, outcome)
             elif kind is StatementKind.TRUNCATE:
                 self._truncate(session, statement, outcome)
+            elif kind is StatementKind.CREATE_TRIGGER:
+                self._create_trigger(session, statement)
+            elif kind is StatementKind.DROP_TRIGGER:
+                self._drop_trigger(statement, outcome)
             else:
                 raise not_supported(f"{kind.value} in the executor")
             self.storage.flush()
@@ -110,6 +144,103 @@ class Executor:
         if outcome.error is None and kind.is_dml:
             session.row_count = outcome.affected_rows
         return outcome
+
+    def _dml(self, session: Session, statement: Statement, context: StatementContext, outcome: Outcome) -> None:
+        if statement.kind in (StatementKind.INSERT, StatementKind.REPLACE):
+            _InsertRun.of_insert(self, session, statement, context, outcome).run(statement.ast.expression)
+        elif statement.kind is StatementKind.UPDATE:
+            self._update(session, statement, context, outcome)
+        elif statement.kind is StatementKind.DELETE:
+            self._delete(session, statement, context, outcome)
+        else:
+            raise not_supported(f"{statement.kind.value} in the executor")
+
+    # -- triggers --------------------------------------------------------------------------
+
+    def fire(
+        self, session: Session, context: StatementContext, outcome: Outcome, table: Table, event: TriggerEvent, timing: TriggerTiming, old: tuple | None, new: tuple | None
+    ) -> tuple | None:
+        """Run the triggers of one row operation; returns the NEW row as BEFORE triggers left it."""
+        for trigger in self.catalog.triggers_of(table, event, timing):
+            new = self._run_trigger(session, context, outcome, table, trigger, old, new)
+        return new
+
+    def _run_trigger(
+        self, session: Session, context: StatementContext, outcome: Outcome, table: Table, trigger: TriggerDefinition, old: tuple | None, new: tuple | None
+    ) -> tuple | None:
+        rows: dict[RowVersion, tuple | None] = {RowVersion.OLD: old, RowVersion.NEW: new}
+
+        def bound(tree: exp.Expression) -> exp.Expression:
+            """The tree with each NEW.col / OLD.col replaced by the row's value."""
+
+            def substitute(node: exp.Expression) -> exp.Expression:
+                version = row_version(node) if isinstance(node, exp.Column) else None
+                if version is None:
+                    return node
+                row = rows[version]
+                assert row is not None  # CREATE TRIGGER refused references to a row the event lacks
+                return literal(row[table.column_index(node.name)])
+
+            return tree.transform(substitute)
+
+        if trigger.body is None:
+            values = list(new or ())
+            for name, expression in trigger.assignments:
+                values[table.column_index(name)] = self.evaluate(session, context, [bound(expression)])[0]
+                rows[RowVersion.NEW] = tuple(values)
+            return tuple(values)
+        body = dataclasses.replace(trigger.body, ast=bound(trigger.body.ast))
+        for node in target_tables(body):
+            if node.name.lower() in self._tables_in_use:
+                raise SqlError(ErrorCode.ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, node.name)
+        sub = Outcome()
+        in_use, last_insert_id = self._tables_in_use, session.last_insert_id
+        self._tables_in_use = in_use + _used_tables(body)
+        try:
+            self._dml(session, body, context, sub)
+        finally:
+            # A sub-statement's LAST_INSERT_ID() does not outlive it; its rows, diagnostics
+            # and first auto-increment value are the statement's.
+            self._tables_in_use, session.last_insert_id = in_use, last_insert_id
+            outcome.changes.extend(sub.changes)
+            outcome.trigger_statements.update({id(change): sub.trigger_statements.get(id(change), trigger.body.sql) for change in sub.changes})
+            outcome.duplicates.extend(sub.duplicates)
+            outcome.warnings.extend(sub.warnings)
+            if outcome.insert_id is None:
+                outcome.insert_id = sub.insert_id
+        return new
+
+    def _create_trigger(self, session: Session, statement: Statement) -> None:
+        definition = statement.trigger
+        assert definition is not None
+        table = self.catalog.get(definition.table, session.thread_id)
+        if table.temporary:
+            raise SqlError(ErrorCode.ER_TRG_ON_VIEW_OR_TEMP_TABLE, table.name)
+        if self.catalog.find_trigger(definition.name) is not None:
+            raise SqlError(ErrorCode.ER_TRG_ALREADY_EXISTS, f"{self.catalog.database}.{definition.name}")
+        for version, name in definition.row_references():
+            if table.find_column(name) is None:
+                raise SqlError(ErrorCode.ER_BAD_FIELD_ERROR, name, version.value)
+        siblings = self.catalog.triggers_of(table, definition.event, definition.timing)
+        position = self.catalog.triggers.index(siblings[-1]) + 1 if siblings else len(self.catalog.triggers)
+        if definition.order is not None:
+            anchor = next((t for t in siblings if t.name.lower() == (definition.other or "").lower()), None)
+            if anchor is None:
+                raise SqlError(ErrorCode[self.server.flavor.referenced_trigger_error], definition.other)
+            position = self.catalog.triggers.index(anchor) + (1 if definition.order is TriggerOrder.FOLLOWS else 0)
+        self.catalog.triggers.insert(position, definition)
+
+    def _drop_trigger(self, statement: Statement, outcome: Outcome) -> None:
+        ast = statement.ast
+        assert isinstance(ast, exp.Drop)
+        for node in ast.args.get("tables") or []:
+            trigger = self.catalog.find_trigger(node.name)
+            if trigger is not None:
+                self.catalog.triggers.remove(trigger)
+            elif ast.args.get("exists"):
+                outcome.warnings.append(note(ErrorCode.ER_TRG_DOES_NOT_EXIST))
+            else:
+                raise SqlError(ErrorCode.ER_TRG_DOES_NOT_EXIST)
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -231,6 +362,7 @@ class Executor:
                 values[table.columns.index(column)] = value
             after = self.coerce_row(table, values, row_number)
             before = tuple(old)
+            after = self.before_update(session, context, outcome, table, before, after, row_number)
             if after == before:
                 continue  # the handler is not called for an unchanged row: no row event
             changed = {c.name for c, b, a in zip(table.columns, before, after) if b != a}
@@ -247,6 +379,14 @@ class Executor:
                 continue
             self.update_row(session, table, row_id, before, after, write_set, outcome)
             outcome.affected_rows += 1
+            self.fire(session, context, outcome, table, TriggerEvent.UPDATE, TriggerTiming.AFTER, before, after)
+
+    def before_update(self, session: Session, context: StatementContext, outcome: Outcome, table: Table, before: tuple, after: tuple, row_number: int) -> tuple:
+        """The updated row as the table's BEFORE UPDATE triggers leave it (they run for every row reached)."""
+        if not self.catalog.triggers_of(table, TriggerEvent.UPDATE, TriggerTiming.BEFORE):
+            return after
+        changed = self.fire(session, context, outcome, table, TriggerEvent.UPDATE, TriggerTiming.BEFORE, before, after)
+        return self.coerce_row(table, list(changed or after), row_number)
 
     def evaluate(self, session: Session, context: StatementContext, expressions: list[exp.Expression]) -> list[object]:
         """Values of expressions that read no table: constants directly, the rest in one SELECT."""
@@ -281,8 +421,10 @@ class Executor:
             outcome.executed = False
             return
         for row_id, *old in self.scan(session, context, ast, table):
+            self.fire(session, context, outcome, table, TriggerEvent.DELETE, TriggerTiming.BEFORE, tuple(old), None)
             self.delete_row(session, table, row_id, tuple(old), outcome)
             outcome.affected_rows += 1
+            self.fire(session, context, outcome, table, TriggerEvent.DELETE, TriggerTiming.AFTER, tuple(old), None)
 
     def _impossible_where(self, table: Table, ast: exp.Update | exp.Delete) -> bool:
         """A WHERE on a table its engine knows to be empty: the server stops at optimization."""
@@ -409,6 +551,8 @@ class Executor:
                 continue
             self.storage.drop(table)
             self.catalog.remove(table)
+            if not table.temporary:  # a table's triggers go with it
+                self.catalog.triggers = [t for t in self.catalog.triggers if t.table.lower() != table.name.lower()]
         if missing:
             if ast.args.get("exists"):
                 outcome.warnings.extend(note(ErrorCode.ER_BAD_TABLE_ERROR, name) for name in missing)
@@ -529,7 +673,6 @@ class _InsertRun:
         columns: list[Column],
         mode: WriteMode,
         assignments: list[exp.Expression] | None = None,
-        insert_id: int | None = None,
     ) -> None:
         self.executor = executor
         self.session = session
@@ -540,14 +683,14 @@ class _InsertRun:
         self.mode = mode
         self.assignments = _assignments(table, assignments or [])  # ON DUPLICATE KEY UPDATE's
         self.write_set = _insert_write_set(table, columns, self.assignments)
-        self.forced_insert_id = insert_id
+        self.forced = executor.forced_auto_increment
         self.translator = executor.translator(session, context)
         variables = session.variables
         self.increment = int(variables.get("auto_increment_increment", "1"))
         self.offset = int(variables.get("auto_increment_offset", "1"))
 
     @classmethod
-    def of_insert(cls, executor: Executor, session: Session, statement: Statement, context: StatementContext, outcome: Outcome, insert_id: int | None) -> _InsertRun:
+    def of_insert(cls, executor: Executor, session: Session, statement: Statement, context: StatementContext, outcome: Outcome) -> _InsertRun:
         ast = statement.ast
         assert isinstance(ast, exp.Insert)
         target = ast.this
@@ -558,7 +701,7 @@ class _InsertRun:
             columns = list(table.columns)
         conflict = ast.args.get("conflict")
         assignments = conflict.expressions if conflict is not None else None
-        return cls(executor, session, context, outcome, table, columns, statement.write_mode, assignments, insert_id)
+        return cls(executor, session, context, outcome, table, columns, statement.write_mode, assignments)
 
     def run(self, source: exp.Expression | None) -> None:
         if isinstance(source, exp.Values):
@@ -589,6 +732,11 @@ class _InsertRun:
             if value is _DEFAULT:
                 value = self._default(column)
             values.append(value)
+        if self.executor.catalog.triggers_of(table, TriggerEvent.INSERT, TriggerTiming.BEFORE):
+            # The trigger sees the row as the record holds it: values of the columns' types,
+            # the auto-increment column not yet given its value (NOT NULL is checked after).
+            typed = [v if v is None else c.type.coerce(v, c.name, number) for c, v in zip(table.columns, values)]
+            values = list(self.executor.fire(self.session, self.context, self.outcome, table, TriggerEvent.INSERT, TriggerTiming.BEFORE, None, tuple(typed)) or typed)
         auto = table.auto_increment_column
         if auto is not None:
             index = table.columns.index(auto)
@@ -610,11 +758,13 @@ class _InsertRun:
 
     def _next_auto_value(self) -> int:
         table = self.table
-        if self.forced_insert_id is not None:
+        if self.forced.applies_to(table):
             # The Intvar's value opens an interval the statement's later rows continue in
             # (handler::update_auto_increment), whatever the server's own counter says.
-            value = self.forced_insert_id
-            self.forced_insert_id = self._aligned(value + 1)
+            self.forced.owner = table
+            value = self.forced.next
+            assert value is not None
+            self.forced.next = self._aligned(value + 1)
         else:
             value = self._aligned(max(table.auto_increment, 1))
         table.auto_increment = max(table.auto_increment, value + 1)
@@ -632,8 +782,8 @@ class _InsertRun:
     def _observe_explicit(self, value: int) -> None:
         if value >= self.table.auto_increment:
             self.table.auto_increment = value + 1
-        if self.forced_insert_id is not None and value >= self.forced_insert_id:
-            self.forced_insert_id = self._aligned(value + 1)
+        if self.forced.applies_to(self.table) and value >= self.forced.next:  # type: ignore[operator]
+            self.forced.next = self._aligned(value + 1)
 
     def _write_record(self, row: tuple) -> None:
         executor, table, outcome = self.executor, self.table, self.outcome
@@ -642,6 +792,7 @@ class _InsertRun:
         while True:
             if executor.write_row(self.session, table, row, write_set, outcome, unless_duplicate=unique_keys) is not None:
                 outcome.affected_rows += 1
+                self._after_insert(row)
                 return
             conflict = executor.find_conflict(table, row, exclude=None, keys=unique_keys)
             assert conflict is not None  # the one the write ran into
@@ -657,7 +808,7 @@ class _InsertRun:
             if executor.server.flavor.duplicate_key_logs_all_columns:
                 write_set = frozenset(column.name for column in table.columns)
             if self.mode is WriteMode.REPLACE:
-                if key is unique_keys[-1]:
+                if key is unique_keys[-1] and not executor.catalog.triggers_of(table, TriggerEvent.DELETE):
                     # The conflict is on the last unique key: the row is updated in place,
                     # and an identical row is not touched at all. The write set it was
                     # updated with stays for the statement's later rows.
@@ -666,13 +817,20 @@ class _InsertRun:
                         executor.update_row(self.session, table, row_id, before, row, write_set, outcome)
                         outcome.affected_rows += 1
                     outcome.affected_rows += 1
+                    self._after_insert(row)  # the server acts as if the row was inserted
                     return
+                # With DELETE triggers the conflicting row is always deleted, firing them.
+                executor.fire(self.session, self.context, outcome, table, TriggerEvent.DELETE, TriggerTiming.BEFORE, before, None)
                 executor.delete_row(self.session, table, row_id, before, outcome)
                 outcome.affected_rows += 1
+                executor.fire(self.session, self.context, outcome, table, TriggerEvent.DELETE, TriggerTiming.AFTER, before, None)
                 continue
             self.write_set = write_set
             self._duplicate_key_update(row_id, before, row)
             return
+
+    def _after_insert(self, row: tuple) -> None:
+        self.executor.fire(self.session, self.context, self.outcome, self.table, TriggerEvent.INSERT, TriggerTiming.AFTER, None, row)
 
     def _duplicate_key_update(self, row_id: int, before: tuple, proposed: tuple) -> None:
         executor, table = self.executor, self.table
@@ -689,6 +847,7 @@ class _InsertRun:
         for (column, _), value in zip(assignments, executor._evaluate_for_row(self.translator, table, row_id, expressions, table.name)):
             values[table.columns.index(column)] = value
         after = executor.coerce_row(table, values, 1)
+        after = executor.before_update(self.session, self.context, self.outcome, table, before, after, 1)
         if after == before:
             return
         after = touch_on_update(table, after, assignments, self.context.timestamp)
@@ -698,6 +857,7 @@ class _InsertRun:
             raise executor.duplicate_error(table, conflict_found[0], after)
         executor.update_row(self.session, table, row_id, before, after, self.write_set, self.outcome)
         self.outcome.affected_rows += 2
+        executor.fire(self.session, self.context, self.outcome, table, TriggerEvent.UPDATE, TriggerTiming.AFTER, before, after)
 
 
 _DEFAULT = object()
@@ -776,6 +936,11 @@ def _sequential(assignments: list[tuple[Column, exp.Expression]], table: Table) 
         replaced[column.name.lower()] = rewritten
         result.append((column, rewritten))
     return result
+
+
+def _used_tables(statement: Statement) -> list[str]:
+    """The tables a statement names, by lowercase name."""
+    return [node.name.lower() for node in statement.ast.find_all(exp.Table)] if statement.ast is not None else []
 
 
 def _refuse_self_reference(ast: exp.Expression, table: Table) -> None:

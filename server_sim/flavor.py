@@ -94,6 +94,9 @@ class Flavor:
     performance_schema: bool = True
     # MySQL identifies a server by @@server_uuid as well as @@server_id; MariaDB has no such variable.
     server_uuid: bool = True
+    # The error (ErrorCode member) for CREATE TRIGGER ... FOLLOWS/PRECEDES naming no trigger
+    # of the same table, timing and event: MySQL 3011, MariaDB 4031.
+    referenced_trigger_error: str = "ER_REFERENCED_TRG_DOES_NOT_EXIST"
 
 
 MYSQL_80 = Flavor(
@@ -142,6 +145,7 @@ MARIADB_1011 = Flavor(
     system_tables=(st.GENERAL_LOG, st.SLOW_LOG, st.PS_SETUP_CONSUMERS, st.IS_GLOBAL_VARIABLES, st.IS_SESSION_VARIABLES),
     performance_schema=False,
     server_uuid=False,
+    referenced_trigger_error="ER_REFERENCED_TRG_DOES_NOT_EXIST_MARIADB",
 )
 
 FLAVORS: dict[str, Flavor] = {flavor.name: flavor for flavor in (MYSQL_80, MARIADB_1011)}

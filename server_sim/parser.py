@@ -1,10 +1,12 @@
 """Parse one SQL statement with sqlglot (MySQL dialect) and classify it.
 
 A few statements sqlglot mis-reads are recognised first: `SAVEPOINT x` (parsed as an
-alias), `RELEASE SAVEPOINT x`, and `REPLACE` (a Command): REPLACE is parsed as the
-INSERT it extends and flagged; `BINLOG '...'`, by its form, with its events decoded. The
-duplicate-key keywords sqlglot rejects, `UPDATE IGNORE` and `CREATE TABLE ... IGNORE|REPLACE
-SELECT`, are taken out before parsing and kept as the statement's write mode; `unparse` puts them back into the text of a changed tree.
+alias), `RELEASE SAVEPOINT x`, `CREATE TRIGGER` (a Command; read by server_sim.triggers),
+and `REPLACE` (a Command): REPLACE is parsed as the INSERT it extends and flagged;
+`BINLOG '...'`, by its form, with its events decoded. The duplicate-key keywords sqlglot
+rejects, `UPDATE IGNORE` and `CREATE TABLE ... IGNORE|REPLACE SELECT`, are taken out
+before parsing and kept as the statement's write mode; `unparse` puts them back into the
+text of a changed tree.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from sqlglot.tokens import Token, TokenType
 from .binlog.base64_events import decode_events
 from .binlog.events import Log_event
 from .errors import ErrorCode, SqlError, not_supported
+from .triggers import CREATE_TRIGGER_START, TriggerDefinition, parse_create_trigger
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
@@ -37,6 +40,8 @@ class StatementKind(Enum):
     ALTER_TABLE = "ALTER TABLE"
     DROP_TABLE = "DROP TABLE"
     TRUNCATE = "TRUNCATE"
+    CREATE_TRIGGER = "CREATE TRIGGER"
+    DROP_TRIGGER = "DROP TRIGGER"
     BEGIN = "BEGIN"
     COMMIT = "COMMIT"
     ROLLBACK = "ROLLBACK"
@@ -58,6 +63,8 @@ class StatementKind(Enum):
             StatementKind.ALTER_TABLE,
             StatementKind.DROP_TABLE,
             StatementKind.TRUNCATE,
+            StatementKind.CREATE_TRIGGER,
+            StatementKind.DROP_TRIGGER,
         )
 
     @property
@@ -90,6 +97,7 @@ class Statement:
     ast: exp.Expression | None = None
     savepoint: str | None = None
     write_mode: WriteMode = WriteMode.ERROR
+    trigger: TriggerDefinition | None = None  # CREATE TRIGGER's definition (sqlglot has no tree for it)
     events: tuple[Log_event, ...] = ()  # what a BINLOG '...' statement carries
 
     @property
@@ -210,6 +218,8 @@ def parse_statement(sql: str) -> Statement:
         match = pattern.match(text)
         if match:
             return Statement(text, kind, savepoint=match.group(2))
+    if CREATE_TRIGGER_START.match(text):
+        return Statement(text, StatementKind.CREATE_TRIGGER, trigger=parse_create_trigger(text))
     binlog = _BINLOG.match(text)
     if binlog:
         return Statement(text, StatementKind.BINLOG, events=tuple(decode_events(binlog.group(2))))
@@ -237,6 +247,8 @@ def parse_statement(sql: str) -> Statement:
             raise not_supported(f"CREATE {tree.kind}")
         return Statement(text, StatementKind.CREATE_TABLE, tree, write_mode=mode)
     if isinstance(tree, exp.Drop):
+        if tree.kind == "TRIGGER":
+            return Statement(text, StatementKind.DROP_TRIGGER, tree)
         if tree.kind != "TABLE":
             raise not_supported(f"DROP {tree.kind}")
         return Statement(text, StatementKind.DROP_TABLE, tree)

@@ -40,7 +40,7 @@ def explain_text(capsys: pytest.CaptureFixture[str], schema: Path, *arguments: s
 
 def test_json_document_has_the_documented_keys(capsys, schema: Path) -> None:
     document = explain_json(capsys, schema, "UPDATE t SET b = 5 WHERE a = 1")
-    assert list(document) == ["flavor", "statement", "variables", "transaction", "row_injection", "reads", "writes", "unsafe", "decision", "result", "caches"]
+    assert list(document) == ["flavor", "statement", "variables", "transaction", "row_injection", "reads", "writes", "triggers", "unsafe", "decision", "result", "caches"]
     assert document["flavor"] == MYSQL
     assert document["variables"] == {
         "binlog_format": "ROW",
@@ -50,6 +50,7 @@ def test_json_document_has_the_documented_keys(capsys, schema: Path) -> None:
     }
     assert document["transaction"] == {"multi_statement": False, "trx_cache_nonempty": False}
     assert document["writes"] == [{"table": "t", "engine": "InnoDB", "transactional": True, "temporary": False, "replicated": True}]
+    assert document["triggers"] == []
     assert document["decision"] == {"format": "ROW", "error": None}
     assert document["result"] == {"error": None, "affected_rows": 1, "notes": []}
     assert document["caches"] == [
@@ -249,3 +250,18 @@ def test_schema_scripts_split_on_semicolons_outside_strings_and_comments() -> No
         "CREATE TABLE e (a INT) ENGINE=EXAMPLE",
         "INSERT INTO t VALUES (1, 1), (2, 2)",
     ]
+
+
+def test_explain_lists_the_triggers_and_their_autoinc_reason(capsys, tmp_path: Path) -> None:
+    path = tmp_path / "triggers.sql"
+    path.write_text(
+        "CREATE TABLE t1 (id INT PRIMARY KEY) ENGINE=InnoDB;"
+        "CREATE TABLE audit (n INT AUTO_INCREMENT PRIMARY KEY, id INT) ENGINE=InnoDB;"
+        "CREATE TRIGGER t1_audit AFTER INSERT ON t1 FOR EACH ROW INSERT INTO audit (id) VALUES (NEW.id)",
+        encoding="utf-8",
+    )
+    document = explain_json(capsys, path, "--set", "binlog_format=STATEMENT", "INSERT INTO t1 VALUES (1)")
+    assert document["triggers"] == [{"name": "t1_audit", "timing": "AFTER", "event": "INSERT", "table": "t1", "writes": ["audit"]}]
+    assert [use["table"] for use in document["writes"]] == ["t1", "audit"]
+    assert [reason["reason"] for reason in document["unsafe"]] == ["AUTOINC_COLUMNS"]
+    assert explain_text(capsys, path, "INSERT INTO t1 VALUES (1)").count("t1_audit (AFTER INSERT ON t1, writes audit)") == 1

@@ -112,6 +112,39 @@ def test_rows_printed_after_a_statements_last_event_go_to_their_own_events() -> 
     }
 
 
+TRIGGER_STATEMENT = """\
+# at 1661
+# at 1707
+#261121 17:38:35 server id 1  end_log_pos 1707 CRC32 0x1 \tTable_map: `test`.`t1` mapped to number 29
+# at 1753
+#261121 17:38:35 server id 1  end_log_pos 1753 CRC32 0x2 \tTable_map: `test`.`t2` mapped to number 25
+# at 1795
+# at 1837
+# at 1879
+#261121 17:38:35 server id 1  end_log_pos 1795 CRC32 0x3 \tWrite_rows_v1: table id 29
+#261121 17:38:35 server id 1  end_log_pos 1837 CRC32 0x4 \tWrite_rows_v1: table id 25
+#261121 17:38:35 server id 1  end_log_pos 1879 CRC32 0x5 \tWrite_rows_v1: table id 29
+#261121 17:38:35 server id 1  end_log_pos 1921 CRC32 0x6 \tWrite_rows_v1: table id 25 flags: STMT_END_F
+### INSERT INTO `test`.`t1`
+### SET
+###   @1=1 /* INT meta=0 nullable=0 is_null=0 */
+### INSERT INTO `test`.`t2`
+### SET
+###   @1=1 /* INT meta=0 nullable=0 is_null=0 */
+### INSERT INTO `test`.`t1`
+### SET
+###   @1=2 /* INT meta=0 nullable=0 is_null=0 */
+### INSERT INTO `test`.`t2`
+### SET
+###   @1=2 /* INT meta=0 nullable=0 is_null=0 */
+"""
+
+
+def test_rows_of_a_statement_alternating_between_tables_go_to_their_tables_events() -> None:
+    rows = decode_rows(TRIGGER_STATEMENT)
+    assert [rows[position] for position in (1753, 1795, 1837, 1879)] == [[RowImage(None, {1: n})] for n in (1, 1, 2, 2)]
+
+
 def test_observe_events_maps_gtid_begin_and_server_type_names() -> None:
     events = observe_events(SHOW_BINLOG_EVENTS, decode_rows(MARIADB_BINLOG_VV))
     assert [event.header for event in events] == [
