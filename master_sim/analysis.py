@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from server_sim.catalog import Catalog, Table
+from server_sim.errors import SqlError
 from server_sim.executor import target_tables
 from server_sim.expressions import function_name, is_constant, constant_value
 from server_sim.flavor import Flavor
+from server_sim.multi_table import is_multi_table, references, source_nodes, targets
 from server_sim.parser import Statement, StatementKind
 
 from .unsafe import UnsafeReason, parse_time_reasons
@@ -42,15 +44,20 @@ def analyze(statement: Statement, catalog: Catalog, session_id: int, flavor: Fla
     ast = statement.ast
     if ast is None or statement.kind in (StatementKind.SET,) or statement.kind.is_transaction_control:
         return analysis
-    targets = {node.name.lower() for node in target_tables(statement)} if statement.kind is not StatementKind.SELECT else set()
+    multi_table = is_multi_table(ast)
+    if multi_table:
+        targets = {id(table) for table in _multi_table_targets(ast, catalog, session_id)}
+    else:
+        names = {node.name.lower() for node in target_tables(statement)} if statement.kind is not StatementKind.SELECT else set()
+        targets = {id(table) for name in names if (table := catalog.find(name, session_id)) is not None}
     seen: set[int] = set()
-    for node in ast.find_all(exp.Table):
+    for node in source_nodes(ast):
         table = catalog.find(node.name, session_id)
         if table is None or id(table) in seen:
             continue
         seen.add(id(table))
         analysis.reads.append(table)
-        if node.name.lower() in targets:
+        if id(table) in targets:
             analysis.writes.append(table)
     analysis.unsafe = parse_time_reasons(statement, flavor)
     for node in ast.walk():
@@ -62,8 +69,19 @@ def analyze(statement: Statement, catalog: Catalog, session_id: int, flavor: Fla
         elif isinstance(node, exp.Parameter) and node.name.lower() not in analysis.user_variables:
             analysis.user_variables.append(node.name.lower())
     for table in analysis.writes:
-        analysis.key_reach[table.name.lower()] = _key_reach(statement, table)
+        # A join reaches a target's rows through the other tables' values: a table lock.
+        analysis.key_reach[table.name.lower()] = None if multi_table else _key_reach(statement, table)
     return analysis
+
+
+def _multi_table_targets(ast: exp.Update | exp.Delete, catalog: Catalog, session_id: int) -> list[Table]:
+    """The tables a multi-table UPDATE or DELETE changes; none when its names do not
+    resolve (the executor then reports the error, before anything is locked or written)."""
+    try:
+        tables = references(ast, lambda node: catalog.get(node.name, session_id))
+        return [target.reference.table for target in targets(ast, tables)]
+    except SqlError:
+        return []
 
 
 def _key_reach(statement: Statement, table: Table) -> list[tuple] | None:

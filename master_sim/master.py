@@ -23,6 +23,7 @@ from server_sim.errors import Condition, ErrorCode, SqlError, note
 from server_sim.executor import Executor, Outcome, target_tables
 from server_sim.expressions import StatementContext
 from server_sim.flavor import Flavor
+from server_sim.multi_table import source_nodes
 from server_sim.parser import Statement, StatementKind, parse_statement
 from server_sim.server import Server, ServerIdentity
 from server_sim.session import Savepoint, Session
@@ -366,8 +367,13 @@ class Master:
         annotate = statement.sql if variables.get(self.flavor.rows_query_variable, self.flavor.rows_query_default) == "ON" else None
         row_image = variables["binlog_row_image"]
         transactional = [c for c in logged if c.table.engine.transactional]
-        self._cache(ms, result, LogTarget.TRX_CACHE, self.events.rows(transactional, timestamp, row_image, annotate))
-        self._cache(ms, result, LogTarget.STMT_CACHE, self.events.rows(nontransactional, timestamp, row_image, annotate), nontransactional=True)
+        mapped = [t for t in analysis.writes if not t.temporary]
+        self._cache(ms, result, LogTarget.TRX_CACHE, self.events.rows(transactional, timestamp, row_image, annotate, [t for t in mapped if t.engine.transactional]))
+        self._cache(
+            ms, result, LogTarget.STMT_CACHE,
+            self.events.rows(nontransactional, timestamp, row_image, annotate, [t for t in mapped if not t.engine.transactional]),
+            nontransactional=True,
+        )
         result.logged_as = LoggingFormat.ROW.value
 
     def _cache(self, ms: MasterSession, result: StepResult, target: LogTarget, events: list[Log_event], nontransactional: bool = False) -> None:
@@ -521,7 +527,7 @@ class Master:
                     requests.append(LockRequest(_lock_name(table), LockMode.EXCLUSIVE))
             return requests
         if ast is not None and ast.find(exp.With) is None and any(
-            self.server.catalog.find(node.name, ms.session.thread_id) is None for node in ast.find_all(exp.Table)
+            self.server.catalog.find(node.name, ms.session.thread_id) is None for node in source_nodes(ast)
         ):
             return []  # the server fails opening the tables (1146) before it locks any
         locking_read: LockMode | None = None

@@ -17,6 +17,7 @@ from sqlglot import exp
 from .catalog import Catalog, Column, DefaultKind, Key, KeyKind, Table, TableBuilder, column_from_definition, key_from_constraint, table_from_create
 from .errors import Condition, ErrorCode, SqlError, not_supported, note
 from .expressions import StatementContext, Translator, constant_value, is_constant, literal
+from .multi_table import MultiTableRun, is_multi_table
 from .parser import Statement, StatementKind, WriteMode
 from .server import Server
 from .session import ChangeKind, RowChange, Session
@@ -206,8 +207,9 @@ class Executor:
     def _update(self, session: Session, statement: Statement, context: StatementContext, outcome: Outcome) -> None:
         ast = statement.ast
         assert isinstance(ast, exp.Update)
-        if ast.args.get("from_") or ast.args.get("from") or list(ast.this.find_all(exp.Join)) or ast.args.get("joins"):
-            raise not_supported("multi-table UPDATE")
+        if is_multi_table(ast):
+            self._multi_table(session, statement, context, outcome).update()
+            return
         table = self.table(session, ast.this)
         assignments = _assignments(table, ast.expressions)
         if self._impossible_where(table, ast):
@@ -215,30 +217,45 @@ class Executor:
             return
         translator = self.translator(session, context)
         expressions = _sequential(assignments, table)
-        write_set = _update_write_set(table, assignments)
         for row_number, (row_id, *old) in enumerate(self.scan(session, context, ast, table), start=1):
             values = list(old)
             new_values = self._evaluate_for_row(translator, table, row_id, [e for _, e in expressions], ast.this.alias or table.name)
             for (column, _), value in zip(expressions, new_values):
                 values[table.columns.index(column)] = value
-            after = self.coerce_row(table, values, row_number)
-            before = tuple(old)
-            if after == before:
-                continue  # the handler is not called for an unchanged row: no row event
-            changed = {c.name for c, b, a in zip(table.columns, before, after) if b != a}
-            after = touch_on_update(table, after, assignments, context.timestamp)
-            touched_keys = [key for key in table.unique_keys() if set(key.columns) & changed]
-            conflict = self.find_conflict(table, after, exclude=row_id, keys=touched_keys)
-            if conflict is not None:
-                outcome.duplicates.append((table, tuple(conflict[1][1:])))
-                error = self.duplicate_error(table, conflict[0], after)
-                if statement.write_mode is not WriteMode.IGNORE:
-                    raise error
-                # UPDATE IGNORE leaves this row as it was, warns, and goes on with the next.
-                outcome.warnings.append(error.condition("Warning"))
-                continue
-            self.update_row(session, table, row_id, before, after, write_set, outcome)
-            outcome.affected_rows += 1
+            self.apply_update(session, statement, context, outcome, table, row_id, tuple(old), values, assignments, row_number)
+
+    def apply_update(
+        self,
+        session: Session,
+        statement: Statement,
+        context: StatementContext,
+        outcome: Outcome,
+        table: Table,
+        row_id: int,
+        before: tuple,
+        values: list[object],
+        assignments: list[tuple[Column, exp.Expression]],
+        row_number: int,
+    ) -> None:
+        """Give one row of an UPDATE its new values: nothing happens to an unchanged row,
+        a duplicate key fails the statement (UPDATE IGNORE: skips the row with a warning)."""
+        after = self.coerce_row(table, values, row_number)
+        if after == before:
+            return  # the handler is not called for an unchanged row: no row event
+        changed = {c.name for c, b, a in zip(table.columns, before, after) if b != a}
+        after = touch_on_update(table, after, assignments, context.timestamp)
+        touched_keys = [key for key in table.unique_keys() if set(key.columns) & changed]
+        conflict = self.find_conflict(table, after, exclude=row_id, keys=touched_keys)
+        if conflict is not None:
+            outcome.duplicates.append((table, tuple(conflict[1][1:])))
+            error = self.duplicate_error(table, conflict[0], after)
+            if statement.write_mode is not WriteMode.IGNORE:
+                raise error
+            # UPDATE IGNORE leaves this row as it was, warns, and goes on with the next.
+            outcome.warnings.append(error.condition("Warning"))
+            return
+        self.update_row(session, table, row_id, before, after, _update_write_set(table, assignments), outcome)
+        outcome.affected_rows += 1
 
     def evaluate(self, session: Session, context: StatementContext, expressions: list[exp.Expression]) -> list[object]:
         """Values of expressions that read no table: constants directly, the rest in one SELECT."""
@@ -266,8 +283,9 @@ class Executor:
     def _delete(self, session: Session, statement: Statement, context: StatementContext, outcome: Outcome) -> None:
         ast = statement.ast
         assert isinstance(ast, exp.Delete)
-        if ast.args.get("using") or ast.args.get("tables") or list(ast.this.find_all(exp.Join)):
-            raise not_supported("multi-table DELETE")
+        if is_multi_table(ast):
+            self._multi_table(session, statement, context, outcome).delete()
+            return
         table = self.table(session, ast.this)
         if self._impossible_where(table, ast):
             outcome.executed = False
@@ -275,6 +293,12 @@ class Executor:
         for row_id, *old in self.scan(session, context, ast, table):
             self.delete_row(session, table, row_id, tuple(old), outcome)
             outcome.affected_rows += 1
+
+    def _multi_table(self, session: Session, statement: Statement, context: StatementContext, outcome: Outcome) -> MultiTableRun:
+        run = MultiTableRun(self, session, statement, context, outcome)
+        for target in run.targets:
+            _refuse_self_reference(statement.ast, target.reference.table)
+        return run
 
     def _impossible_where(self, table: Table, ast: exp.Update | exp.Delete) -> bool:
         """A WHERE on a table its engine knows to be empty: the server stops at optimization."""

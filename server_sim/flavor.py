@@ -85,6 +85,9 @@ class Flavor:
     # MariaDB logs rpl_write_set, fixed when the statement started, so a MINIMAL image of
     # REPLACE's update in place lacks the columns the statement set to their defaults.
     duplicate_key_logs_all_columns: bool = False
+    # A multi-table UPDATE with ORDER BY or LIMIT: MySQL refuses it with ER_WRONG_USAGE
+    # (1221, PT_update::make_cmd); MariaDB runs it, which the simulator does not model.
+    multi_table_update_order_limit_error: bool = True
 
 
 MYSQL_80 = Flavor(
@@ -129,6 +132,7 @@ MARIADB_1011 = Flavor(
     row_lookup_key_by_selectivity=True,
     rows_search_algorithms_default=None,
     missing_column_warning_beyond_master_only=True,
+    multi_table_update_order_limit_error=False,
 )
 
 FLAVORS: dict[str, Flavor] = {flavor.name: flavor for flavor in (MYSQL_80, MARIADB_1011)}

@@ -18,8 +18,9 @@ from .mariadb import ServerError, find_program
 
 _AT = re.compile(r"^# at (\d+)$")
 _EVENT_HEADER = re.compile(r"^#\d{6} +\d{1,2}:\d{2}:\d{2} server id ")
-_ROWS_HEADER = re.compile(r"\t(Write|Update|Delete)_rows(_v1)?: ")
-_ROW_START = re.compile(r"^### (INSERT INTO|UPDATE|DELETE FROM) ")
+_ROWS_HEADER = re.compile(r"\t(Write|Update|Delete)_rows(_v1)?: table id (\d+)")
+_TABLE_MAP_HEADER = re.compile(r"\tTable_map: (\S+) mapped to number (\d+)")
+_ROW_START = re.compile(r"^### (INSERT INTO|UPDATE|DELETE FROM) (\S+)")
 _COLUMN = re.compile(r"^###   @(\d+)=(.*) /\* (.*?) meta=")
 _VERBS = {"Write": "INSERT", "Update": "UPDATE", "Delete": "DELETE"}
 _TABLE_MAP_INFO = re.compile(r"^table_id: \d+ \(([^)]*)\)")
@@ -30,14 +31,16 @@ def decode_rows(text: str) -> dict[int, list[RowImage]]:
 
     mariadb-binlog prints the headers of all row events of one statement first and their
     rows after the last one, so rows are dealt out to the events in order: each event
-    takes the rows with its verb (INSERT for Write_rows, UPDATE, DELETE).
+    takes the rows with its verb (INSERT for Write_rows, UPDATE, DELETE) and its table
+    (a multi-table statement has one event per table).
     """
     rows: dict[int, list[RowImage]] = {}
     position: int | None = None
-    group: list[tuple[int, str]] = []  # (position, verb) of the row events waiting for rows
+    group: list[tuple[int, str, str]] = []  # (position, verb, table) of the row events waiting for rows
+    tables: dict[str, str] = {}  # table id -> `db`.`name`, from the Table_map headers
     taking = 0  # index in `group` of the event the current rows belong to
     grouped_rows = False
-    current_verb = ""
+    current = ("", "")  # verb and table of the row being read
     before: Image | None = None
     after: Image | None = None
     image: Image | None = None
@@ -46,7 +49,7 @@ def decode_rows(text: str) -> dict[int, list[RowImage]]:
         nonlocal taking
         if not group or (before is None and after is None):
             return
-        while taking < len(group) - 1 and group[taking][1] != current_verb:
+        while taking < len(group) - 1 and group[taking][1:] != current:
             taking += 1
         rows.setdefault(group[taking][0], []).append(RowImage(before, after))
 
@@ -60,13 +63,16 @@ def decode_rows(text: str) -> dict[int, list[RowImage]]:
             # Several "# at" lines may come before their headers (Annotate_rows, then a
             # Table_map; or a statement's row events): each header takes the oldest.
             position = pending.pop(0) if pending else None
+        mapped = _TABLE_MAP_HEADER.search(line) if line.startswith("#") else None
+        if mapped:
+            tables[mapped.group(2)] = mapped.group(1)
         header = _ROWS_HEADER.search(line) if line.startswith("#") else None
         if header and position is not None:
             if grouped_rows:  # a new statement's events: the previous group is complete
                 finish_row()
                 group, taking, grouped_rows = [], 0, False
                 before = after = image = None
-            group.append((position, _VERBS[header.group(1)]))
+            group.append((position, _VERBS[header.group(1)], tables.get(header.group(3), "")))
             rows.setdefault(position, [])
             continue
         if not line.startswith("###") or not group:
@@ -75,7 +81,7 @@ def decode_rows(text: str) -> dict[int, list[RowImage]]:
         if start:
             finish_row()
             grouped_rows = True
-            current_verb = start.group(1).split()[0]
+            current = (start.group(1).split()[0], start.group(2))
             before = after = image = None
         elif line == "### WHERE":
             before = image = {}
