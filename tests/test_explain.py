@@ -228,3 +228,19 @@ def test_schema_scripts_split_on_semicolons_outside_strings_and_comments() -> No
         "CREATE TABLE e (a INT) ENGINE=EXAMPLE",
         "INSERT INTO t VALUES (1, 1), (2, 2)",
     ]
+
+
+def test_a_multi_table_update_writes_both_tables_and_maps_them_in_row_format(capsys, schema: Path) -> None:
+    document = explain_json(
+        capsys, schema, "--set", "binlog_format=ROW", "--before", "INSERT INTO n (a) VALUES (1)", "UPDATE t JOIN n ON t.a = n.a SET t.b = 7, n.b = 'z'"
+    )
+    assert [use["table"] for use in document["writes"]] == ["t", "n"]
+    assert [use["table"] for use in document["reads"]] == ["t", "n"]
+    infos = [event["type"] for cache in document["caches"] for event in cache["events"]]
+    assert infos.count("Table_map") == 2
+
+
+def test_a_multi_table_delete_reading_another_table_writes_only_its_target(capsys, schema: Path) -> None:
+    document = explain_json(capsys, schema, "DELETE n FROM t JOIN n ON t.a = n.a")
+    assert [use["table"] for use in document["writes"]] == ["n"]
+    assert [use["table"] for use in document["reads"]] == ["t", "n"]
