@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from server_sim.binlog.file import BinlogCorruptError, read_binlog
-from server_sim.binlog.show import show
+from server_sim.binlog.show import BASE64_OUTPUT, show
 from harness.fuzz import VARIANT_MODES
 from harness.oracle.client import ORACLE_SUFFIX
 from harness.oracle.suite import ORACLES, OracleResult
@@ -147,6 +147,14 @@ def _parser() -> argparse.ArgumentParser:
     binlog_commands = binlog.add_subparsers(dest="binlog_command", required=True)
     show_parser = binlog_commands.add_parser("show", help="print a binlog the way mysqlbinlog -vv does")
     show_parser.add_argument("file", type=Path, metavar="FILE")
+    show_parser.add_argument(
+        "--base64-output",
+        default="DECODE-ROWS",
+        type=str.upper,
+        choices=BASE64_OUTPUT,
+        help="AUTO also prints the format description and each statement's row events as BINLOG '...' statements, "
+        "which replay on a master (default %(default)s: rows only decoded)",
+    )
     return parser
 
 
@@ -202,7 +210,7 @@ def _run(arguments: argparse.Namespace) -> int:
 def _run_with_oracle(arguments: argparse.Namespace, spark: _Spark) -> int:
     from harness.oracle.mariadb import ServerError
     from harness.oracle.suite import run_with_oracle
-    from harness.report import summary_table, write_reports
+    from harness.report import write_reports
 
     try:
         result = run_with_oracle(arguments.paths, arguments.oracle, arguments.out, spark, arguments.seed, step_timeout=arguments.step_timeout)
@@ -400,10 +408,10 @@ def _show(arguments: argparse.Namespace) -> int:
         for event in read_binlog(path):
             events.append(event)
     except BinlogCorruptError as error:
-        sys.stdout.write(show(events))
+        sys.stdout.write(show(events, arguments.base64_output))
         print(f"rplharness: {error}", file=sys.stderr)
         return 1
-    sys.stdout.write(show(events))
+    sys.stdout.write(show(events, arguments.base64_output))
     return 0
 
 

@@ -72,7 +72,7 @@ def check_expectations(record: RunRecord, judgement: Judgement) -> list[Expectat
     results = []
     slave_error = record.slave.error.code if record.slave is not None and record.slave.error is not None else None
     for expectation in record.scenario.expect:
-        if not expectation.matches(record.variant):
+        if not expectation.matches({**record.variant, "flavor": record.flavor}):
             continue
         problems = []
         if expectation.verdict is not None and expectation.verdict is not judgement.verdict:

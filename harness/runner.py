@@ -45,6 +45,7 @@ class RunRecord:
     master_snapshot: ServerSnapshot | None = None
     slave_snapshot: ServerSnapshot | None = None
     error: str | None = None  # the simulator itself failed: a traceback
+    flavor: str = ""  # the server modelled (or run, in oracle mode)
 
 
 def run_id_for(scenario: Scenario, label: str) -> str:
@@ -84,7 +85,7 @@ def run_variant(scenario: Scenario, variant: dict[str, str], flavor: Flavor, bin
     label = scenario.variant_label(variant)
     run_id = run_id_for(scenario, label)
     seed = (zlib.crc32(run_id.encode()) + base_seed) & 0x7FFFFFFF
-    record = RunRecord(run_id, scenario, variant, label, seed)
+    record = RunRecord(run_id, scenario, variant, label, seed, flavor=flavor.name)
     registry = VariableRegistry(flavor)
     engines = engine_registry(scenario)
     master: Master | None = None

@@ -14,6 +14,7 @@ from server_sim.flavor import Flavor
 from server_sim.multi_table import is_multi_table, references, source_nodes, targets
 from server_sim.parser import Statement, StatementKind
 
+from .row_injection import injected_tables
 from .unsafe import UnsafeReason, parse_time_reasons
 
 
@@ -41,6 +42,11 @@ class Analysis:
 def analyze(statement: Statement, catalog: Catalog, session_id: int, flavor: Flavor) -> Analysis:
     """Resolve the tables a statement uses (unknown ones are left for the executor to report)."""
     analysis = Analysis(statement)
+    if statement.kind is StatementKind.BINLOG:
+        analysis.writes = injected_tables(statement, catalog)
+        analysis.reads = list(analysis.writes)
+        analysis.key_reach = {table.name.lower(): None for table in analysis.writes}
+        return analysis
     ast = statement.ast
     if ast is None or statement.kind in (StatementKind.SET,) or statement.kind.is_transaction_control:
         return analysis

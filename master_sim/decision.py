@@ -196,6 +196,9 @@ def decide_logging_format(analysis: Analysis, state: TransactionState, flavor: F
             return Decision(None, unsafe, SqlError(ErrorCode.ER_BINLOG_STMT_MODE_AND_ROW_ENGINE, row_only.row_only_reason))
         return Decision(LoggingFormat.STATEMENT, unsafe)
     if binlog_format == "MIXED":
-        go_row = bool(unsafe) or state.row_injection or not stmt_capable
+        # Where MIXED keeps temporary tables out of the binlog (MySQL 8.0), the slave has no
+        # copy of them: a statement that touches one is logged in row format.
+        unlogged_temporary = "MIXED" not in flavor.temporary_tables_logged_formats and any(t.temporary for t in analysis.reads)
+        go_row = bool(unsafe) or state.row_injection or not stmt_capable or unlogged_temporary
         return Decision(LoggingFormat.ROW if go_row else LoggingFormat.STATEMENT, unsafe)
     return Decision(LoggingFormat.ROW, unsafe)

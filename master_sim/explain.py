@@ -23,6 +23,7 @@ from server_sim.parser import Statement, StatementKind, parse_statement
 from .analysis import analyze
 from .binlog_cache import LogTarget
 from .master import Master
+from .row_injection import injected_rows
 
 SCHEMA_SESSION = "schema"
 EXPLAIN_SESSION = "explain"
@@ -91,6 +92,7 @@ class Explanation:
     variables: dict[str, str]  # DECISION_VARIABLES, by the server's names
     multi_statement_transaction: bool
     trx_cache_nonempty: bool
+    row_injection: bool  # BINLOG '...': row events, which only row format can log
     reads: list[TableUse]
     writes: list[TableUse]
     unsafe: list[Unsafe]
@@ -108,6 +110,7 @@ class Explanation:
             "statement": self.statement,
             "variables": dict(self.variables),
             "transaction": {"multi_statement": self.multi_statement_transaction, "trx_cache_nonempty": self.trx_cache_nonempty},
+            "row_injection": self.row_injection,
             "reads": [vars(use) for use in self.reads],
             "writes": [vars(use) for use in self.writes],
             "unsafe": [vars(reason) for reason in self.unsafe],
@@ -135,13 +138,15 @@ class Explanation:
     def render(self) -> str:
         """The text of `rplharness explain`: one labelled line per fact, details indented below."""
         lines: list[tuple[str, str]] = [
-            ("statement", self.statement),
+            ("statement", " ".join(self.statement.split())),  # one line, as mysqlbinlog's base64 is not
             ("flavor", self.flavor),
             ("session", " ".join(f"{name}={value}" for name, value in self.variables.items())),
             ("transaction", _transaction_text(self.multi_statement_transaction, self.trx_cache_nonempty)),
             ("reads", _tables_text(self.reads)),
             ("writes", _tables_text(self.writes)),
         ]
+        if self.row_injection:
+            lines.append(("injection", "row events (BINLOG '...'): only row format can log them"))
         lines.extend(("unsafe", f"{u.reason} ({u.code}): {u.message}") for u in self.unsafe)
         if not self.unsafe:
             lines.append(("unsafe", "no"))
@@ -224,6 +229,7 @@ def _string_literal(value: str) -> str:
 def _parse(sql: str) -> Statement:
     try:
         statement = parse_statement(sql)
+        applies_rows = statement.kind is not StatementKind.BINLOG or bool(injected_rows(statement))
     except SqlError as error:
         raise ExplainError(str(error)) from None
     if not (statement.kind.is_dml or statement.kind.is_ddl or statement.kind is StatementKind.SELECT):
@@ -231,6 +237,8 @@ def _parse(sql: str) -> Statement:
             f"cannot explain a {statement.kind.value} statement: explain takes one DML, SELECT or DDL statement "
             "(put BEGIN, SET and the like in --before)"
         )
+    if not applies_rows:
+        raise ExplainError("the BINLOG statement holds no row events: a format description alone changes and logs nothing (give it with --before)")
     return statement
 
 
@@ -255,7 +263,10 @@ def _explain(master: Master, statement: Statement) -> Explanation:
     if result.error is not None and result.error.code == ErrorCode.ER_NOT_SUPPORTED_YET.code:
         raise ExplainError(f"ERROR {result.error.code} ({result.error.name}): {result.error.message}: the simulator does not model it")
     decision = result.decision
-    assert decision is not None  # every statement explain accepts reaches decide_logging_format
+    if decision is None:
+        # Only a BINLOG statement stops before the decision: its events did not pass the checks.
+        assert result.error is not None and statement.kind is StatementKind.BINLOG
+        raise ExplainError(f"ERROR {result.error.code} ({result.error.name}): {result.error.message}")
     decision_error = decision.error.condition() if decision.error is not None else None
     return Explanation(
         flavor=master.flavor.name,
@@ -263,6 +274,7 @@ def _explain(master: Master, statement: Statement) -> Explanation:
         variables=variables,
         multi_statement_transaction=state.multi_statement,
         trx_cache_nonempty=state.trx_cache_nonempty,
+        row_injection=statement.kind is StatementKind.BINLOG,
         reads=[TableUse.of(table) for table in analysis.reads],
         writes=[TableUse.of(table) for table in analysis.writes],
         unsafe=[Unsafe(reason.name, reason.code, reason.message(master.flavor)) for reason in decision.unsafe],

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sqlglot import exp
@@ -28,11 +28,13 @@ from server_sim.parser import Statement, StatementKind, parse_statement
 from server_sim.server import Server, ServerIdentity
 from server_sim.session import Savepoint, Session
 from server_sim.storage import Storage
+from slave_sim.row_applier import RowApplier
 
 from .analysis import Analysis, analyze
 from .binlog_cache import BinlogCache, CachedEvents, EventFactory, LogTarget
 from .decision import Decision, LoggingFormat, TransactionState, decide_logging_format, is_mixed_stmt_unsafe
 from .locks import Deadlock, LockManager, LockMode, LockRequest
+from .row_injection import check_events, inject, injected_rows
 
 MASTER_SERVER_ID = 1
 _ISOLATION = ("READ-UNCOMMITTED", "READ-COMMITTED", "REPEATABLE-READ", "SERIALIZABLE")
@@ -101,6 +103,7 @@ class Master:
         self.server = Server(flavor, ServerIdentity(MASTER_SERVER_ID, "master", seed), engines)
         self.server.global_variables.update(settings)
         self.executor = Executor(self.server)
+        self.applier = RowApplier(self.executor)  # for BINLOG '...' statements
         self.locks = LockManager()
         self.events = EventFactory(flavor, MASTER_SERVER_ID, self.server.catalog.database)
         self.binlog_path = binlog_path
@@ -213,8 +216,13 @@ class Master:
         ddl = statement.kind.is_ddl and not statement.temporary
         if ddl:
             self._commit(ms)  # DDL commits the open transaction first
+        injection = statement.kind is StatementKind.BINLOG
+        if injection:
+            check_events(statement, session)
+            if not injected_rows(statement):
+                return True  # a format description alone: remembered, nothing to apply or log
         analysis = analyze(statement, self.server.catalog, session.thread_id, self.flavor)
-        state = self.transaction_state(ms.name)
+        state = replace(self.transaction_state(ms.name), row_injection=injection)
         logging = session.variables.get("sql_log_bin", "ON") == "ON"
         temporary_logged = not statement.temporary or state.binlog_format in self.flavor.temporary_tables_logged_formats
         if (statement.kind.is_dml or statement.creates_from_select) and logging:
@@ -249,7 +257,7 @@ class Master:
         last_insert_id = session.last_insert_id
         counters = [(table, table.auto_increment) for table in analysis.writes]
         context = self.server.statement_context(session, timestamp)
-        outcome = self.executor.run(session, statement, context)
+        outcome = inject(self.applier, session, statement) if injection else self.executor.run(session, statement, context)
         try:
             holder = self.locks.acquire(ms.name, _row_locks(outcome))
         except Deadlock:

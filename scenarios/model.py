@@ -45,8 +45,8 @@ class EventPattern:
 class Expectation:
     """An assertion about every run whose variant matches `when`.
 
-    `when` maps a variable to the values it may take (a scalar in the file becomes a
-    one-element tuple); an empty `when` matches every run. With `step`, the entry also
+    `when` maps a variable, or `flavor` (the server modelled), to the values it may take
+    (a scalar in the file becomes a one-element tuple); an empty `when` matches every run. With `step`, the entry also
     asserts what that step did: its diagnostics (`notes`: unsafe reason names for Note
     1592, codes for the rest), its error code (`error`, 0 for none) and the binlog events
     written while it ran (`events`). A check left out (None) is not made.
@@ -61,6 +61,7 @@ class Expectation:
     events: tuple[EventPattern, ...] | None = None
 
     def matches(self, variant: dict[str, str]) -> bool:
+        """Whether a run of `variant` (its settings, and `flavor`) is one this entry is about."""
         return all(variant.get(name) in values for name, values in self.when.items())
 
 

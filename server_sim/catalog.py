@@ -315,7 +315,7 @@ def table_from_create(node: exp.Create, engines: EngineRegistry, selected: Seque
             table.auto_increment = int(prop.this.name)
     builder = TableBuilder(table)
     pending_keys: list[Key] = []
-    for element in schema.expressions:
+    for element in elements:
         if isinstance(element, exp.ColumnDef):
             column, keys = column_from_definition(element)
             builder.add_column(column)

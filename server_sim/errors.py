@@ -37,6 +37,7 @@ class ErrorCode(Enum):
     ER_UNKNOWN_TABLE = (1109, "Unknown table '%s' in %s")
     ER_WRONG_USAGE = (1221, "Incorrect usage of %s and %s")
     ER_NO_SUCH_TABLE = (1146, "Table '%s.%s' doesn't exist")
+    ER_SYNTAX_ERROR = (1149, "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use")
     ER_UNKNOWN_SYSTEM_VARIABLE = (1193, "Unknown system variable '%s'")
     ER_LOCK_WAIT_TIMEOUT = (1205, "Lock wait timeout exceeded; try restarting transaction")
     ER_LOCK_DEADLOCK = (1213, "Deadlock found when trying to get lock; try restarting transaction")
@@ -65,7 +66,12 @@ class ErrorCode(Enum):
         "Unsafe statement written to the binary log using statement format since "
         "BINLOG_FORMAT = STATEMENT. %s",
     )
+    ER_BASE64_DECODE_ERROR = (1575, "Decoding of base64 string failed")
     ER_SLAVE_RELAY_LOG_READ_FAILURE = (1594, "Relay log read failure: %s")
+    ER_NO_FORMAT_DESCRIPTION_EVENT_BEFORE_BINLOG_STATEMENT = (
+        1609,
+        "The BINLOG statement of type `%s` was not preceded by a format description BINLOG statement.",
+    )
     ER_BINLOG_ROW_ENGINE_AND_STMT_ENGINE = (
         1661,
         "Cannot execute statement: impossible to write to binary log since both row-incapable "
@@ -105,6 +111,10 @@ class ErrorCode(Enum):
     ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_BINLOG_FORMAT = (
         1679,
         "Cannot modify @@session.binlog_format inside a transaction",
+    )
+    ER_ONLY_FD_AND_RBR_EVENTS_ALLOWED_IN_BINLOG_STATEMENT = (
+        1730,
+        "Only Format_description_log_event and row events are allowed in BINLOG statements (but %s was provided)",
     )
     ER_INCONSISTENT_ERROR = (
         3002,

@@ -2,9 +2,9 @@
 
 A few statements sqlglot mis-reads are recognised first: `SAVEPOINT x` (parsed as an
 alias), `RELEASE SAVEPOINT x`, and `REPLACE` (a Command): REPLACE is parsed as the
-INSERT it extends and flagged. The duplicate-key keywords sqlglot rejects, `UPDATE IGNORE`
-and `CREATE TABLE ... IGNORE|REPLACE SELECT`, are taken out before parsing and kept as
-the statement's write mode; `unparse` puts them back into the text of a changed tree.
+INSERT it extends and flagged; `BINLOG '...'`, by its form, with its events decoded. The
+duplicate-key keywords sqlglot rejects, `UPDATE IGNORE` and `CREATE TABLE ... IGNORE|REPLACE
+SELECT`, are taken out before parsing and kept as the statement's write mode; `unparse` puts them back into the text of a changed tree.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
+from .binlog.base64_events import decode_events
+from .binlog.events import Log_event
 from .errors import ErrorCode, SqlError, not_supported
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -42,10 +44,12 @@ class StatementKind(Enum):
     ROLLBACK_TO_SAVEPOINT = "ROLLBACK TO SAVEPOINT"
     RELEASE_SAVEPOINT = "RELEASE SAVEPOINT"
     SET = "SET"
+    BINLOG = "BINLOG"
 
     @property
     def is_dml(self) -> bool:
-        return self in (StatementKind.INSERT, StatementKind.REPLACE, StatementKind.UPDATE, StatementKind.DELETE)
+        """Statements that change rows; BINLOG '...' changes those its row events carry."""
+        return self in (StatementKind.INSERT, StatementKind.REPLACE, StatementKind.UPDATE, StatementKind.DELETE, StatementKind.BINLOG)
 
     @property
     def is_ddl(self) -> bool:
@@ -86,6 +90,7 @@ class Statement:
     ast: exp.Expression | None = None
     savepoint: str | None = None
     write_mode: WriteMode = WriteMode.ERROR
+    events: tuple[Log_event, ...] = ()  # what a BINLOG '...' statement carries
 
     @property
     def creates_from_select(self) -> bool:
@@ -108,6 +113,8 @@ _SAVEPOINT = re.compile(r"^\s*SAVEPOINT\s+(`?)(\w+)\1\s*$", re.IGNORECASE)
 _RELEASE = re.compile(r"^\s*RELEASE\s+SAVEPOINT\s+(`?)(\w+)\1\s*$", re.IGNORECASE)
 _ROLLBACK_TO = re.compile(r"^\s*ROLLBACK\s+(?:WORK\s+)?TO\s+(?:SAVEPOINT\s+)?(`?)(\w+)\1\s*$", re.IGNORECASE)
 _REPLACE = re.compile(r"^\s*REPLACE\b", re.IGNORECASE)
+# BINLOG 'base64', as mysqlbinlog prints it (with its empty /*!*/ comment after the string).
+_BINLOG = re.compile(r"^\s*BINLOG\s+(['\"])(.*)\1\s*(?:/\*!\*/)?\s*$", re.IGNORECASE | re.DOTALL)
 _MYSQL = sqlglot.Dialect.get_or_raise("mysql")
 _SELECT_STARTS = (TokenType.SELECT, TokenType.ALIAS, TokenType.L_PAREN)
 
@@ -203,6 +210,9 @@ def parse_statement(sql: str) -> Statement:
         match = pattern.match(text)
         if match:
             return Statement(text, kind, savepoint=match.group(2))
+    binlog = _BINLOG.match(text)
+    if binlog:
+        return Statement(text, StatementKind.BINLOG, events=tuple(decode_events(binlog.group(2))))
     is_replace = bool(_REPLACE.match(text))
     source = _REPLACE.sub("INSERT", text, count=1) if is_replace else text
     keyword = _duplicate_keyword(source)

@@ -88,6 +88,9 @@ class Session:
     last_insert_id: int = 0
     found_rows: int = 0
     row_count: int = -1
+    # BINLOG '...' statements: the format description one of them gave (the server keeps it
+    # in the session's stand-in relay log); row events need one first.
+    binlog_description_seen: bool = False
     rand_seed1: int = 0
     rand_seed2: int = 0
 

@@ -1,4 +1,4 @@
-"""Unpacking row images onto the slave's tables: values converted, laid over defaults or found rows.
+"""Unpacking row images onto the local tables: values converted, laid over defaults or found rows.
 
 Columns match by position, as on real replicas: master column i is slave column i; master
 columns beyond the slave's width are skipped, slave columns beyond the master's keep or
@@ -8,7 +8,7 @@ take their defaults.
 from __future__ import annotations
 
 from server_sim.catalog import DefaultKind, Table
-from server_sim.errors import ErrorCode, SqlError
+from server_sim.errors import Condition, ErrorCode, SqlError, note
 from server_sim.flavor import Flavor
 from server_sim.types import ColumnType
 
@@ -34,7 +34,7 @@ def decode_image(values: list[object] | None, present: list[bool], master_types:
     return image
 
 
-def row_for_write(table: Table, after: dict[int, object], master_width: int, timestamp: object, flavor: Flavor, warnings: list[str]) -> list[object]:
+def row_for_write(table: Table, after: dict[int, object], master_width: int, timestamp: object, flavor: Flavor, warnings: list[Condition]) -> list[object]:
     """A new slave row: the slave's defaults, with the after image laid on top (seed 003,
     DEFAULT VALUES R1). A column without a default gets its type's implicit default, with
     Warning 1364 where the flavor checks that column."""
@@ -49,7 +49,7 @@ def row_for_write(table: Table, after: dict[int, object], master_width: int, tim
         elif column.default_kind is DefaultKind.NONE:
             values.append(column.type.implicit_default())
             if index >= master_width or not flavor.missing_column_warning_beyond_master_only:
-                warnings.append(ErrorCode.ER_NO_DEFAULT_FOR_FIELD.template % column.name)
+                warnings.append(note(ErrorCode.ER_NO_DEFAULT_FOR_FIELD, column.name, level="Warning"))
         else:
             values.append(column.default)
     return values

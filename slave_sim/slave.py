@@ -12,7 +12,6 @@ kept in a file commits each binlog transaction with the position after it
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,6 @@ from server_sim.binlog.events import (
     INTVAR_INSERT_ID,
     STMT_END_F,
     Annotate_rows_log_event,
-    Delete_rows_log_event,
     Format_description_log_event,
     Intvar_log_event,
     Log_event,
@@ -35,12 +33,10 @@ from server_sim.binlog.events import (
     Table_map_log_event,
     Unknown_log_event,
     User_var_log_event,
-    Write_rows_log_event,
     Xid_log_event,
     type_name_of,
 )
 from server_sim.binlog.file import BinlogCorruptError, PositionedEvent, read_binlog
-from server_sim.catalog import Table
 from server_sim.engines import EngineRegistry
 from server_sim.errors import Condition, ErrorCode, SqlError
 from server_sim.executor import Executor, Outcome
@@ -49,12 +45,9 @@ from server_sim.parser import Statement, StatementKind, parse_statement
 from server_sim.server import EPOCH, Server, ServerIdentity
 from server_sim.session import Savepoint
 from server_sim.sysvars import VariableRegistry
-from server_sim.types import column_type_from_sql
 
-from .conversions import check_columns, conversion_modes
-from .find_row import FoundRow, LookupPath, RowFinder, SearchAlgorithm, search_algorithms
 from .relay_log_info import AppliedPosition, RelayLogInfo
-from .rows import decode_image, missing_row_error, row_for_update, row_for_write
+from .row_applier import RowApplier, RowLookup
 
 SLAVE_SERVER_ID = 2
 
@@ -80,16 +73,6 @@ class TransientStop(SlaveStop):
 
 class SlaveConfigurationError(Exception):
     """The slave cannot apply this binlog at all (its database follows another binlog)."""
-
-
-@dataclass
-class RowLookup:
-    """How the applier found the rows of one row event: pk, unique, key, hash or scan per row."""
-
-    position: int
-    table: str
-    paths: list[str]
-    key: str | None = None  # the slave key the lookup went through, if any
 
 
 @dataclass(frozen=True)
@@ -144,6 +127,7 @@ class Slave:
         self.server = self._open_server(identity, engines, database, settings)
         self.server.global_variables.update(settings)
         self.executor = Executor(self.server)
+        self.applier = RowApplier(self.executor)
         self.session = self.server.new_session(flavor.applier_user)
         self._table_maps: dict[int, Table_map_log_event] = {}
         self._reset_context()
@@ -470,105 +454,18 @@ class Slave:
         table_map = self._table_maps.get(event.table_id)
         if table_map is None:
             raise SlaveStop(SqlError(ErrorCode.ER_SLAVE_RELAY_LOG_READ_FAILURE, f"row event for unmapped table id {event.table_id}"))
-        table = self.server.catalog.find(table_map.table)
-        if table is None:
-            raise SlaveStop(self._row_error(event, table_map, SqlError(ErrorCode.ER_NO_SUCH_TABLE, table_map.database, table_map.table)))
-        self.session.ensure_transaction()
-        variables = self.server.global_variables
-        lookup = RowLookup(position, table.name, [])
+        applier = self.applier
         try:
-            master_types = [column_type_from_sql(column.type) for column in table_map.columns]
-            check_columns(
-                master_types,
-                [column.type for column in table.columns],
-                conversion_modes(variables["slave_type_conversions"]),
-                table_map.database,
-                table_map.table,
-            )
-            images = [
-                (
-                    decode_image(row.before, event.columns_before, master_types, table),
-                    decode_image(row.after, event.columns_after, master_types, table),
-                )
-                for row in event.rows
-            ]
-            if isinstance(event, Write_rows_log_event):
-                for _, after in images:
-                    self._write(table, after, len(table_map.columns))
-                self.server.storage.flush()  # the event's rows in one INSERT
-            else:
-                for found, after in self._found_rows(table, images, lookup):
-                    self._change(table, event, found, after)
+            applier.apply(self.session, event, table_map, position, Outcome())
         except SqlError as error:
             raise SlaveStop(self._row_error(event, table_map, error)) from None
         finally:
-            if lookup.paths:
-                self.status.lookups.append(lookup)
+            self.status.warnings.extend(warning.message for warning in applier.warnings)
+            self.status.lookups.extend(applier.lookups)
+            applier.warnings.clear()
+            applier.lookups.clear()
         if event.rows_flags & STMT_END_F:
             self._rows_query = None  # the annotation covered this statement's row events only
-
-    def _found_rows(self, table: Table, images: list[tuple[dict[int, object], dict[int, object]]], lookup: RowLookup) -> Iterator[tuple[FoundRow, dict[int, object]]]:
-        """The slave row of each before image, with its after image, in the order they are
-        applied. Searched row by row, each search comes after the changes before it, as the
-        applier finds and changes one row at a time; a hash scan reads the table once for
-        all. A missing row is 1032, or skipped with a warning in IDEMPOTENT mode."""
-        finder = RowFinder(self.server.storage, table, self.flavor, self._search_algorithms)
-        present = sorted(images[0][0]) if images else []
-        search = finder.decide(present)
-        lookup.key = search.key.name if search.key else None
-        found_rows: Iterable[tuple[int, FoundRow | None]]
-        if not present:
-            # Nothing of the before image exists on the slave (seed 003 R2): no search.
-            found_rows = [(index, None) for index in range(len(images))]
-        elif search.path is LookupPath.HASH:
-            matched, missing_images = finder.find_by_hash(search, [before for before, _ in images])
-            found_rows = [*matched, *((index, None) for index in missing_images)]
-        else:
-            found_rows = ((index, finder.find(search, before)) for index, (before, _) in enumerate(images))
-        for index, found in found_rows:
-            if found is None:
-                if not self._idempotent:
-                    raise missing_row_error(table)
-                self.status.warnings.append(f"{missing_row_error(table).message} at position {lookup.position}; skipped (IDEMPOTENT)")
-                continue
-            lookup.paths.append(found.path.value)
-            yield found, images[index][1]
-
-    def _change(self, table: Table, event: Rows_log_event, found: FoundRow, after: dict[int, object]) -> None:
-        if isinstance(event, Delete_rows_log_event):
-            self.executor.delete_row(self.session, table, found.row_id, found.values, _discard())
-            return
-        values = tuple(row_for_update(found, after))
-        conflict = self.executor.find_conflict(table, values, exclude=found.row_id)
-        if conflict is not None:
-            raise self.executor.duplicate_error(table, conflict[0], values)
-        self.executor.update_row(self.session, table, found.row_id, found.values, values, frozenset(), _discard())
-
-    @property
-    def _idempotent(self) -> bool:
-        return self.server.global_variables["slave_exec_mode"] == "IDEMPOTENT"
-
-    @property
-    def _search_algorithms(self) -> frozenset[SearchAlgorithm]:
-        return search_algorithms(self.server.global_variables.get("slave_rows_search_algorithms"))
-
-    def _write(self, table: Table, after: dict[int, object], master_width: int) -> None:
-        values = row_for_write(table, after, master_width, self.server.now(), self.flavor, self.status.warnings)
-        auto = table.auto_increment_column
-        if auto is not None:
-            index = table.columns.index(auto)
-            if values[index] is None:
-                values[index] = table.auto_increment
-            table.auto_increment = max(table.auto_increment, int(values[index]) + 1)
-        row = self.executor.coerce_row(table, values, 1)
-        if self.executor.write_row(self.session, table, row, frozenset(), _discard(), unless_duplicate=table.unique_keys()) is not None:
-            return
-        conflict = self.executor.find_conflict(table, row, exclude=None)
-        assert conflict is not None  # the one the write ran into
-        if not self._idempotent:
-            raise self.executor.duplicate_error(table, conflict[0], row)
-        row_id, *existing = conflict[1]
-        self.executor.update_row(self.session, table, row_id, tuple(existing), row, frozenset(), _discard())
 
     def _row_error(self, event: Rows_log_event, table_map: Table_map_log_event, error: SqlError) -> SqlError:
         handler = {1032: "HA_ERR_KEY_NOT_FOUND", 1062: "HA_ERR_FOUND_DUPP_KEY"}.get(error.code, "")
@@ -598,11 +495,6 @@ class Slave:
 
 def _database_locked(error: BaseException) -> bool:
     return isinstance(error, duckdb.IOException) and "lock" in str(error).lower()
-
-
-def _discard() -> Outcome:
-    """Row events report no per-row outcome; the executor's bookkeeping goes nowhere."""
-    return Outcome()
 
 
 def _query_error(error: SqlError, event: Query_log_event) -> SqlError:

@@ -7,6 +7,8 @@ import pytest
 from pyspark.sql import SparkSession
 
 from harness.spark import start_spark, stop_spark
+from master_sim.master import Master
+from server_sim.flavor import MYSQL_80, Flavor
 
 
 @pytest.fixture(scope="session")
@@ -15,6 +17,24 @@ def spark() -> Iterator[SparkSession]:
     session = start_spark()
     yield session
     stop_spark(session)
+
+
+@pytest.fixture
+def new_master(tmp_path: Path) -> Iterator:
+    """Masters with a schema run in a setup session, each with its binlog under tmp_path,
+    closed after the test: `new_master(schema, binlog_format, flavor, **settings)`."""
+    masters: list[Master] = []
+
+    def make(schema: list[str] | tuple[str, ...], binlog_format: str = "ROW", flavor: Flavor = MYSQL_80, **settings: str) -> Master:
+        master = Master(flavor, {"binlog_format": binlog_format, **settings}, tmp_path / f"master-{len(masters)}.binlog", seed=3)
+        for sql in schema:
+            assert master.submit("setup", sql).error is None
+        masters.append(master)
+        return master
+
+    yield make
+    for master in masters:
+        master.close()
 
 
 def _run(scenario: str, settings: dict[str, str], verdict: str, **fields: object) -> dict[str, object]:

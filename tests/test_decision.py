@@ -182,3 +182,23 @@ def test_multi_table_statement_decision(case: str, sql: str, binlog_format: str,
     assert (decision.error.code if decision.error else None) == code
     assert decision.unsafe == unsafe
     assert (decision.format.value if decision.format else None) == logged_as
+
+
+@pytest.mark.parametrize(
+    ("case", "flavor", "temporary_read", "temporary_written", "expected"),
+    [
+        ("MySQL, INSERT ... SELECT from a temporary table", MYSQL_80, True, False, ROW),
+        ("MySQL, a write to a temporary table", MYSQL_80, False, True, ROW),
+        ("MySQL, no temporary table", MYSQL_80, False, False, STATEMENT),
+        ("MariaDB logs temporary tables under MIXED", MARIADB_1011, True, False, STATEMENT),
+    ],
+)
+def test_mixed_logs_statements_on_temporary_tables_in_row_format_where_it_does_not_log_them(
+    case: str, flavor: Flavor, temporary_read: bool, temporary_written: bool, expected: str
+) -> None:
+    innodb = BUILTIN_ENGINES["INNODB"]
+    target = Table("t", [Column("a", ColumnType("INT"))], [], innodb, storage_name="t", temporary=temporary_written)
+    source = Table("s", [Column("a", ColumnType("INT"))], [], innodb, storage_name="s", temporary=temporary_read)
+    analysis = Analysis(parse_statement("INSERT INTO t SELECT a FROM s"), writes=[target], reads=[target, source])
+    decision = decide_logging_format(analysis, _state(MIXED), flavor)
+    assert decision.error is None and decision.format is LoggingFormat(expected)

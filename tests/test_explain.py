@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from server_sim.binlog.base64_events import binlog_statement
+from server_sim.binlog.events import ColumnInfo, Format_description_log_event, Row, Table_map_log_event, Write_rows_log_event
 from server_sim.parser import split_statements
 
 SCHEMA = """
@@ -38,7 +40,7 @@ def explain_text(capsys: pytest.CaptureFixture[str], schema: Path, *arguments: s
 
 def test_json_document_has_the_documented_keys(capsys, schema: Path) -> None:
     document = explain_json(capsys, schema, "UPDATE t SET b = 5 WHERE a = 1")
-    assert list(document) == ["flavor", "statement", "variables", "transaction", "reads", "writes", "unsafe", "decision", "result", "caches"]
+    assert list(document) == ["flavor", "statement", "variables", "transaction", "row_injection", "reads", "writes", "unsafe", "decision", "result", "caches"]
     assert document["flavor"] == MYSQL
     assert document["variables"] == {
         "binlog_format": "ROW",
@@ -207,6 +209,25 @@ def test_bad_input_is_a_usage_error(capsys, schema: Path, arguments: list[str], 
     captured = capsys.readouterr()
     assert captured.out == ""
     assert message in captured.err
+
+
+@pytest.mark.parametrize(("flavor", "decision"), [(MYSQL, {"format": None, "code": 1666}), (MARIADB, {"format": "ROW", "code": None})])
+def test_a_binlog_statement_is_explained_as_a_row_injection(capsys, schema: Path, flavor: str, decision: dict) -> None:
+    description = binlog_statement([Format_description_log_event()])
+    table_map = Table_map_log_event(table_id=1, database="test", table="t", columns=[ColumnInfo("INT", False), ColumnInfo("INT", True)])
+    rows = binlog_statement([table_map, Write_rows_log_event(table_id=1, width=2, columns_after=[True, True], rows=[Row(after=[3, 3])])])
+    arguments = ["--flavor", flavor, "--set", "binlog_format=STATEMENT", "--before", description, rows]
+    document = explain_json(capsys, schema, *arguments)
+    error = document["decision"]["error"]
+    assert (document["row_injection"], document["decision"]["format"], error and error["code"]) == (True, decision["format"], decision["code"])
+    assert document["writes"] == [{"table": "t", "engine": "InnoDB", "transactional": True, "temporary": False}]
+    text = explain_text(capsys, schema, *arguments)
+    assert "\ninjection    row events (BINLOG '...'): only row format can log them\n" in text
+    assert text.startswith("statement    BINLOG ' eyJ0eXBl")  # on one line
+    assert main(["explain", "--schema", str(schema), rows]) == 2  # no format description in the session
+    assert "ERROR 1609" in capsys.readouterr().err
+    assert main(["explain", "--schema", str(schema), description]) == 2
+    assert "holds no row events" in capsys.readouterr().err
 
 
 def test_a_failing_schema_statement_is_named(capsys, tmp_path: Path) -> None:

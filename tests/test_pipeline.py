@@ -204,3 +204,14 @@ def test_failed_step_expectation_fails_the_run_and_is_reported(spark, tmp_path: 
     assert held["held"] and (held["step"], held["notes"], held["events"], held["error"]) == (1, ["LIMIT"], ["Query BEGIN", "Query", "Xid"], None)
     [failed] = expectations["binlog_format=ROW"]
     assert not failed["held"] and failed["message"] == "step 1 (con1): expected notes [LIMIT], got []"
+
+
+FLAVOR_SPECIFIC = sorted(path for path in SUITE.glob("*.yaml") if "flavor:" in path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("flavor", [MYSQL_80, MARIADB_1011], ids=lambda flavor: flavor.name)
+def test_bundled_scenarios_with_flavor_specific_expectations_hold_on_both_flavors(spark, tmp_path: Path, flavor) -> None:
+    assert len(FLAVOR_SPECIFIC) >= 2
+    result = run_suite(FLAVOR_SPECIFIC, flavor, tmp_path / "out", lambda: spark)
+    assert result.input_errors == []
+    assert [f"{run.record.run_id}: {e.message}" for run in result.runs for e in run.expectations if not e.held] == []

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
 from master_sim.master import Master, StepResult
-from server_sim.flavor import MARIADB_1011, MYSQL_80, Flavor
+from server_sim.flavor import MARIADB_1011, MYSQL_80
 
 SCHEMA = [
     "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(64), n BIGINT UNSIGNED, d DATETIME, x DOUBLE) ENGINE=InnoDB",
@@ -18,19 +17,8 @@ SCHEMA = [
 
 
 @pytest.fixture
-def master_factory(tmp_path: Path) -> Iterator:
-    masters: list[Master] = []
-
-    def make(binlog_format: str, flavor: Flavor = MYSQL_80) -> Master:
-        master = Master(flavor, {"binlog_format": binlog_format}, tmp_path / f"{binlog_format}-{len(masters)}.binlog", seed=3)
-        for sql in SCHEMA:
-            assert master.submit("setup", sql).error is None
-        masters.append(master)
-        return master
-
-    yield make
-    for master in masters:
-        master.close()
+def master_factory(new_master) -> Callable[..., Master]:
+    return lambda binlog_format, flavor=MYSQL_80: new_master(SCHEMA, binlog_format, flavor)
 
 
 UNSAFE_STATEMENTS = [

@@ -147,7 +147,7 @@ class OracleClient:
 
     def run_variant(self, scenario: Scenario, variant: dict[str, str]) -> OracleRun:
         label = scenario.variant_label(variant)
-        record = RunRecord(run_id_for(scenario, label) + ORACLE_SUFFIX, scenario, variant, label, seed=0)
+        record = RunRecord(run_id_for(scenario, label) + ORACLE_SUFFIX, scenario, variant, label, seed=0, flavor=self.pair.flavor.name)
         events: list[EventObservation] = []
         workers: dict[str, SessionWorker] = {}
         try:

@@ -1,4 +1,9 @@
-"""Print a binlog the way `mysqlbinlog -vv` does: positions, headers, statements, decoded rows."""
+"""Print a binlog the way `mysqlbinlog -vv` does: positions, headers, statements, decoded rows.
+
+With `--base64-output=AUTO` (mysqlbinlog's default) the format description and each
+statement's table maps and row events are also printed as `BINLOG '...'` statements, so
+the output can be replayed into a server, as point-in-time recovery does.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from collections.abc import Iterable
 from .events import (
     Format_description_log_event,
     Intvar_log_event,
+    Log_event,
     Query_log_event,
     Rand_log_event,
     Rows_log_event,
@@ -19,7 +25,11 @@ from .events import (
     Xid_log_event,
     type_name_of,
 )
+from .base64_events import binlog_statement
+from .events import STMT_END_F
 from .file import PositionedEvent
+
+BASE64_OUTPUT = ("DECODE-ROWS", "AUTO")
 
 
 def _value(value: object, type_text: str) -> str:
@@ -44,10 +54,12 @@ def _image(label: str, values: list[object], present: list[bool], table_map: Tab
     return lines
 
 
-def show(events: Iterable[PositionedEvent]) -> str:
-    """The text of a whole binlog, event by event."""
+def show(events: Iterable[PositionedEvent], base64_output: str = "DECODE-ROWS") -> str:
+    """The text of a whole binlog, event by event; with base64_output AUTO, BINLOG
+    statements too."""
     out: list[str] = []
     table_maps: dict[int, Table_map_log_event] = {}
+    statement_events: list[Log_event] = []  # a statement's table maps and row events so far
     for positioned in events:
         event = positioned.event
         stamp = dt.datetime.fromtimestamp(event.timestamp, dt.timezone.utc).strftime("%y%m%d %H:%M:%S")
@@ -62,9 +74,15 @@ def show(events: Iterable[PositionedEvent]) -> str:
             out.append(f"{event.query}\n/*!*/;")
         elif isinstance(event, Table_map_log_event):
             table_maps[event.table_id] = event
+            statement_events.append(event)
             out.append(f"{header}: `{event.database}`.`{event.table}` mapped to number {event.table_id}")
         elif isinstance(event, Rows_log_event):
             out.append(f"{header}: {event.info()}")
+            statement_events.append(event)
+            if base64_output == "AUTO" and event.rows_flags & STMT_END_F:
+                out.append(f"{binlog_statement(statement_events)}/*!*/;")
+            if event.rows_flags & STMT_END_F:
+                statement_events = []
             table_map = table_maps.get(event.table_id)
             target = f"`{table_map.database}`.`{table_map.table}`" if table_map else f"table id {event.table_id}"
             for row in event.rows:
@@ -95,6 +113,8 @@ def show(events: Iterable[PositionedEvent]) -> str:
             out.append(f"SET {event.info()}/*!*/;")
         elif isinstance(event, Format_description_log_event):
             out.append(f"{header}\t{event.info()} (flavor {event.flavor})")
+            if base64_output == "AUTO":
+                out.append(f"{binlog_statement([event])}/*!*/;")
         else:
             out.append(f"{header}\t# unknown event type {name}")
     return "\n".join(out) + "\n"
