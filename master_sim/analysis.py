@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from server_sim.catalog import Catalog, Table
+from server_sim.errors import SqlError
 from server_sim.executor import target_tables
 from server_sim.expressions import function_name, is_constant, constant_value
 from server_sim.flavor import Flavor
+from server_sim.multi_table import is_multi_table, references, source_nodes, targets
 from server_sim.parser import Statement, StatementKind, WriteMode
 from server_sim.system_tables import TableCategory
 from server_sim.triggers import TriggerDefinition, TriggerEvent, TriggerTiming
@@ -69,21 +71,27 @@ def analyze(statement: Statement, catalog: Catalog, session_id: int, flavor: Fla
     ast = statement.ast
     if ast is None or statement.kind in (StatementKind.SET,) or statement.kind.is_transaction_control:
         return analysis
-    targets = {node.name.lower() for node in target_tables(statement)} if statement.kind is not StatementKind.SELECT else set()
+    multi_table = is_multi_table(ast)
+    if multi_table:
+        targets = {id(table) for table in _multi_table_targets(ast, catalog, session_id)}
+    else:
+        nodes = target_tables(statement) if statement.kind is not StatementKind.SELECT else []
+        targets = {id(table) for node in nodes if (table := catalog.resolve(node.db, node.name, session_id)) is not None}
     seen: set[int] = set()
-    for node in ast.find_all(exp.Table):
+    for node in source_nodes(ast):
         table = catalog.resolve(node.db, node.name, session_id)
         # information_schema tables are built for the statement: the binlog decision skips them.
         if table is None or id(table) in seen or table.category is TableCategory.INFORMATION:
             continue
         seen.add(id(table))
         analysis.reads.append(table)
-        if node.name.lower() in targets:
+        if id(table) in targets:
             analysis.writes.append(table)
     analysis.unsafe = parse_time_reasons(statement, flavor)
     _note_context(analysis, ast)
     for table in analysis.writes:
-        analysis.key_reach[table.name.lower()] = _key_reach(statement, table)
+        # A join reaches a target's rows through the other tables' values: a table lock.
+        analysis.key_reach[table.name.lower()] = None if multi_table else _key_reach(statement, table)
     if _inserts_only(statement):
         analysis.inserts_only.update(table.name.lower() for table in analysis.writes)
     if statement.kind.is_dml:
@@ -170,6 +178,16 @@ def _add_body(analysis: Analysis, catalog: Catalog, session_id: int, flavor: Fla
         elif not _inserts_only(body):
             analysis.inserts_only.discard(used.name.lower())
     return body_writes
+
+
+def _multi_table_targets(ast: exp.Update | exp.Delete, catalog: Catalog, session_id: int) -> list[Table]:
+    """The tables a multi-table UPDATE or DELETE changes; none when its names do not
+    resolve (the executor then reports the error, before anything is locked or written)."""
+    try:
+        tables = references(ast, lambda node: catalog.get(node.name, session_id))
+        return [target.reference.table for target in targets(ast, tables)]
+    except SqlError:
+        return []
 
 
 def _key_reach(statement: Statement, table: Table) -> list[tuple] | None:

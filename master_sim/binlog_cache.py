@@ -164,11 +164,11 @@ class EventFactory:
             self._table_ids[key] = 100 + len(self._table_ids)
         return self._table_ids[key]
 
-    def rows(
-        self, changes: Sequence[RowChange], timestamp: int, row_image: str, statement_text: str | None, tables: Sequence[Table] | None = None
-    ) -> list[Log_event]:
-        """Table maps and row events for one statement's changes in one cache; `tables`, when
-        given, are the tables to map (those the statement locked for writing, in order)."""
+    def rows(self, changes: Sequence[RowChange], timestamp: int, row_image: str, statement_text: str | None, written: Sequence[Table] = ()) -> list[Log_event]:
+        """Table maps and row events for one statement's changes in one cache. Once a row is
+        logged, every table the statement opened for writing (`written`, in the order it
+        opens them: those it names, then each fired trigger's) is mapped, changed or not
+        (write_locked_table_maps)."""
         if not changes:
             return []
         header = self.header(timestamp)
@@ -176,7 +176,7 @@ class EventFactory:
         if statement_text is not None:
             annotation = Rows_query_log_event if self.flavor.rows_query_event == "Rows_query" else Annotate_rows_log_event
             events.append(annotation(**header, query=statement_text))
-        mapped: list[Table] = list(tables or [])
+        mapped: list[Table] = list(written)
         for change in changes:
             if all(change.table is not table for table in mapped):
                 mapped.append(change.table)

@@ -157,9 +157,14 @@ def _table_reasons(analysis: Analysis, state: TransactionState) -> list[UnsafeRe
     elif state.multi_statement and state.trx_cache_nonempty and not state.direct and writes_non_temp_nontrans:
         reasons.append(UnsafeReason.NONTRANS_AFTER_TRANS)
     engines = {t.engine.name for t in analysis.reads}
-    if len(engines) > 1 and any(t.engine.self_logging for t in analysis.reads):
+    if len(engines) > 1 and any(t.engine.self_logging for t in analysis.reads) and not _self_logging_among_written_engines(writes):
         reasons.append(UnsafeReason.MULTIPLE_ENGINES_AND_SELF_LOGGING_ENGINE)
     return reasons
+
+
+def _self_logging_among_written_engines(writes: list[Table]) -> bool:
+    """More than one engine written, one of them self-logging: error 1667, not the unsafe reason."""
+    return len({t.engine.name for t in writes}) > 1 and any(t.engine.self_logging for t in writes)
 
 
 def decide_logging_format(analysis: Analysis, state: TransactionState, flavor: Flavor) -> Decision:
@@ -208,8 +213,7 @@ def _decide(analysis: Analysis, state: TransactionState, flavor: Flavor, unsafe:
             unsafe.append(reason)
     unsafe.sort(key=lambda reason: list(UnsafeReason).index(reason))
     writes = analysis.writes
-    written_engines = {t.engine.name for t in writes}
-    if len(written_engines) > 1 and any(t.engine.self_logging for t in writes):
+    if _self_logging_among_written_engines(writes):
         return Decision(None, unsafe, SqlError(ErrorCode.ER_BINLOG_MULTIPLE_ENGINES_AND_SELF_LOGGING_ENGINE))
     # Capabilities common to every written table; a statement writing nothing has both.
     row_capable = all(t.engine.row_capable for t in writes)

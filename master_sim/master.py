@@ -23,6 +23,7 @@ from server_sim.errors import Condition, ErrorCode, SqlError, note
 from server_sim.executor import Executor, Outcome, target_tables
 from server_sim.expressions import StatementContext
 from server_sim.flavor import Flavor
+from server_sim.multi_table import source_nodes
 from server_sim.parser import Statement, StatementKind, parse_statement
 from server_sim.server import Server, ServerIdentity
 from server_sim.session import Savepoint, Session
@@ -381,10 +382,11 @@ class Master:
             if not changes:
                 continue
             # The annotation is the text of the statement that wrote the first row: a
-            # trigger's when its row comes first. A statement that fired triggers maps every
-            # table it locked for writing in its engine's cache.
+            # trigger's when its row comes first. Every table the statement locked for
+            # writing in this cache's kind of engine is mapped.
             text = outcome.statement_of(changes[0], statement.sql) if annotate else None
-            maps = [t for t in analysis.table_maps if t.engine.transactional == changes[0].table.engine.transactional and not t.temporary] if analysis.triggers else None
+            kind = changes[0].table.engine.transactional
+            maps = [t for t in analysis.table_maps if t.engine.transactional == kind and not t.temporary]
             self._cache(ms, result, target, self.events.rows(changes, timestamp, row_image, text, maps), nontransactional=target is LogTarget.STMT_CACHE)
         result.logged_as = LoggingFormat.ROW.value
 
@@ -539,7 +541,7 @@ class Master:
                     requests.append(LockRequest(_lock_name(table), LockMode.EXCLUSIVE))
             return requests
         if ast is not None and ast.find(exp.With) is None and any(
-            self.server.catalog.resolve(node.db, node.name, ms.session.thread_id) is None for node in ast.find_all(exp.Table)
+            self.server.catalog.resolve(node.db, node.name, ms.session.thread_id) is None for node in source_nodes(ast)
         ):
             return []  # the server fails opening the tables (1146) before it locks any
         locking_read: LockMode | None = None

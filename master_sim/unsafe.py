@@ -9,6 +9,7 @@ from sqlglot import exp
 from server_sim.errors import Condition, ErrorCode
 from server_sim.expressions import function_name, is_udf_call, system_variable_reference
 from server_sim.flavor import Flavor
+from server_sim.multi_table import is_multi_table
 from server_sim.parser import Statement, StatementKind, WriteMode
 from server_sim.server import is_replicated_variable
 
@@ -100,8 +101,8 @@ def parse_time_reasons(statement: Statement, flavor: Flavor) -> list[UnsafeReaso
     mode = statement.write_mode
     if isinstance(ast, exp.Insert) and isinstance(ast.expression, (exp.Select, exp.Union, exp.Subquery)) and mode in _INSERT_SELECT_REASONS:
         reasons.add(_INSERT_SELECT_REASONS[mode])
-    if isinstance(ast, exp.Update) and mode is WriteMode.IGNORE:
-        reasons.add(UnsafeReason.UPDATE_IGNORE)
+    if isinstance(ast, exp.Update) and mode is WriteMode.IGNORE and not is_multi_table(ast):
+        reasons.add(UnsafeReason.UPDATE_IGNORE)  # SQLCOM_UPDATE only, not SQLCOM_UPDATE_MULTI
     if statement.creates_from_select:
         if mode in _CREATE_SELECT_REASONS:
             reasons.add(_CREATE_SELECT_REASONS[mode])

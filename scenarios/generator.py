@@ -6,8 +6,6 @@ logging part ways. The unsafe constructs (functions and variables whose value di
 the slave, LIMIT without a deterministic order, non-transactional writes inside a
 transaction) come at tunable rates, so that most statements stay safe and a divergence
 points at the few that are not.
-
-Multi-table UPDATE and DELETE are not generated: the simulator does not model them.
 """
 
 from __future__ import annotations
@@ -52,6 +50,7 @@ class GeneratorConfig:
     savepoint_rate: float = 0.12  # SAVEPOINT, ROLLBACK TO or RELEASE, inside a transaction
     direct_updates_rate: float = 0.2  # per workload: binlog_direct_non_transactional_updates=ON
     slave_schema_rate: float = 0.1  # per workload: the slave's copy of one table differs
+    multi_table_rate: float = 0.08  # a DML statement is a multi-table UPDATE or DELETE over two tables
 
     def __post_init__(self) -> None:
         _check_range("tables", self.tables, 1, 4)
@@ -361,6 +360,8 @@ class _Generator:
 
     def _dml(self, state: _SessionState) -> GeneratedStatement:
         table = self._target(state)
+        if self._others(table) and self.rng.random() < self.config.multi_table_rate:
+            return self._multi_table(table)
         builders: list[tuple[float, Callable[[_Table], GeneratedStatement]]] = [
             (6.0, self._insert_values),
             (2.0 if table.keyed else 0.0, self._replace_values),
@@ -506,6 +507,49 @@ class _Generator:
     def _delete(self, table: _Table) -> GeneratedStatement:
         where, read = self._where(table, [self._unsafe_condition(unsafe) for unsafe in self._drawn_unsafe()])
         return GeneratedStatement(f"DELETE FROM {table.name}{where}{self._order_limit(table)}", frozenset({table.name, *read}))
+
+    def _multi_table(self, table: _Table) -> GeneratedStatement:
+        """A multi-table UPDATE or DELETE of `table` joined to another table: one of the
+        join syntaxes, writing one or both tables; an UPDATE may copy the other's values."""
+        rng = self.rng
+        other = rng.choice(self._others(table))
+        t, o = table.name, other.name
+        condition = rng.choice((f"{t}.id = {o}.id", f"{t}.v = {o}.v", f"{t}.id = {o}.v"))
+        extra = rng.choice(("", "", f" AND {o}.v > {rng.choice(_Type.INT.literals)}", f" AND {t}.id IN ({', '.join(rng.sample(_Type.INT.literals, 2))})"))
+        if rng.random() < 0.6:
+            assignments = [self._multi_table_assignment(table, other)]
+            if rng.random() < 0.4:
+                assignments.append(self._multi_table_assignment(other, table))
+            verb = "UPDATE IGNORE" if (table.keyed or other.keyed) and rng.random() < 0.1 else "UPDATE"
+            sets = ", ".join(assignments)
+            if rng.random() < 0.5:
+                sql = f"{verb} {t} JOIN {o} ON {condition} SET {sets}" + (f" WHERE {extra[5:]}" if extra else "")
+            else:
+                sql = f"{verb} {t}, {o} SET {sets} WHERE {condition}{extra}"
+        else:
+            targets = rng.choice((t, t, f"{t}, {o}"))
+            form = rng.random()
+            if form < 0.4:
+                sql = f"DELETE {targets} FROM {t} JOIN {o} ON {condition}" + (f" WHERE {extra[5:]}" if extra else "")
+            elif form < 0.7:
+                sql = f"DELETE {targets} FROM {t}, {o} WHERE {condition}{extra}"
+            else:
+                sql = f"DELETE FROM {targets} USING {t}, {o} WHERE {condition}{extra}"
+        return GeneratedStatement(sql, frozenset({t, o}))
+
+    def _multi_table_assignment(self, table: _Table, source: _Table) -> str:
+        """`table.column = ...`: a literal, an increment, or a value of `source` of the same type."""
+        rng = self.rng
+        column = rng.choice([c for c in table.columns if not c.auto_increment])
+        sources = [c for c in source.columns if c.type is column.type]
+        draw = rng.random()
+        if sources and draw < 0.4:
+            picked = rng.choice(sources)
+            self.copies.add((f"{source.name}.{picked.name}", f"{table.name}.{column.name}"))
+            return f"{table.name}.{column.name} = {source.name}.{picked.name}"
+        if column.type is _Type.INT and draw < 0.7:
+            return f"{table.name}.{column.name} = {table.name}.{column.name} + 1"
+        return f"{table.name}.{column.name} = {self._literal(column)}"
 
     def _where(self, table: _Table, unsafe_conditions: list[str], subquery: bool = True) -> tuple[str, set[str]]:
         """A WHERE clause (or none) and the other tables it reads: the unsafe conditions

@@ -19,6 +19,7 @@ from sqlglot import exp
 from .catalog import Catalog, Column, DefaultKind, Key, KeyKind, Table, TableBuilder, column_from_definition, key_from_constraint, table_from_create
 from .errors import Condition, ErrorCode, SqlError, not_supported, note
 from .expressions import StatementContext, Translator, constant_value, is_constant, literal
+from .multi_table import MultiTableRun, is_multi_table
 from .parser import Statement, StatementKind, WriteMode
 from .server import Server
 from .session import ChangeKind, RowChange, Session
@@ -298,6 +299,13 @@ class Executor:
             self.storage.update(table, row_id, after)
         return self._record(session, RowChange(table, ChangeKind.UPDATE, row_id, before, after, assigned), outcome)
 
+    def delete_firing_triggers(self, session: Session, context: StatementContext, outcome: Outcome, table: Table, row_id: int, before: tuple) -> None:
+        """A DELETE's (or REPLACE's) removal of one row, between its BEFORE and AFTER DELETE triggers."""
+        self.fire(session, context, outcome, table, TriggerEvent.DELETE, TriggerTiming.BEFORE, before, None)
+        self.delete_row(session, table, row_id, before, outcome)
+        outcome.affected_rows += 1
+        self.fire(session, context, outcome, table, TriggerEvent.DELETE, TriggerTiming.AFTER, before, None)
+
     def delete_row(self, session: Session, table: Table, row_id: int, before: tuple, outcome: Outcome) -> RowChange:
         if table.engine.stores_rows:
             self.storage.delete(table, [row_id])
@@ -345,8 +353,9 @@ class Executor:
     def _update(self, session: Session, statement: Statement, context: StatementContext, outcome: Outcome) -> None:
         ast = statement.ast
         assert isinstance(ast, exp.Update)
-        if ast.args.get("from_") or ast.args.get("from") or list(ast.this.find_all(exp.Join)) or ast.args.get("joins"):
-            raise not_supported("multi-table UPDATE")
+        if is_multi_table(ast):
+            self._multi_table(session, statement, context, outcome).update()
+            return
         table = self.table(session, ast.this)
         assignments = _assignments(table, ast.expressions)
         if self._impossible_where(table, ast):
@@ -354,32 +363,48 @@ class Executor:
             return
         translator = self.translator(session, context)
         expressions = _sequential(assignments, table)
-        write_set = _update_write_set(table, assignments)
         for row_number, (row_id, *old) in enumerate(self.scan(session, context, ast, table), start=1):
             values = list(old)
             new_values = self._evaluate_for_row(translator, table, row_id, [e for _, e in expressions], ast.this.alias or table.name)
             for (column, _), value in zip(expressions, new_values):
                 values[table.columns.index(column)] = value
-            after = self.coerce_row(table, values, row_number)
-            before = tuple(old)
-            after = self.before_update(session, context, outcome, table, before, after, row_number)
-            if after == before:
-                continue  # the handler is not called for an unchanged row: no row event
-            changed = {c.name for c, b, a in zip(table.columns, before, after) if b != a}
-            after = touch_on_update(table, after, assignments, context.timestamp)
-            touched_keys = [key for key in table.unique_keys() if set(key.columns) & changed]
-            conflict = self.find_conflict(table, after, exclude=row_id, keys=touched_keys)
-            if conflict is not None:
-                outcome.duplicates.append((table, tuple(conflict[1][1:])))
-                error = self.duplicate_error(table, conflict[0], after)
-                if statement.write_mode is not WriteMode.IGNORE:
-                    raise error
-                # UPDATE IGNORE leaves this row as it was, warns, and goes on with the next.
-                outcome.warnings.append(error.condition("Warning"))
-                continue
-            self.update_row(session, table, row_id, before, after, write_set, outcome)
-            outcome.affected_rows += 1
-            self.fire(session, context, outcome, table, TriggerEvent.UPDATE, TriggerTiming.AFTER, before, after)
+            self.apply_update(session, statement, context, outcome, table, row_id, tuple(old), values, assignments, row_number)
+
+    def apply_update(
+        self,
+        session: Session,
+        statement: Statement,
+        context: StatementContext,
+        outcome: Outcome,
+        table: Table,
+        row_id: int,
+        before: tuple,
+        values: list[object],
+        assignments: list[tuple[Column, exp.Expression]],
+        row_number: int,
+    ) -> None:
+        """Give one row of an UPDATE its new values, as its BEFORE UPDATE triggers leave them:
+        nothing happens to an unchanged row, a duplicate key fails the statement (UPDATE
+        IGNORE: skips the row with a warning); a changed row fires the AFTER UPDATE triggers."""
+        after = self.coerce_row(table, values, row_number)
+        after = self.before_update(session, context, outcome, table, before, after, row_number)
+        if after == before:
+            return  # the handler is not called for an unchanged row: no row event
+        changed = {c.name for c, b, a in zip(table.columns, before, after) if b != a}
+        after = touch_on_update(table, after, assignments, context.timestamp)
+        touched_keys = [key for key in table.unique_keys() if set(key.columns) & changed]
+        conflict = self.find_conflict(table, after, exclude=row_id, keys=touched_keys)
+        if conflict is not None:
+            outcome.duplicates.append((table, tuple(conflict[1][1:])))
+            error = self.duplicate_error(table, conflict[0], after)
+            if statement.write_mode is not WriteMode.IGNORE:
+                raise error
+            # UPDATE IGNORE leaves this row as it was, warns, and goes on with the next.
+            outcome.warnings.append(error.condition("Warning"))
+            return
+        self.update_row(session, table, row_id, before, after, _update_write_set(table, assignments), outcome)
+        outcome.affected_rows += 1
+        self.fire(session, context, outcome, table, TriggerEvent.UPDATE, TriggerTiming.AFTER, before, after)
 
     def before_update(self, session: Session, context: StatementContext, outcome: Outcome, table: Table, before: tuple, after: tuple, row_number: int) -> tuple:
         """The updated row as the table's BEFORE UPDATE triggers leave it (they run for every row reached)."""
@@ -414,17 +439,21 @@ class Executor:
     def _delete(self, session: Session, statement: Statement, context: StatementContext, outcome: Outcome) -> None:
         ast = statement.ast
         assert isinstance(ast, exp.Delete)
-        if ast.args.get("using") or ast.args.get("tables") or list(ast.this.find_all(exp.Join)):
-            raise not_supported("multi-table DELETE")
+        if is_multi_table(ast):
+            self._multi_table(session, statement, context, outcome).delete()
+            return
         table = self.table(session, ast.this)
         if self._impossible_where(table, ast):
             outcome.executed = False
             return
         for row_id, *old in self.scan(session, context, ast, table):
-            self.fire(session, context, outcome, table, TriggerEvent.DELETE, TriggerTiming.BEFORE, tuple(old), None)
-            self.delete_row(session, table, row_id, tuple(old), outcome)
-            outcome.affected_rows += 1
-            self.fire(session, context, outcome, table, TriggerEvent.DELETE, TriggerTiming.AFTER, tuple(old), None)
+            self.delete_firing_triggers(session, context, outcome, table, row_id, tuple(old))
+
+    def _multi_table(self, session: Session, statement: Statement, context: StatementContext, outcome: Outcome) -> MultiTableRun:
+        run = MultiTableRun(self, session, statement, context, outcome)
+        for target in run.targets:
+            _refuse_self_reference(statement.ast, target.reference.table)
+        return run
 
     def _impossible_where(self, table: Table, ast: exp.Update | exp.Delete) -> bool:
         """A WHERE on a table its engine knows to be empty: the server stops at optimization."""
@@ -820,10 +849,7 @@ class _InsertRun:
                     self._after_insert(row)  # the server acts as if the row was inserted
                     return
                 # With DELETE triggers the conflicting row is always deleted, firing them.
-                executor.fire(self.session, self.context, outcome, table, TriggerEvent.DELETE, TriggerTiming.BEFORE, before, None)
-                executor.delete_row(self.session, table, row_id, before, outcome)
-                outcome.affected_rows += 1
-                executor.fire(self.session, self.context, outcome, table, TriggerEvent.DELETE, TriggerTiming.AFTER, before, None)
+                executor.delete_firing_triggers(self.session, self.context, outcome, table, row_id, before)
                 continue
             self.write_set = write_set
             self._duplicate_key_update(row_id, before, row)

@@ -97,6 +97,9 @@ class Flavor:
     # The error (ErrorCode member) for CREATE TRIGGER ... FOLLOWS/PRECEDES naming no trigger
     # of the same table, timing and event: MySQL 3011, MariaDB 4031.
     referenced_trigger_error: str = "ER_REFERENCED_TRG_DOES_NOT_EXIST"
+    # A multi-table UPDATE with ORDER BY or LIMIT: MySQL refuses it with ER_WRONG_USAGE
+    # (1221, PT_update::make_cmd); MariaDB runs it, which the simulator does not model.
+    multi_table_update_order_limit_error: bool = True
 
 
 MYSQL_80 = Flavor(
@@ -146,6 +149,7 @@ MARIADB_1011 = Flavor(
     performance_schema=False,
     server_uuid=False,
     referenced_trigger_error="ER_REFERENCED_TRG_DOES_NOT_EXIST_MARIADB",
+    multi_table_update_order_limit_error=False,
 )
 
 FLAVORS: dict[str, Flavor] = {flavor.name: flavor for flavor in (MYSQL_80, MARIADB_1011)}

@@ -154,7 +154,7 @@ def _syntax_error(sql: str, detail: str) -> SqlError:
 _MODELLED_CLAUSES: dict[type[exp.Expression], frozenset[str]] = {
     exp.Insert: frozenset({"this", "expression", "ignore", "conflict"}),
     exp.Update: frozenset({"this", "expressions", "where", "order", "limit"}),
-    exp.Delete: frozenset({"this", "where", "order", "limit"}),
+    exp.Delete: frozenset({"this", "where", "order", "limit", "tables", "using"}),
 }
 
 
@@ -237,6 +237,11 @@ def parse_statement(sql: str) -> Statement:
         raise _syntax_error(text, "exactly one statement per step is expected")
     tree = trees[0]
     _refuse_foreign_clauses(tree)
+    if isinstance(tree, exp.Delete) and (tree.args.get("tables") or tree.args.get("using")):
+        # The grammar of a multi-table DELETE has no ORDER BY or LIMIT.
+        for clause in ("order", "limit"):
+            if tree.args.get(clause) is not None:
+                raise _syntax_error(text, f"a multi-table DELETE takes no {clause.upper().replace('ORDER', 'ORDER BY')}")
     mode = _write_mode(tree, is_replace, keyword)
     if is_replace:
         if not isinstance(tree, exp.Insert) or tree.args.get("conflict") is not None:

@@ -341,6 +341,9 @@ class Storage:
     def is_empty(self, table: Table) -> bool:
         return not self._mirror(table).rows
 
+    def row_count(self, table: Table) -> int:
+        return len(self._mirror(table).rows)
+
     # -- the mirror --------------------------------------------------------------------
 
     def forget_rows(self) -> None:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from master_sim.analysis import Analysis
+from master_sim.analysis import Analysis, analyze
 from master_sim.decision import LoggingFormat, TransactionState, decide_logging_format
 from master_sim.unsafe import UnsafeReason
 from server_sim.catalog import Column, Table, system_table
 from server_sim.engines import BUILTIN_ENGINES, Engine
+from server_sim.executor import Executor
 from server_sim.flavor import MARIADB_1011, MYSQL_80, Flavor
 from server_sim.parser import parse_statement
+from server_sim.server import Server, ServerIdentity
 from server_sim.system_tables import TableCategory
 from server_sim.types import ColumnType
 
@@ -135,6 +137,52 @@ def test_mariadb_logs_row_injection_under_statement_as_rows() -> None:
     analysis = Analysis(parse_statement("UPDATE t SET a = 1"), writes=[table], reads=[table])
     decision = decide_logging_format(analysis, _state(STATEMENT, row_injection=True), MARIADB_1011)
     assert decision.error is None and decision.format is LoggingFormat.ROW
+
+
+# Multi-table statements through the analysis: the targets are written, every other table
+# of the join is only read (server-internals §1, §2.2 steps 3 and 5).
+MULTI_TABLE_SCHEMA = [
+    "CREATE TABLE i (id INT PRIMARY KEY, a INT) ENGINE=InnoDB",
+    "CREATE TABLE i2 (id INT PRIMARY KEY, a INT) ENGINE=InnoDB",
+    "CREATE TABLE n (id INT PRIMARY KEY, a INT) ENGINE=NDB",
+    "CREATE TABLE auto (id INT AUTO_INCREMENT PRIMARY KEY, a INT) ENGINE=InnoDB",
+]
+_SELF = UnsafeReason.MULTIPLE_ENGINES_AND_SELF_LOGGING_ENGINE
+_AUTOINC = UnsafeReason.WRITE_AUTOINC_SELECT
+MULTI_TABLE_DECISIONS = [
+    # (case, statement, binlog_format, error, unsafe reasons, logged as)
+    ("update-writes-innodb-and-ndb-statement", "UPDATE i JOIN n ON i.id = n.id SET i.a = 1, n.a = 2", STATEMENT, 1667, [], None),
+    ("update-writes-innodb-and-ndb-mixed", "UPDATE i JOIN n ON i.id = n.id SET i.a = 1, n.a = 2", MIXED, 1667, [], None),
+    ("update-writes-innodb-and-ndb-row", "UPDATE i, n SET i.a = 1, n.a = 2 WHERE i.id = n.id", ROW, 1667, [], None),
+    ("delete-from-innodb-and-ndb", "DELETE i, n FROM i JOIN n ON i.id = n.id", ROW, 1667, [], None),
+    ("update-writes-innodb-reads-ndb-statement", "UPDATE i JOIN n ON i.id = n.id SET i.a = n.a", STATEMENT, None, [_SELF], STATEMENT),
+    ("update-writes-innodb-reads-ndb-mixed", "UPDATE i JOIN n ON i.id = n.id SET i.a = n.a", MIXED, None, [_SELF], ROW),
+    ("delete-innodb-reads-ndb-mixed", "DELETE FROM i USING i, n WHERE i.id = n.id", MIXED, None, [_SELF], ROW),
+    ("update-writes-ndb-reads-ndb", "UPDATE n AS x JOIN n AS y ON x.id = y.id SET x.a = y.a", MIXED, None, [], STATEMENT),
+    ("update-autoinc-reads-other-statement", "UPDATE auto JOIN i ON auto.id = i.id SET auto.a = i.a", STATEMENT, None, [_AUTOINC], STATEMENT),
+    ("update-autoinc-reads-other-mixed", "UPDATE auto JOIN i ON auto.id = i.id SET auto.a = i.a", MIXED, None, [_AUTOINC], ROW),
+    ("update-autoinc-reads-other-row", "UPDATE auto JOIN i ON auto.id = i.id SET auto.a = i.a", ROW, None, [], ROW),
+    ("update-writes-autoinc-and-other-reads-nothing-else", "UPDATE auto JOIN i ON auto.id = i.id SET auto.a = 1, i.a = 2", MIXED, None, [], STATEMENT),
+    ("delete-autoinc-reads-other", "DELETE auto FROM auto JOIN i ON auto.id = i.id", MIXED, None, [_AUTOINC], ROW),
+    ("multi-table-update-ignore-not-flagged", "UPDATE IGNORE i JOIN i2 ON i.id = i2.id SET i.a = 1, i2.a = 1", MIXED, None, [], STATEMENT),
+]
+
+
+@pytest.mark.parametrize(("case", "sql", "binlog_format", "code", "unsafe", "logged_as"), MULTI_TABLE_DECISIONS, ids=[r[0] for r in MULTI_TABLE_DECISIONS])
+def test_multi_table_statement_decision(case: str, sql: str, binlog_format: str, code: int | None, unsafe: list[UnsafeReason], logged_as: str | None) -> None:
+    server = Server(MYSQL_80, ServerIdentity(1, "master", 7))
+    try:
+        session = server.new_session("root@localhost")
+        executor = Executor(server)
+        for ddl in MULTI_TABLE_SCHEMA:
+            assert executor.run(session, parse_statement(ddl), server.statement_context(session, server.tick())).error is None
+        analysis = analyze(parse_statement(sql), server.catalog, session.thread_id, MYSQL_80)
+        decision = decide_logging_format(analysis, _state(binlog_format), MYSQL_80)
+    finally:
+        server.close()
+    assert (decision.error.code if decision.error else None) == code
+    assert decision.unsafe == unsafe
+    assert (decision.format.value if decision.format else None) == logged_as
 
 
 @pytest.mark.parametrize(

@@ -265,3 +265,19 @@ def test_explain_lists_the_triggers_and_their_autoinc_reason(capsys, tmp_path: P
     assert [use["table"] for use in document["writes"]] == ["t1", "audit"]
     assert [reason["reason"] for reason in document["unsafe"]] == ["AUTOINC_COLUMNS"]
     assert explain_text(capsys, path, "INSERT INTO t1 VALUES (1)").count("t1_audit (AFTER INSERT ON t1, writes audit)") == 1
+
+
+def test_a_multi_table_update_writes_both_tables_and_maps_them_in_row_format(capsys, schema: Path) -> None:
+    document = explain_json(
+        capsys, schema, "--set", "binlog_format=ROW", "--before", "INSERT INTO n (a) VALUES (1)", "UPDATE t JOIN n ON t.a = n.a SET t.b = 7, n.b = 'z'"
+    )
+    assert [use["table"] for use in document["writes"]] == ["t", "n"]
+    assert [use["table"] for use in document["reads"]] == ["t", "n"]
+    infos = [event["type"] for cache in document["caches"] for event in cache["events"]]
+    assert infos.count("Table_map") == 2
+
+
+def test_a_multi_table_delete_reading_another_table_writes_only_its_target(capsys, schema: Path) -> None:
+    document = explain_json(capsys, schema, "DELETE n FROM t JOIN n ON t.a = n.a")
+    assert [use["table"] for use in document["writes"]] == ["n"]
+    assert [use["table"] for use in document["reads"]] == ["t", "n"]

@@ -83,6 +83,8 @@ def test_decode_rows_reads_images_by_event_position() -> None:
 
 
 GROUPED_STATEMENT = """\
+# at 1050
+#261121 13:00:42 server id 1  end_log_pos 1100 CRC32 0x0 \tTable_map: `test`.`dst` mapped to number 19
 # at 1100
 # at 1150
 #261121 13:00:42 server id 1  end_log_pos 1150 CRC32 0x1 \tWrite_rows: table id 19
@@ -143,6 +145,36 @@ TRIGGER_STATEMENT = """\
 def test_rows_of_a_statement_alternating_between_tables_go_to_their_tables_events() -> None:
     rows = decode_rows(TRIGGER_STATEMENT)
     assert [rows[position] for position in (1753, 1795, 1837, 1879)] == [[RowImage(None, {1: n})] for n in (1, 1, 2, 2)]
+
+
+# A multi-table UPDATE: one Update_rows event per table, both tables' rows after the last.
+MULTI_TABLE_STATEMENT = """\
+# at 2000
+# at 2050
+#261121 13:00:42 server id 1  end_log_pos 2050 CRC32 0x0 \tTable_map: `test`.`t1` mapped to number 18
+#261121 13:00:42 server id 1  end_log_pos 2100 CRC32 0x1 \tTable_map: `test`.`t2` mapped to number 22
+# at 2100
+# at 2160
+#261121 13:00:42 server id 1  end_log_pos 2160 CRC32 0x2 \tUpdate_rows: table id 18
+#261121 13:00:42 server id 1  end_log_pos 2220 CRC32 0x3 \tUpdate_rows: table id 22 flags: STMT_END_F
+### UPDATE `test`.`t1`
+### WHERE
+###   @1=1 /* INT meta=0 nullable=0 is_null=0 */
+### SET
+###   @1=2 /* INT meta=0 nullable=0 is_null=0 */
+### UPDATE `test`.`t2`
+### WHERE
+###   @1=5 /* INT meta=0 nullable=0 is_null=0 */
+### SET
+###   @1=6 /* INT meta=0 nullable=0 is_null=0 */
+"""
+
+
+def test_rows_of_a_multi_table_statement_go_to_their_tables_events() -> None:
+    assert decode_rows(MULTI_TABLE_STATEMENT) == {
+        2100: [RowImage({1: 1}, {1: 2})],
+        2160: [RowImage({1: 5}, {1: 6})],
+    }
 
 
 def test_observe_events_maps_gtid_begin_and_server_type_names() -> None:

@@ -162,19 +162,26 @@ def test_without_unsafe_rates_no_statement_is_unsafe() -> None:
             assert " LIMIT " not in sql or re.search(r" ORDER BY (id|k)( DESC)? LIMIT ", sql)
 
 
+def test_a_multi_table_rate_of_one_joins_every_update_and_delete_to_another_table() -> None:
+    config = replace(SAFE, tables=(2, 3), multi_table_rate=1.0)
+    for index in range(20):
+        for sql in dml(generate_workload(10, index, config)):
+            assert not sql.startswith(("UPDATE", "DELETE")) or re.search(r" JOIN |^UPDATE (IGNORE )?t\d, t\d| FROM t\d(, t\d)? USING |^DELETE t\d", sql), sql
+
+
 @pytest.mark.parametrize(
     ("rate", "pattern"),
     [("nondeterministic_function_rate", r"RAND\(|UUID\(|SYSDATE\(|USER\("), ("unsafe_variable_rate", r"@@server_id|@@hostname")],
 )
 def test_an_unsafe_rate_of_one_puts_the_construct_in_every_statement(rate: str, pattern: str) -> None:
-    config = replace(SAFE, **{rate: 1.0})
+    config = replace(SAFE, multi_table_rate=0.0, **{rate: 1.0})  # a multi-table statement carries none
     for index in range(20):
         for sql in dml(generate_workload(9, index, config)):
             assert re.search(pattern, sql), sql
 
 
 def test_an_unsafe_limit_rate_of_one_limits_every_scan_without_a_unique_order() -> None:
-    config = replace(SAFE, unsafe_limit_rate=1.0)
+    config = replace(SAFE, unsafe_limit_rate=1.0, multi_table_rate=0.0)  # a multi-table statement takes no LIMIT
     for index in range(20):
         for sql in dml(generate_workload(9, index, config)):
             if sql.startswith(("UPDATE", "DELETE")) or " SELECT " in sql:
@@ -243,12 +250,13 @@ def test_every_generated_statement_parses() -> None:
 
 # The workloads the simulator runs, under every format: few (a run costs a master and a
 # slave), chosen so that together they use every production of the grammar.
-SIMULATED = [(seed, index, DENSE) for seed in (21, 22) for index in range(10)] + [(25, index, None) for index in range(4)]
+SIMULATED = [(seed, index, DENSE) for seed in (21, 22) for index in range(10)] + [(23, 8, DENSE)] + [(25, index, None) for index in range(4)]
 PRODUCTIONS = (
     r"^INSERT INTO t\d \(.*\) VALUES", r"^INSERT INTO t\d VALUES", r"^INSERT IGNORE INTO t\d \(.*\) VALUES",
     r"VALUES .* ON DUPLICATE KEY UPDATE", r"VALUES\(v\)", r"^REPLACE INTO t\d .*VALUES",
     r"^INSERT INTO t\d \(.*\) SELECT", r"^INSERT IGNORE INTO t\d \(.*\) SELECT", r"^REPLACE INTO t\d \(.*\) SELECT",
     r"SELECT .* ON DUPLICATE KEY UPDATE", r"^UPDATE t", r"^UPDATE IGNORE", r"^DELETE FROM", r"IN \(SELECT v FROM",
+    r"^UPDATE t\d JOIN t\d ON", r"^UPDATE t\d, t\d SET", r"^DELETE t\d(, t\d)? FROM", r"^DELETE FROM t\d(, t\d)? USING",
     r"IS NULL", r"WHERE v < ", r"ORDER BY v LIMIT", r"[^Y] LIMIT \d", r"ORDER BY (id|k) LIMIT", r"DESC LIMIT",
     r"RAND\(\)", r"UUID\(\)", r"SYSDATE\(\)", r"USER\(\)", r"@@server_id", r"@@hostname",
     r"^BEGIN$", r"^START TRANSACTION$", r"^COMMIT$", r"^ROLLBACK$", r"^SAVEPOINT", r"^ROLLBACK TO SAVEPOINT", r"^RELEASE SAVEPOINT",
