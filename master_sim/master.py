@@ -15,6 +15,7 @@ from pathlib import Path
 
 from sqlglot import exp
 
+from server_sim.applier.row_applier import RowApplier
 from server_sim.binlog.events import Log_event
 from server_sim.binlog.file import BinlogWriter
 from server_sim.catalog import Table, show_create_table
@@ -29,7 +30,6 @@ from server_sim.server import Server, ServerIdentity
 from server_sim.session import Savepoint, Session
 from server_sim.storage import Storage
 from server_sim.triggers import logged_create_trigger
-from slave_sim.row_applier import RowApplier
 
 from .analysis import Analysis, analyze
 from .binlog_cache import BinlogCache, CachedEvents, EventFactory, LogTarget

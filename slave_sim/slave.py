@@ -2,8 +2,8 @@
 
 Statement events run through the same SQL layer as on the master, with the master's
 context (timestamp, Intvar, Rand, User_var, thread id) and the error code the master
-logged. Row events are applied by finding rows through the slave's own keys, per flavor
-(find_row). Any failure stops the applier with the server's error code and the event's
+logged. Row events are applied by the server's row applier (server_sim/applier), which
+finds rows through the slave's own keys, per flavor. Any failure stops the applier with the server's error code and the event's
 position; nothing after it is applied, and the open transaction is rolled back. A slave
 kept in a file commits each binlog transaction with the position after it
 (relay_log_info), so it resumes after a crash without losing or repeating a change.
@@ -19,6 +19,7 @@ from typing import Any
 import duckdb
 from tenacity import RetryCallState, Retrying, retry_if_exception, retry_if_exception_type, stop_after_attempt, wait_exponential
 
+from server_sim.applier.row_applier import RowApplier, RowLookup
 from server_sim.binlog.events import (
     INTVAR_INSERT_ID,
     STMT_END_F,
@@ -47,7 +48,6 @@ from server_sim.session import Savepoint
 from server_sim.sysvars import VariableRegistry
 
 from .relay_log_info import AppliedPosition, RelayLogInfo
-from .row_applier import RowApplier, RowLookup
 
 SLAVE_SERVER_ID = 2
 

@@ -22,7 +22,7 @@ from server_sim.types import column_type_from_sql
 
 from .conversions import check_columns, conversion_modes
 from .find_row import FoundRow, LookupPath, RowFinder, SearchAlgorithm, search_algorithms
-from .rows import decode_image, missing_row_error, row_for_update, row_for_write
+from .images import decode_image, missing_row_error, row_for_update, row_for_write
 
 
 @dataclass
