@@ -184,7 +184,7 @@ def _multi_table_targets(ast: exp.Update | exp.Delete, catalog: Catalog, session
     """The tables a multi-table UPDATE or DELETE changes; none when its names do not
     resolve (the executor then reports the error, before anything is locked or written)."""
     try:
-        tables = references(ast, lambda node: catalog.get(node.name, session_id))
+        tables = references(ast, lambda node: catalog.require(node.db, node.name, session_id))
         return [target.reference.table for target in targets(ast, tables)]
     except SqlError:
         return []

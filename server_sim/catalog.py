@@ -411,6 +411,13 @@ class Catalog:
             table = self._system[key] = system_table(spec)
         return table
 
+    def require(self, database: str | None, name: str, session_id: int | None = None) -> Table:
+        """The table `database.name` names; the server's error when there is none."""
+        table = self.resolve(database, name, session_id)
+        if table is None:
+            raise self.missing(database, name)
+        return table
+
     def missing(self, database: str | None, name: str) -> SqlError:
         """The error for a table that `resolve` did not find."""
         if database and database.lower() == "information_schema":

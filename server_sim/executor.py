@@ -246,9 +246,7 @@ class Executor:
     # -- helpers ---------------------------------------------------------------------------
 
     def table(self, session: Session, node: exp.Table) -> Table:
-        table = self.catalog.resolve(node.db, node.name, session.thread_id)
-        if table is None:
-            raise self.catalog.missing(node.db, node.name)
+        table = self.catalog.require(node.db, node.name, session.thread_id)
         if table.system is not None:
             self.server.fill_system_table(table, session)
         return table

@@ -281,3 +281,14 @@ def test_a_multi_table_delete_reading_another_table_writes_only_its_target(capsy
     document = explain_json(capsys, schema, "DELETE n FROM t JOIN n ON t.a = n.a")
     assert [use["table"] for use in document["writes"]] == ["n"]
     assert [use["table"] for use in document["reads"]] == ["t", "n"]
+
+
+@pytest.mark.parametrize(("binlog_format", "decision"), [("STATEMENT", {"format": None, "code": 1844}), ("MIXED", {"format": "ROW", "code": None}), ("ROW", {"format": "ROW", "code": None})])
+def test_a_multi_table_update_of_a_replicated_and_a_system_table(capsys, schema: Path, binlog_format: str, decision: dict) -> None:
+    sql = "UPDATE t, performance_schema.setup_consumers c SET t.b = 7, c.ENABLED = 'NO' WHERE c.NAME = 'events_waits_current'"
+    document = explain_json(capsys, schema, "--set", f"binlog_format={binlog_format}", sql)
+    error = document["decision"]["error"]
+    assert (document["decision"]["format"], error and error["code"]) == (decision["format"], decision["code"])
+    assert [(use["table"], use["replicated"]) for use in document["writes"]] == [("t", True), ("performance_schema.setup_consumers", False)]
+    mapped = [event["info"] for cache in document["caches"] for event in cache["events"] if event["type"] == "Table_map"]
+    assert all("setup_consumers" not in info for info in mapped)
