@@ -22,6 +22,7 @@ from .errors import ErrorCode, SqlError, not_supported
 from .expressions import constant_value, is_constant
 from .system_tables import SystemTable, TableCategory
 from .triggers import TriggerDefinition, TriggerEvent, TriggerTiming
+from .udf import Udf
 from .types import ColumnType, TypeFamily, column_type_from_sqlglot
 
 
@@ -424,6 +425,7 @@ class Catalog:
             return SqlError(ErrorCode.ER_UNKNOWN_TABLE, name, "information_schema")
         return SqlError(ErrorCode.ER_NO_SUCH_TABLE, database or self.database, name)
     triggers: list[TriggerDefinition] = field(default_factory=list)  # in firing order
+    udfs: dict[str, Udf] = field(default_factory=dict)  # loadable functions, by lower-case name
 
     def find(self, name: str, session_id: int | None = None) -> Table | None:
         key = name.lower()

@@ -14,6 +14,7 @@ from typing import Any
 from .catalog import Catalog, Column, DefaultKind, Key, KeyKind, Table
 from .engines import Engine
 from .triggers import parse_create_trigger
+from .udf import parse_create_function
 from .types import ColumnType
 
 
@@ -22,6 +23,7 @@ def catalog_to_json(catalog: Catalog) -> dict[str, Any]:
         "database": catalog.database,
         "tables": [_table_to_json(table) for table in [*catalog.tables.values(), *catalog.temporary.values()]],
         "triggers": [trigger.sql for trigger in catalog.triggers],  # in firing order
+        "udfs": [udf.sql for udf in catalog.udfs.values()],
     }
 
 
@@ -30,6 +32,7 @@ def catalog_from_json(document: dict[str, Any]) -> Catalog:
     for entry in document["tables"]:
         catalog.add(_table_from_json(entry))
     catalog.triggers = [parse_create_trigger(sql) for sql in document.get("triggers", [])]
+    catalog.udfs = {udf.name.lower(): udf for udf in map(parse_create_function, document.get("udfs", []))}
     return catalog
 
 

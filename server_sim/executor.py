@@ -27,6 +27,7 @@ from .storage import ROW_ID, quote
 from .system_tables import refuse_write
 from .triggers import RowVersion, TriggerDefinition, TriggerEvent, TriggerOrder, TriggerTiming, row_version
 from .types import TypeFamily
+from .udf import check_loadable
 
 
 @dataclass
@@ -135,6 +136,10 @@ class Executor:
                 self._create_trigger(session, statement)
             elif kind is StatementKind.DROP_TRIGGER:
                 self._drop_trigger(statement, outcome)
+            elif kind is StatementKind.CREATE_FUNCTION:
+                self._create_function(statement, outcome)
+            elif kind is StatementKind.DROP_FUNCTION:
+                self._drop_function(statement, outcome)
             else:
                 raise not_supported(f"{kind.value} in the executor")
             self.storage.flush()
@@ -242,6 +247,28 @@ class Executor:
                 outcome.warnings.append(note(ErrorCode.ER_TRG_DOES_NOT_EXIST))
             else:
                 raise SqlError(ErrorCode.ER_TRG_DOES_NOT_EXIST)
+
+    def _create_function(self, statement: Statement, outcome: Outcome) -> None:
+        udf = statement.udf
+        assert udf is not None
+        if udf.name.lower() in self.catalog.udfs:
+            if udf.if_not_exists:
+                outcome.warnings.append(note(ErrorCode.ER_UDF_EXISTS, udf.name))
+                return
+            raise SqlError(ErrorCode.ER_UDF_EXISTS, udf.name)
+        check_loadable(udf)
+        self.catalog.udfs[udf.name.lower()] = udf
+
+    def _drop_function(self, statement: Statement, outcome: Outcome) -> None:
+        ast = statement.ast
+        assert isinstance(ast, exp.Drop)
+        for node in ast.args.get("tables") or []:
+            if self.catalog.udfs.pop(node.name.lower(), None) is not None:
+                continue
+            missing = SqlError(ErrorCode.ER_SP_DOES_NOT_EXIST, f"{self.catalog.database}.{node.name}")
+            if not ast.args.get("exists"):
+                raise missing
+            outcome.warnings.append(missing.condition("Note"))
 
     # -- helpers ---------------------------------------------------------------------------
 

@@ -10,13 +10,15 @@ a scenario never runs DuckDB-only SQL.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+import sqlglot
 from sqlglot import exp
 
 from .errors import ErrorCode, SqlError, not_supported
+from .udf import Udf
 
 # Deterministic sqlglot function nodes whose DuckDB rendering matches MySQL closely enough.
 _PORTABLE_FUNCTIONS: tuple[type[exp.Expression], ...] = (
@@ -85,6 +87,7 @@ class StatementContext:
     row_count: int = -1
     user_variables: dict[str, object] = field(default_factory=dict)
     system_variable: Callable[[str, str | None], object] = lambda name, scope: None
+    udfs: Mapping[str, Udf] = field(default_factory=dict)  # the server's loadable functions
 
 
 def literal(value: object) -> exp.Expression:
@@ -215,16 +218,24 @@ class Translator:
             self._rand_sites += 1
             return exp.Anonymous(this="rpl_rand_seeded", expressions=[seed, exp.Literal.number(self._rand_sites)])
         if is_udf_call(node):
-            raise SqlError(ErrorCode.ER_SP_DOES_NOT_EXIST, f"{context.database}.{node.name}")
+            udf = context.udfs.get(node.name.lower())
+            if udf is None:
+                raise SqlError(ErrorCode.ER_SP_DOES_NOT_EXIST, f"{context.database}.{node.name}")
+            call = sqlglot.parse_one(udf.translate([self.sql(argument) for argument in node.expressions]), read="duckdb")
+            call.meta[_GENERATED] = True  # SQL of the simulator's own, checked as it is written
+            return exp.Paren(this=call)
         raise not_supported(f"function {name}()")
 
 
+_GENERATED = "rpl_generated"  # meta key of a subtree the translation wrote itself (a UDF's body)
 _GENERATED_CALLS = {*PER_CALL_FUNCTIONS.values(), "rpl_rand", "rpl_rand_seeded", "from_hex", "epoch"}
 
 
 def check_supported(tree: exp.Expression) -> None:
     """Refuse any construct the translation does not model (rather than run it differently)."""
-    for node in tree.walk():
+    for node in tree.walk(prune=lambda node: bool(node.meta.get(_GENERATED))):
+        if node.meta.get(_GENERATED):
+            continue
         if isinstance(node, exp.Anonymous):
             if node.name not in _GENERATED_CALLS:
                 raise not_supported(f"function {node.name}()")

@@ -26,6 +26,7 @@ from .binlog.base64_events import decode_events
 from .binlog.events import Log_event
 from .errors import ErrorCode, SqlError, not_supported
 from .triggers import CREATE_TRIGGER_START, TriggerDefinition, parse_create_trigger
+from .udf import CREATE_FUNCTION_START, Udf, parse_create_function
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
@@ -42,6 +43,8 @@ class StatementKind(Enum):
     TRUNCATE = "TRUNCATE"
     CREATE_TRIGGER = "CREATE TRIGGER"
     DROP_TRIGGER = "DROP TRIGGER"
+    CREATE_FUNCTION = "CREATE FUNCTION"  # a loadable function (SONAME)
+    DROP_FUNCTION = "DROP FUNCTION"
     BEGIN = "BEGIN"
     COMMIT = "COMMIT"
     ROLLBACK = "ROLLBACK"
@@ -65,6 +68,8 @@ class StatementKind(Enum):
             StatementKind.TRUNCATE,
             StatementKind.CREATE_TRIGGER,
             StatementKind.DROP_TRIGGER,
+            StatementKind.CREATE_FUNCTION,
+            StatementKind.DROP_FUNCTION,
         )
 
     @property
@@ -98,6 +103,7 @@ class Statement:
     savepoint: str | None = None
     write_mode: WriteMode = WriteMode.ERROR
     trigger: TriggerDefinition | None = None  # CREATE TRIGGER's definition (sqlglot has no tree for it)
+    udf: Udf | None = None  # CREATE FUNCTION ... SONAME's function (sqlglot has no tree for it either)
     events: tuple[Log_event, ...] = ()  # what a BINLOG '...' statement carries
 
     @property
@@ -220,6 +226,8 @@ def parse_statement(sql: str) -> Statement:
             return Statement(text, kind, savepoint=match.group(2))
     if CREATE_TRIGGER_START.match(text):
         return Statement(text, StatementKind.CREATE_TRIGGER, trigger=parse_create_trigger(text))
+    if CREATE_FUNCTION_START.match(text):
+        return Statement(text, StatementKind.CREATE_FUNCTION, udf=parse_create_function(text))
     binlog = _BINLOG.match(text)
     if binlog:
         return Statement(text, StatementKind.BINLOG, events=tuple(decode_events(binlog.group(2))))
@@ -254,6 +262,8 @@ def parse_statement(sql: str) -> Statement:
     if isinstance(tree, exp.Drop):
         if tree.kind == "TRIGGER":
             return Statement(text, StatementKind.DROP_TRIGGER, tree)
+        if tree.kind == "FUNCTION":
+            return Statement(text, StatementKind.DROP_FUNCTION, tree)
         if tree.kind != "TABLE":
             raise not_supported(f"DROP {tree.kind}")
         return Statement(text, StatementKind.DROP_TABLE, tree)

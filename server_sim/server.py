@@ -182,6 +182,7 @@ class Server:
             row_count=session.row_count,
             user_variables=session.user_variables,
             system_variable=system_variable,
+            udfs=self.catalog.udfs,
         )
 
     # -- system tables ------------------------------------------------------------------
