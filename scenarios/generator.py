@@ -51,6 +51,7 @@ class GeneratorConfig:
     direct_updates_rate: float = 0.2  # per workload: binlog_direct_non_transactional_updates=ON
     slave_schema_rate: float = 0.1  # per workload: the slave's copy of one table differs
     multi_table_rate: float = 0.08  # a DML statement is a multi-table UPDATE or DELETE over two tables
+    trigger_rate: float = 0.1  # per workload: one table has a row trigger (on itself, or writing another table)
 
     def __post_init__(self) -> None:
         _check_range("tables", self.tables, 1, 4)
@@ -212,6 +213,8 @@ class _Generator:
         self.tables = [self._table(f"t{number}") for number in range(1, rng.randint(*config.tables) + 1)]
         master_schema = [table.create() for table in self.tables]
         master_schema.extend(filter(None, (self._first_rows(table) for table in self.tables)))
+        if rng.random() < config.trigger_rate:
+            master_schema.append(self._trigger())
         slave_schema = self._slave_schema() if rng.random() < config.slave_schema_rate else ()
         settings = {"binlog_direct_non_transactional_updates": "ON"} if rng.random() < config.direct_updates_rate else {}
         names = [f"con{number}" for number in range(1, rng.randint(*config.sessions) + 1)]
@@ -271,6 +274,26 @@ class _Generator:
             values = [str(number) if column.type is _Type.INT else column.type.literals[number % len(column.type.literals)] for column in columns]
             rows.append(f"({', '.join(values)})")
         return f"INSERT INTO {table.name} ({', '.join(c.name for c in columns)}) VALUES {', '.join(rows)}"
+
+    def _trigger(self) -> str:
+        """A row trigger on one table: a BEFORE trigger changing NEW.v, or an AFTER trigger
+        that updates or deletes the other table's row with the same id (prelocking, the
+        trigger's tables in the statement's logging decision, rows a trigger writes)."""
+        rng = self.rng
+        table = rng.choice(self.tables)
+        others = self._others(table)
+        event = rng.choice(("INSERT", "UPDATE", "DELETE"))
+        row = "OLD" if event == "DELETE" else "NEW"
+        if not others or rng.random() < 0.3:
+            event = rng.choice(("INSERT", "UPDATE"))
+            body = f"SET NEW.v = NEW.v + {rng.randint(1, 9)}"
+            return f"CREATE TRIGGER {table.name}_{event.lower()} BEFORE {event} ON {table.name} FOR EACH ROW {body}"
+        other = rng.choice(others)
+        if rng.random() < 0.7:
+            body = f"UPDATE {other.name} SET v = v + 1 WHERE id = {row}.id"
+        else:
+            body = f"DELETE FROM {other.name} WHERE id = {row}.id"
+        return f"CREATE TRIGGER {table.name}_{event.lower()} AFTER {event} ON {table.name} FOR EACH ROW {body}"
 
     def _slave_schema(self) -> tuple[str, ...]:
         """One way the slave's copy of one table differs: an extra column, another default,

@@ -324,6 +324,17 @@ class Executor:
             self.storage.update(table, row_id, after)
         return self._record(session, RowChange(table, ChangeKind.UPDATE, row_id, before, after, assigned), outcome)
 
+    def trigger_write_set(self, table: Table, event: TriggerEvent) -> frozenset[str]:
+        """The columns the table's BEFORE triggers of `event` assign to NEW: the server adds
+        them to the statement's write set (Table_triggers_list::mark_fields_used), so a
+        MINIMAL after image carries them."""
+        return frozenset(
+            column.name
+            for trigger in self.catalog.triggers_of(table, event, TriggerTiming.BEFORE)
+            for name, _ in trigger.assignments
+            if (column := table.find_column(name)) is not None
+        )
+
     def delete_firing_triggers(self, session: Session, context: StatementContext, outcome: Outcome, table: Table, row_id: int, before: tuple) -> None:
         """A DELETE's (or REPLACE's) removal of one row, between its BEFORE and AFTER DELETE triggers."""
         self.fire(session, context, outcome, table, TriggerEvent.DELETE, TriggerTiming.BEFORE, before, None)
@@ -427,7 +438,8 @@ class Executor:
             # UPDATE IGNORE leaves this row as it was, warns, and goes on with the next.
             outcome.warnings.append(error.condition("Warning"))
             return
-        self.update_row(session, table, row_id, before, after, _update_write_set(table, assignments), outcome)
+        write_set = _update_write_set(table, assignments) | self.trigger_write_set(table, TriggerEvent.UPDATE)
+        self.update_row(session, table, row_id, before, after, write_set, outcome)
         outcome.affected_rows += 1
         self.fire(session, context, outcome, table, TriggerEvent.UPDATE, TriggerTiming.AFTER, before, after)
 
@@ -736,7 +748,9 @@ class _InsertRun:
         self.columns = columns
         self.mode = mode
         self.assignments = _assignments(table, assignments or [])  # ON DUPLICATE KEY UPDATE's
-        self.write_set = _insert_write_set(table, columns, self.assignments)
+        self.write_set = _insert_write_set(table, columns, self.assignments) | executor.trigger_write_set(table, TriggerEvent.INSERT)
+        if self.assignments:
+            self.write_set |= executor.trigger_write_set(table, TriggerEvent.UPDATE)
         self.forced = executor.forced_auto_increment
         self.translator = executor.translator(session, context)
         variables = session.variables

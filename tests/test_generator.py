@@ -35,6 +35,7 @@ DENSE = GeneratorConfig(
     savepoint_rate=0.4,
     direct_updates_rate=0.5,
     slave_schema_rate=0.5,
+    trigger_rate=0.5,
 )
 SAFE = GeneratorConfig(nondeterministic_function_rate=0, unsafe_variable_rate=0, unsafe_limit_rate=0)
 # Errors a real server also raises for generated statements: keys collide on purpose, an
@@ -169,6 +170,17 @@ def test_a_multi_table_rate_of_one_joins_every_update_and_delete_to_another_tabl
             assert not sql.startswith(("UPDATE", "DELETE")) or re.search(r" JOIN |^UPDATE (IGNORE )?t\d, t\d| FROM t\d(, t\d)? USING |^DELETE t\d", sql), sql
 
 
+def test_a_trigger_rate_gives_every_workload_one_trigger_that_runs() -> None:
+    config = replace(SAFE, trigger_rate=1.0)
+    for index in range(20):
+        workload = generate_workload(11, index, config)
+        triggers = [sql for sql in workload.master_schema if sql.startswith("CREATE TRIGGER")]
+        assert len(triggers) == 1, workload.master_schema
+        assert re.match(r"CREATE TRIGGER t\d_\w+ (BEFORE (INSERT|UPDATE) ON t\d FOR EACH ROW SET NEW\.v = NEW\.v \+ \d|AFTER \w+ ON t\d FOR EACH ROW (UPDATE|DELETE))", triggers[0])
+        assert parse_statement(triggers[0]).trigger is not None
+    assert not any(sql.startswith("CREATE TRIGGER") for i in range(20) for sql in generate_workload(11, i, replace(SAFE, trigger_rate=0.0)).master_schema)
+
+
 @pytest.mark.parametrize(
     ("rate", "pattern"),
     [("nondeterministic_function_rate", r"RAND\(|UUID\(|SYSDATE\(|USER\("), ("unsafe_variable_rate", r"@@server_id|@@hostname")],
@@ -250,7 +262,7 @@ def test_every_generated_statement_parses() -> None:
 
 # The workloads the simulator runs, under every format: few (a run costs a master and a
 # slave), chosen so that together they use every production of the grammar.
-SIMULATED = [(seed, index, DENSE) for seed in (21, 22) for index in range(10)] + [(23, 8, DENSE)] + [(25, index, None) for index in range(4)]
+SIMULATED = [(seed, index, DENSE) for seed in (21, 22) for index in range(10)] + [(23, 2, DENSE), (23, 8, DENSE)] + [(25, index, None) for index in range(4)]
 PRODUCTIONS = (
     r"^INSERT INTO t\d \(.*\) VALUES", r"^INSERT INTO t\d VALUES", r"^INSERT IGNORE INTO t\d \(.*\) VALUES",
     r"VALUES .* ON DUPLICATE KEY UPDATE", r"VALUES\(v\)", r"^REPLACE INTO t\d .*VALUES",
@@ -262,6 +274,8 @@ PRODUCTIONS = (
     r"^BEGIN$", r"^START TRANSACTION$", r"^COMMIT$", r"^ROLLBACK$", r"^SAVEPOINT", r"^ROLLBACK TO SAVEPOINT", r"^RELEASE SAVEPOINT",
     r"ENGINE=InnoDB", r"ENGINE=MyISAM", r"ENGINE=MEMORY", r" TEXT", r" BLOB", r"DATETIME DEFAULT CURRENT_TIMESTAMP",
     r"AUTO_INCREMENT", r"UNIQUE KEY", r"KEY v", r"KEY id", r"^ALTER TABLE", r"binlog_direct_non_transactional_updates",
+    r"^CREATE TRIGGER t\d_\w+ BEFORE (INSERT|UPDATE) ON t\d FOR EACH ROW SET NEW", r"AFTER \w+ ON t\d FOR EACH ROW UPDATE t\d",
+    r"AFTER \w+ ON t\d FOR EACH ROW DELETE FROM t\d",
 )
 SLAVE_SCHEMA_CHANGES = (
     r"ADD COLUMN extra INT DEFAULT \d$", r"ADD COLUMN extra INT NOT NULL$", r"ALTER COLUMN v SET DEFAULT \d$", r"DROP PRIMARY KEY$",

@@ -297,3 +297,22 @@ def test_mixed_engine_rules_see_the_trigger_tables_in_a_transaction(db: Db) -> N
     analysis = analyze(parse_statement("INSERT INTO t VALUES (1, 1)"), db.server.catalog, db.session.thread_id, MYSQL_80)
     state = TransactionState("MIXED", "REPEATABLE-READ", False, True, False)
     assert UnsafeReason.MIXED_STATEMENT in decide_logging_format(analysis, state, MYSQL_80).unsafe
+
+
+@pytest.mark.parametrize(
+    ("statement", "trigger", "after_columns"),
+    [
+        ("INSERT INTO t (id) VALUES (4)", "CREATE TRIGGER t_bi BEFORE INSERT ON t FOR EACH ROW SET NEW.v = NEW.v + 8", [True, True]),
+        ("UPDATE t SET id = 9 WHERE id = 1", "CREATE TRIGGER t_bu BEFORE UPDATE ON t FOR EACH ROW SET NEW.v = 5", [True, True]),
+        ("UPDATE t SET id = 9 WHERE id = 1", "CREATE TRIGGER t_au AFTER UPDATE ON t FOR EACH ROW INSERT INTO log (what) VALUES ('u')", [True, False]),
+    ],
+    ids=["before insert", "before update", "after update assigns nothing"],
+)
+def test_columns_a_before_trigger_assigns_join_the_write_set(db: Db, statement: str, trigger: str, after_columns: list[bool]) -> None:
+    """Table_triggers_list::mark_fields_used: a MINIMAL after image carries them (recorded
+    on MariaDB in scenarios/oracle/trigger-sets-new-minimal-image.yaml)."""
+    db.ok("INSERT INTO t VALUES (1, 1)")
+    db.ok(trigger)
+    outcome = db.ok(statement)
+    change = next(c for c in outcome.changes if c.table.name == "t")
+    assert [column.name in change.assigned for column in change.table.columns] == after_columns
