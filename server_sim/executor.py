@@ -19,6 +19,7 @@ from sqlglot import exp
 from .catalog import Catalog, Column, DefaultKind, Key, KeyKind, Table, TableBuilder, column_from_definition, key_from_constraint, table_from_create
 from .errors import Condition, ErrorCode, SqlError, not_supported, note
 from .expressions import StatementContext, Translator, constant_value, is_constant, literal
+from .mirror_scan import Declined, RowValues, row_values, scan_plan
 from .multi_table import MultiTableRun, is_multi_table
 from .parser import Statement, StatementKind, WriteMode
 from .server import Server
@@ -362,10 +363,23 @@ class Executor:
         return tuple(result)
 
     def scan(self, session: Session, context: StatementContext, ast: exp.Update | exp.Delete, table: Table) -> list[tuple]:
-        """The rows an UPDATE or DELETE reaches, in the order it reaches them."""
-        translator = self.translator(session, context)
+        """The rows an UPDATE or DELETE reaches, in the order it reaches them: from the
+        storage's mirror where the statement's condition and order allow, else from DuckDB."""
         _refuse_self_reference(ast, table)
         alias = ast.this.alias or table.name
+        plan = scan_plan(ast, table, alias)
+        if plan is not None:
+            # The plan's subset translates without error: the LIMIT is the first check left.
+            limit = _scan_limit(ast)
+            if not table.engine.stores_rows:
+                return []
+            mirrored = self.storage.mirrored(table)
+            if mirrored is not None:
+                try:
+                    return plan.rows(mirrored, limit)
+                except Declined:
+                    pass
+        translator = self.translator(session, context)
         where = ast.args.get("where")
         condition = translator.sql(where.this) if where is not None else ""
         order_node = ast.args.get("order")
@@ -373,13 +387,7 @@ class Executor:
         order = physical
         if order_node is not None:
             order = ", ".join(translator.sql(item) for item in order_node.expressions) + ", " + physical
-        limit_node = ast.args.get("limit")
-        limit = None
-        if limit_node is not None:
-            limit_value = limit_node.expression if limit_node.expression is not None else limit_node.this
-            if not is_constant(limit_value):
-                raise not_supported("a LIMIT that is not a constant")
-            limit = int(constant_value(limit_value))  # type: ignore[arg-type]
+        limit = _scan_limit(ast)
         if not table.engine.stores_rows:
             return []
         return self.storage.rows(table, condition, order, limit, alias=alias)
@@ -399,9 +407,12 @@ class Executor:
             return
         translator = self.translator(session, context)
         expressions = _sequential(assignments, table)
+        alias = ast.this.alias or table.name
+        set_expressions = [e for _, e in expressions]
+        compiled = row_values(set_expressions, table, alias)
         for row_number, (row_id, *old) in enumerate(self.scan(session, context, ast, table), start=1):
             values = list(old)
-            new_values = self._evaluate_for_row(translator, table, row_id, [e for _, e in expressions], ast.this.alias or table.name)
+            new_values = self._evaluate_for_row(translator, table, row_id, set_expressions, alias, compiled)
             for (column, _), value in zip(expressions, new_values):
                 values[table.columns.index(column)] = value
             self.apply_update(session, statement, context, outcome, table, row_id, tuple(old), values, assignments, row_number)
@@ -466,9 +477,19 @@ class Executor:
                 values[index] = value
         return values
 
-    def _evaluate_for_row(self, translator: Translator, table: Table, row_id: int, expressions: list[exp.Expression], alias: str) -> list[object]:
+    def _evaluate_for_row(
+        self, translator: Translator, table: Table, row_id: int, expressions: list[exp.Expression], alias: str, compiled: RowValues | None
+    ) -> list[object]:
+        """SET values for one row: constants directly, `compiled` (the same expressions
+        compiled by `row_values`) over the mirror's row where it can, else one SELECT."""
         if all(is_constant(e) for e in expressions):
             return [constant_value(e) for e in expressions]
+        mirrored = self.storage.mirrored(table) if compiled is not None else None
+        if mirrored is not None and row_id in mirrored:
+            try:
+                return compiled.of(mirrored[row_id])  # type: ignore[union-attr]
+            except Declined:
+                pass
         projection = ", ".join(translator.sql(e) for e in expressions)
         sql = f"SELECT {projection} FROM {self.storage.qualified(table)} AS {quote(alias)} WHERE {quote(ROW_ID)} = ?"
         return list(self.storage.query(sql, [row_id])[0])
@@ -909,7 +930,8 @@ class _InsertRun:
 
         expressions = [expression.transform(values_function) for _, expression in _sequential(assignments, table)]
         values = list(before)
-        for (column, _), value in zip(assignments, executor._evaluate_for_row(self.translator, table, row_id, expressions, table.name)):
+        compiled = row_values(expressions, table, table.name)
+        for (column, _), value in zip(assignments, executor._evaluate_for_row(self.translator, table, row_id, expressions, table.name, compiled)):
             values[table.columns.index(column)] = value
         after = executor.coerce_row(table, values, 1)
         after = executor.before_update(self.session, self.context, self.outcome, table, before, after, 1)
@@ -1001,6 +1023,17 @@ def _sequential(assignments: list[tuple[Column, exp.Expression]], table: Table) 
         replaced[column.name.lower()] = rewritten
         result.append((column, rewritten))
     return result
+
+
+def _scan_limit(ast: exp.Update | exp.Delete) -> int | None:
+    """An UPDATE's or DELETE's LIMIT, which must be a constant."""
+    limit_node = ast.args.get("limit")
+    if limit_node is None:
+        return None
+    limit_value = limit_node.expression if limit_node.expression is not None else limit_node.this
+    if not is_constant(limit_value):
+        raise not_supported("a LIMIT that is not a constant")
+    return int(constant_value(limit_value))  # type: ignore[arg-type]
 
 
 def _used_tables(statement: Statement) -> list[str]:

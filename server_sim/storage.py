@@ -338,6 +338,14 @@ class Storage:
         rows = self._mirrors[table.storage_name].rows  # loaded by _holders
         return [(row_id, *rows[row_id]) for row_id in holders]
 
+    def mirrored(self, table: Table) -> dict[int, tuple] | None:
+        """The table's rows as the mirror holds them (row id -> values in catalog order, the
+        changes held back included), or None when no mirror follows the table's columns."""
+        mirror = self._mirrors.get(table.storage_name)
+        if mirror is None or mirror.columns != _column_names(table):
+            return None
+        return mirror.rows
+
     def is_empty(self, table: Table) -> bool:
         return not self._mirror(table).rows
 
