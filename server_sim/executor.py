@@ -19,7 +19,7 @@ from sqlglot import exp
 from .catalog import Catalog, Column, DefaultKind, Key, KeyKind, Table, TableBuilder, column_from_definition, key_from_constraint, table_from_create
 from .errors import Condition, ErrorCode, SqlError, not_supported, note
 from .expressions import StatementContext, Translator, constant_value, is_constant, literal
-from .mirror_scan import Declined, RowValues, row_values, scan_plan
+from .mirror_scan import Declined, RowValues, row_values, scan_plan, select_plan, select_source
 from .multi_table import MultiTableRun, is_multi_table
 from .parser import Statement, StatementKind, WriteMode
 from .server import Server
@@ -539,6 +539,27 @@ class Executor:
         alias = node.alias_or_name
         return query.copy().order_by(*(exp.column(name, table=alias, quoted=True) for name in columns), copy=False)
 
+    def mirrored_select(self, session: Session, query: exp.Expression) -> list[list[object]] | None:
+        """The rows of a single-table SELECT, in the order `in_scan_order` gives them, from the
+        storage's mirror where Python evaluates the query exactly; None: DuckDB answers."""
+        node = select_source(query)
+        if node is None:
+            return None
+        try:
+            table = self.table(session, node)
+        except SqlError:
+            return None  # DuckDB's run of the query reports it
+        if table.system is not None:
+            return None  # filled for the session that reads it, not followed by a mirror
+        plan = select_plan(query, table)  # type: ignore[arg-type]
+        mirrored = self.storage.mirrored(table) if plan is not None else None
+        if mirrored is None:
+            return None
+        try:
+            return plan.rows(mirrored)  # type: ignore[union-attr]
+        except Declined:
+            return None
+
     def _select(self, session: Session, statement: Statement, context: StatementContext, outcome: Outcome) -> None:
         tree = self.in_scan_order(session, statement.ast.copy())
         tree.set("locks", None)
@@ -796,8 +817,12 @@ class _InsertRun:
         if isinstance(source, exp.Values):
             rows = [self._values_row(row.expressions if isinstance(row, exp.Tuple) else [row]) for row in source.expressions]
         elif isinstance(source, (exp.Select, exp.Union, exp.Subquery)):
-            ordered = self.executor.in_scan_order(self.session, source)
-            rows = [list(row) for row in self.executor.storage.query(self.translator.sql(ordered))]
+            # Read whole before the first row is written: the SELECT does not see the
+            # statement's own rows, even from the table it inserts into.
+            rows = self.executor.mirrored_select(self.session, source)  # type: ignore[assignment]
+            if rows is None:
+                ordered = self.executor.in_scan_order(self.session, source)
+                rows = [list(row) for row in self.executor.storage.query(self.translator.sql(ordered))]
         else:
             raise not_supported(f"INSERT source {source.sql(dialect='mysql') if source else 'DEFAULT VALUES'}")
         for number, values in enumerate(rows, start=1):

@@ -1,4 +1,5 @@
-"""Single-table UPDATE and DELETE answered from the storage's mirror of a table's rows.
+"""Single-table UPDATE and DELETE, and the single-table SELECT an INSERT ... SELECT reads,
+answered from the storage's mirror of a table's rows.
 
 Asking DuckDB which rows a statement reaches, or what `v + 1` is for one row, costs half
 a millisecond a statement. The conditions and SET expressions workloads mostly use
@@ -283,11 +284,14 @@ class _SortKey:
 
 @dataclass(frozen=True)
 class ScanPlan:
-    """Which rows of one table a single-table UPDATE or DELETE reaches, in which order."""
+    """Which rows of one table a single-table UPDATE, DELETE or SELECT reaches, in which order."""
 
     condition: Predicate | None
     order: tuple[_SortKey, ...]  # ORDER BY, MySQL's NULL order
     physical: tuple[_SortKey, ...]  # the engine's scan order (InnoDB: primary key), then row id
+    # UPDATE and DELETE break ORDER BY's ties in scan order; a SELECT's ORDER BY is DuckDB's
+    # alone, whose sort puts tied rows in an order of its own: such ties are declined.
+    ties_in_scan_order: bool = True
 
     def rows(self, mirrored: dict[int, Values], limit: int | None) -> list[tuple]:
         """(row id, *values) of the matching rows, as `Storage.rows` would give them."""
@@ -310,6 +314,12 @@ class ScanPlan:
         for sort in reversed(self.order):
             # Stable sorts, last key first; NULL is the smallest value (MySQL's order).
             matched.sort(key=lambda item, s=sort: _ordered_value(item[1][s.index], s.text), reverse=sort.descending)
+        if self.order and not self.ties_in_scan_order:
+            # Ties matter among the rows returned and at the LIMIT's edge.
+            seen = matched if limit is None else matched[: limit + 1]
+            keys = [tuple(_ordered_value(values[s.index], s.text) for s in self.order) for _, values in seen]
+            if any(first == second for first, second in zip(keys, keys[1:])):
+                raise Declined
         if limit is not None:
             matched = matched[:limit]
         return [(row_id, *values) for row_id, values in matched]
@@ -329,7 +339,7 @@ def _sort_key(table: Table, name: str, descending: bool = False) -> _SortKey:
     return _SortKey(index, family is TypeFamily.STRING, descending)
 
 
-def _compile_scan(ast: exp.Update | exp.Delete, table: Table, alias: str) -> ScanPlan:
+def _compile_scan(ast: exp.Update | exp.Delete | exp.Select, table: Table, alias: str) -> ScanPlan:
     compiler = _Compiler(table, alias)
     where = ast.args.get("where")
     condition = compiler.predicate(where.this) if where is not None else None
@@ -346,31 +356,36 @@ def _compile_scan(ast: exp.Update | exp.Delete, table: Table, alias: str) -> Sca
             raise Declined
         order.append(_sort_key(table, item.this.name, descending))
     physical = tuple(_sort_key(table, name) for name in table.scan_order())
-    return ScanPlan(condition, tuple(order), physical)
+    return ScanPlan(condition, tuple(order), physical, ties_in_scan_order=not isinstance(ast, exp.Select))
 
 
 # Compiled plans by statement tree and table: a statement's parse is shared by the servers
 # that run its text, and each scans with it. The tree and the table stay referenced, so
 # their ids are not reused while an entry lives; an ALTER gives the table new column and
 # key lists, which the entry checks.
-_PLANS: dict[tuple[int, int], tuple[exp.Expression, Table, list, list, ScanPlan | None]] = {}
+_PLANS: dict[tuple[int, int], tuple[exp.Expression, Table, list, list, object]] = {}
 _PLANS_LIMIT = 2048
 
 
-def scan_plan(ast: exp.Update | exp.Delete, table: Table, alias: str) -> ScanPlan | None:
-    """The compiled scan of a single-table UPDATE or DELETE, or None when DuckDB must run it."""
+def _cached(ast: exp.Expression, table: Table, compile_plan: Callable[[], object]) -> object:
+    """The plan compiled for this tree and table (None: declined), compiled on first use."""
     key = (id(ast), id(table))
     cached = _PLANS.get(key)
     if cached is not None and cached[0] is ast and cached[1] is table and cached[2] is table.columns and cached[3] is table.keys:
         return cached[4]
     try:
-        plan: ScanPlan | None = _compile_scan(ast, table, alias)
+        plan = compile_plan()
     except Declined:
         plan = None
     if len(_PLANS) >= _PLANS_LIMIT:
         _PLANS.clear()
     _PLANS[key] = (ast, table, table.columns, table.keys, plan)
     return plan
+
+
+def scan_plan(ast: exp.Update | exp.Delete, table: Table, alias: str) -> ScanPlan | None:
+    """The compiled scan of a single-table UPDATE or DELETE, or None when DuckDB must run it."""
+    return _cached(ast, table, lambda: _compile_scan(ast, table, alias))  # type: ignore[return-value]
 
 
 # -- SET values -------------------------------------------------------------------------
@@ -393,3 +408,66 @@ def row_values(expressions: Sequence[exp.Expression], table: Table, alias: str) 
         return RowValues(tuple(compiler.operand(expression).value for expression in expressions))
     except Declined:
         return None
+
+
+# -- single-table SELECT ----------------------------------------------------------------
+
+# The parts a SELECT answered here may have; any other (DISTINCT, GROUP BY, joins, OFFSET,
+# locking clauses, hints, ...) is DuckDB's.
+_SELECT_PARTS = frozenset({"expressions", "from_", "where", "order", "limit"})
+
+
+@dataclass(frozen=True)
+class SelectPlan:
+    """A single-table SELECT: the rows it reads, in the order it returns them, and its values."""
+
+    scan: ScanPlan
+    items: RowValues
+    limit: int | None
+
+    def rows(self, mirrored: dict[int, Values]) -> list[list[object]]:
+        return [self.items.of(row[1:]) for row in self.scan.rows(mirrored, self.limit)]
+
+
+def select_source(query: exp.Expression) -> exp.Table | None:
+    """The one catalog table a SELECT reads, where it has no other part than a select list,
+    WHERE, ORDER BY and a constant LIMIT; else None."""
+    if not isinstance(query, exp.Select) or _other_parts(query, _SELECT_PARTS):
+        return None
+    source = query.args.get("from_")
+    node = source.this if source is not None else None
+    if not isinstance(node, exp.Table) or not isinstance(node.this, exp.Identifier) or _other_parts(node, {"this", "db", "alias"}):
+        return None
+    alias = node.args.get("alias")
+    if alias is not None and alias.columns:
+        return None
+    return node
+
+
+def _other_parts(node: exp.Expression, parts: frozenset[str] | set[str]) -> bool:
+    """Whether the node has a part besides `parts` (sqlglot keeps absent parts as None)."""
+    return any(value for name, value in node.args.items() if name not in parts)
+
+
+def select_plan(query: exp.Select, table: Table) -> SelectPlan | None:
+    """The compiled SELECT over `table` (its `select_source`), or None when DuckDB must run it."""
+    return _cached(query, table, lambda: _compile_select(query, table))  # type: ignore[return-value]
+
+
+def _compile_select(query: exp.Select, table: Table) -> SelectPlan:
+    node = query.args["from_"].this
+    compiler = _Compiler(table, node.alias_or_name)
+    items: list[Value] = []
+    for item in query.expressions:
+        if isinstance(item, exp.Star):
+            items.extend(operator.itemgetter(index) for index in range(len(table.columns)))
+        else:
+            items.append(compiler.operand(item).value)  # an Alias is declined: ORDER BY could mean it
+    limit_node = query.args.get("limit")
+    limit = None
+    if limit_node is not None:
+        count = limit_node.expression
+        if _other_parts(limit_node, {"expression"}) or not isinstance(count, exp.Literal) or count.is_string or not count.this.isdigit():
+            raise Declined
+        limit = int(count.this)
+    return SelectPlan(_compile_scan(query, table, node.alias_or_name), RowValues(tuple(items)), limit)

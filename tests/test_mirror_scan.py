@@ -1,8 +1,9 @@
-"""Single-table UPDATE and DELETE answered from the mirror, against DuckDB answering them:
-each statement runs on two servers holding the same rows, one evaluating its condition,
-order and SET values in Python (server_sim/mirror_scan), one with that turned off; the
-rows changed, in order, the errors and the tables left must be the same, and the Python
-path must answer (or decline) as the case says."""
+"""Single-table UPDATE and DELETE, and the SELECT of INSERT ... SELECT, answered from the
+mirror, against DuckDB answering them: each statement runs on two servers holding the same
+rows, one evaluating its condition, order, SET values and select list in Python
+(server_sim/mirror_scan), one with that turned off; the rows changed, in order, the errors,
+warnings and the tables left must be the same, and the Python path must answer (or
+decline) as the case says."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ SCHEMA = [
     "CREATE TABLE heap (id INT, k INT UNSIGNED, v INT, d DECIMAL(6,2), s VARCHAR(10), n TINYINT, ts DATETIME) ENGINE=MyISAM",
     "CREATE TABLE accented (id INT NOT NULL, v INT, s VARCHAR(10), PRIMARY KEY (id)) ENGINE=InnoDB",
     "CREATE TABLE named (name VARCHAR(10) NOT NULL, v INT, PRIMARY KEY (name)) ENGINE=InnoDB",
+    "CREATE TABLE target (id INT NOT NULL AUTO_INCREMENT, v INT, d DECIMAL(6,2), s VARCHAR(10), ts DATETIME, PRIMARY KEY (id), UNIQUE KEY (s)) ENGINE=InnoDB",
 ]
+TABLES = ("inno", "heap", "accented", "named", "target")
 # Inserted out of key order, with NULLs, ties on v, 'a'/'A' and the type limits.
 ROWS = "(5, 1, 2, 1.50, 'a', 127, '2026-01-01 00:00:00'), (1, NULL, 2, NULL, 'A', 0, NULL), (3, 2, NULL, 2.00, 'b', -128, NULL), (2, 0, 1, -1.25, NULL, 5, NULL), (6, 4, 2, 0.00, 'B', NULL, NULL)"
 DATA = [
@@ -45,6 +48,7 @@ class _Run:
         if not mirror:
             monkeypatch.setattr(executor_module, "scan_plan", lambda ast, table, alias: None)
             monkeypatch.setattr(executor_module, "row_values", lambda expressions, table, alias: None)
+            monkeypatch.setattr(executor_module, "select_plan", lambda query, table: None)
 
     def run(self, sql: str):
         context = self.server.statement_context(self.session, self.server.tick())
@@ -54,15 +58,16 @@ class _Run:
         outcome = self.run(sql)
         changes = [(c.kind, c.row_id, c.before, c.after) for c in outcome.changes]
         error = outcome.error.code if outcome.error is not None else None
-        tables = {name: self.server.storage.rows(self.server.catalog.require(None, name, 0)) for name in ("inno", "heap", "accented", "named")}
+        tables = {name: self.server.storage.rows(self.server.catalog.require(None, name, 0)) for name in TABLES}
         self.server.close()
-        return error, changes, tables
+        return error, changes, outcome.warnings, outcome.affected_rows, tables
 
 
 def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """What the Python path did: 'answered' or 'declined', each time it was asked."""
     answers: list[str] = []
     plan_of, rows, values_of, of = executor_module.scan_plan, mirror_scan.ScanPlan.rows, executor_module.row_values, mirror_scan.RowValues.of
+    mirrored_select = Executor.mirrored_select
 
     def recorded(function):
         def call(*args):
@@ -80,6 +85,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(mirror_scan.ScanPlan, "rows", recorded(rows))
     monkeypatch.setattr(executor_module, "row_values", recorded(values_of))
     monkeypatch.setattr(mirror_scan.RowValues, "of", recorded(of))
+    monkeypatch.setattr(Executor, "mirrored_select", recorded(mirrored_select))
     return answers
 
 
@@ -149,6 +155,52 @@ CASES = [
     ("SET a function", "UPDATE inno SET s = UUID() WHERE id = 1", DECLINED),
     ("SET a product", "UPDATE inno SET v = v * 2", DECLINED),
     ("SET a DATETIME from a column", "UPDATE inno SET ts = ts WHERE id = 5", ANSWERED),
+    # INSERT ... SELECT: the SELECT's rows, values and order
+    ("SELECT columns, key order", "INSERT INTO target (v, d, s) SELECT v, d, s FROM inno WHERE id > 1", ANSWERED),
+    ("SELECT in insertion order", "INSERT INTO target (v, d, ts) SELECT v, d, ts FROM heap", ANSWERED),
+    ("SELECT NULLs", "INSERT INTO target (v, d, s) SELECT k, d, s FROM inno WHERE k IS NULL OR s IS NULL", ANSWERED),
+    ("SELECT into NOT NULL", "INSERT INTO inno (id, v) SELECT k, v FROM heap", ANSWERED),
+    ("SELECT literals", "INSERT INTO target (v, d, s, ts) SELECT 7, 2.5, 'lit', '2026-01-01 00:00:00' FROM heap LIMIT 1", ANSWERED),
+    ("SELECT NULL and negative literals", "INSERT INTO target (v, d) SELECT -3, NULL FROM inno WHERE v = 2", ANSWERED),
+    ("SELECT decimal into INT rounds", "INSERT INTO target (v) SELECT d FROM heap", ANSWERED),
+    ("SELECT decimal arithmetic", "INSERT INTO target (d, v) SELECT d + 1, v - 1 FROM inno WHERE d > 1.5", ANSWERED),
+    ("SELECT text condition ignores case", "INSERT INTO target (v, s) SELECT v, s FROM heap WHERE s < 'b'", ANSWERED),
+    ("SELECT ORDER BY key DESC LIMIT", "INSERT INTO target (v, s) SELECT id, s FROM inno ORDER BY id DESC LIMIT 2", ANSWERED),
+    ("SELECT ORDER BY with NULL first", "INSERT INTO target (v, d) SELECT id, d FROM heap ORDER BY d LIMIT 3", ANSWERED),
+    ("SELECT ORDER BY DESC, NULL last", "INSERT INTO target (v) SELECT k FROM heap ORDER BY k DESC", ANSWERED),
+    ("SELECT ORDER BY text", "INSERT INTO target (s, v) SELECT name, v FROM named ORDER BY name DESC", ANSWERED),
+    ("SELECT ORDER BY, ties past the LIMIT", "INSERT INTO target (v) SELECT id FROM inno ORDER BY v LIMIT 2", ANSWERED),
+    ("SELECT LIMIT 0", "INSERT INTO target (v) SELECT v FROM inno LIMIT 0", ANSWERED),
+    ("SELECT nothing", "INSERT INTO target (v) SELECT v FROM inno WHERE v = NULL", ANSWERED),
+    ("SELECT * from another table", "INSERT INTO heap SELECT * FROM inno WHERE v = 2", ANSWERED),
+    ("SELECT with an alias for the table", "INSERT INTO target (v, s) SELECT x.v, x.s FROM heap AS x WHERE x.v > 1 ORDER BY x.id LIMIT 1", ANSWERED),
+    ("SELECT from the target itself", "INSERT INTO heap SELECT * FROM heap", ANSWERED),
+    ("SELECT from the target, new keys", "INSERT INTO inno (id, v, s) SELECT id + 10, v, s FROM inno", ANSWERED),
+    ("SELECT from the target, a duplicate", "INSERT INTO inno SELECT * FROM inno WHERE id = 5", ANSWERED),
+    ("INSERT IGNORE ... SELECT from the target", "INSERT IGNORE INTO inno SELECT * FROM inno ORDER BY id DESC", ANSWERED),
+    ("duplicate text key stops the statement", "INSERT INTO target (v, s) SELECT v, s FROM inno", ANSWERED),
+    ("INSERT IGNORE ... SELECT, duplicate text", "INSERT IGNORE INTO target (v, s) SELECT v, s FROM heap", ANSWERED),
+    ("REPLACE ... SELECT", "REPLACE INTO target (v, s) SELECT v, s FROM inno", ANSWERED),
+    ("ON DUPLICATE KEY UPDATE ... SELECT", "INSERT INTO target (v, s) SELECT v, s FROM heap ON DUPLICATE KEY UPDATE v = v + 1", ANSWERED),
+    ("SELECT ORDER BY with ties", "INSERT INTO target (v) SELECT id FROM inno ORDER BY v LIMIT 3", DECLINED),
+    ("SELECT ORDER BY text with ties", "INSERT INTO target (v) SELECT id FROM heap ORDER BY s", DECLINED),
+    ("SELECT text beyond ASCII", "INSERT INTO target (v, s) SELECT v, s FROM accented WHERE s = 'e'", DECLINED),
+    ("SELECT DISTINCT", "INSERT INTO target (v) SELECT DISTINCT v FROM inno", DECLINED),
+    ("SELECT GROUP BY", "INSERT INTO target (v) SELECT v FROM heap GROUP BY v", DECLINED),
+    ("SELECT an aggregate", "INSERT INTO target (v) SELECT COUNT(*) FROM inno", DECLINED),
+    ("SELECT a join", "INSERT INTO target (v) SELECT inno.v FROM inno JOIN heap ON inno.id = heap.id", DECLINED),
+    ("SELECT a subquery", "INSERT INTO target (v) SELECT v FROM inno WHERE id IN (SELECT v FROM heap)", DECLINED),
+    ("SELECT a UNION", "INSERT INTO target (v) SELECT v FROM inno UNION ALL SELECT v FROM heap", DECLINED),
+    ("SELECT an alias ORDER BY sorts", "INSERT INTO target (v) SELECT v AS id FROM inno ORDER BY id LIMIT 2", DECLINED),
+    ("SELECT with OFFSET", "INSERT INTO target (v) SELECT v FROM inno ORDER BY id LIMIT 1, 2", DECLINED),
+    ("SELECT table.*", "INSERT INTO heap SELECT inno.* FROM inno", DECLINED),
+    ("SELECT a function", "INSERT INTO target (v) SELECT ABS(v) FROM inno", DECLINED),
+    ("SELECT a float", "INSERT INTO target (v) SELECT 1e0 FROM inno", DECLINED),
+    ("SELECT a number compared with a string", "INSERT INTO target (v) SELECT v FROM inno WHERE v = '2'", DECLINED),
+    ("SELECT past a type's range", "INSERT INTO target (v) SELECT n + 1 FROM inno", DECLINED),
+    ("SELECT an unknown column", "INSERT INTO target (v) SELECT nope FROM inno", DECLINED),
+    ("SELECT an unknown table", "INSERT INTO target (v) SELECT v FROM missing", DECLINED),
+    ("SELECT a column count that differs", "INSERT INTO target (v, s) SELECT v FROM inno", ANSWERED),
 ]
 
 
