@@ -289,9 +289,12 @@ class ScanPlan:
     condition: Predicate | None
     order: tuple[_SortKey, ...]  # ORDER BY, MySQL's NULL order
     physical: tuple[_SortKey, ...]  # the engine's scan order (InnoDB: primary key), then row id
-    # UPDATE and DELETE break ORDER BY's ties in scan order; a SELECT's ORDER BY is DuckDB's
-    # alone, whose sort puts tied rows in an order of its own: such ties are declined.
-    ties_in_scan_order: bool = True
+    # UPDATE and DELETE order by ORDER BY, then scan order, then row id. A SELECT is ordered
+    # by its ORDER BY alone, or by the scan order `Executor.in_scan_order` gives it: rows that
+    # leaves unordered come in DuckDB's storage order, which the mirror's order follows (a
+    # row an undone DELETE puts back comes last in both), and ORDER BY's ties, which DuckDB's
+    # sort puts in an order of its own, are declined.
+    by_row_id: bool = True
 
     def rows(self, mirrored: dict[int, Values], limit: int | None) -> list[tuple]:
         """(row id, *values) of the matching rows, as `Storage.rows` would give them."""
@@ -307,14 +310,15 @@ class ScanPlan:
                 if value is None:
                     raise Declined  # a primary key holds no NULL; DuckDB orders what it finds
                 key.append(_text_key(value) if sort.text else value)
-            key.append(item[0])
+            if self.by_row_id:
+                key.append(item[0])
             return tuple(key)
 
-        matched.sort(key=scan_position)
+        matched.sort(key=scan_position)  # stable: a SELECT's rows stay in the mirror's order
         for sort in reversed(self.order):
             # Stable sorts, last key first; NULL is the smallest value (MySQL's order).
             matched.sort(key=lambda item, s=sort: _ordered_value(item[1][s.index], s.text), reverse=sort.descending)
-        if self.order and not self.ties_in_scan_order:
+        if self.order and not self.by_row_id:
             # Ties matter among the rows returned and at the LIMIT's edge.
             seen = matched if limit is None else matched[: limit + 1]
             keys = [tuple(_ordered_value(values[s.index], s.text) for s in self.order) for _, values in seen]
@@ -356,7 +360,7 @@ def _compile_scan(ast: exp.Update | exp.Delete | exp.Select, table: Table, alias
             raise Declined
         order.append(_sort_key(table, item.this.name, descending))
     physical = tuple(_sort_key(table, name) for name in table.scan_order())
-    return ScanPlan(condition, tuple(order), physical, ties_in_scan_order=not isinstance(ast, exp.Select))
+    return ScanPlan(condition, tuple(order), physical, by_row_id=not isinstance(ast, exp.Select))
 
 
 # Compiled plans by statement tree and table: a statement's parse is shared by the servers

@@ -21,9 +21,10 @@ SCHEMA = [
     "CREATE TABLE heap (id INT, k INT UNSIGNED, v INT, d DECIMAL(6,2), s VARCHAR(10), n TINYINT, ts DATETIME) ENGINE=MyISAM",
     "CREATE TABLE accented (id INT NOT NULL, v INT, s VARCHAR(10), PRIMARY KEY (id)) ENGINE=InnoDB",
     "CREATE TABLE named (name VARCHAR(10) NOT NULL, v INT, PRIMARY KEY (name)) ENGINE=InnoDB",
+    "CREATE TABLE nokey (id INT, v INT) ENGINE=InnoDB",
     "CREATE TABLE target (id INT NOT NULL AUTO_INCREMENT, v INT, d DECIMAL(6,2), s VARCHAR(10), ts DATETIME, PRIMARY KEY (id), UNIQUE KEY (s)) ENGINE=InnoDB",
 ]
-TABLES = ("inno", "heap", "accented", "named", "target")
+TABLES = ("inno", "heap", "accented", "named", "nokey", "target")
 # Inserted out of key order, with NULLs, ties on v, 'a'/'A' and the type limits.
 ROWS = "(5, 1, 2, 1.50, 'a', 127, '2026-01-01 00:00:00'), (1, NULL, 2, NULL, 'A', 0, NULL), (3, 2, NULL, 2.00, 'b', -128, NULL), (2, 0, 1, -1.25, NULL, 5, NULL), (6, 4, 2, 0.00, 'B', NULL, NULL)"
 DATA = [
@@ -32,7 +33,11 @@ DATA = [
     "UPDATE inno SET d = 2.50 WHERE id = 1",  # a row changed after the insert
     "INSERT INTO accented VALUES (2, 1, 'e'), (1, 2, 'é'), (3, 3, 'E')",
     "INSERT INTO named VALUES ('B', 1), ('a', 2), ('c', 3), ('A2', 4)",
+    "INSERT INTO nokey VALUES (1, 1), (2, 2), (3, 3)",
+    "UPDATE heap SET v = 3 WHERE id = 1",
 ]
+# Taken back after DATA: the row returns with its row id, last in DuckDB's storage order.
+UNDONE = "DELETE FROM nokey WHERE id = 1"
 
 
 class _Run:
@@ -45,6 +50,10 @@ class _Run:
         self.answers: list[str] = []
         for sql in SCHEMA + DATA:
             assert self.run(sql).error is None, sql
+        transaction = self.session.ensure_transaction()
+        mark = len(transaction.undo)
+        assert self.run(UNDONE).error is None
+        transaction.undo_to(mark, self.server.storage)
         if not mirror:
             monkeypatch.setattr(executor_module, "scan_plan", lambda ast, table, alias: None)
             monkeypatch.setattr(executor_module, "row_values", lambda expressions, table, alias: None)
@@ -174,6 +183,7 @@ CASES = [
     ("SELECT nothing", "INSERT INTO target (v) SELECT v FROM inno WHERE v = NULL", ANSWERED),
     ("SELECT * from another table", "INSERT INTO heap SELECT * FROM inno WHERE v = 2", ANSWERED),
     ("SELECT with an alias for the table", "INSERT INTO target (v, s) SELECT x.v, x.s FROM heap AS x WHERE x.v > 1 ORDER BY x.id LIMIT 1", ANSWERED),
+    ("SELECT in storage order after an undone DELETE", "INSERT INTO target (v) SELECT id FROM nokey", ANSWERED),
     ("SELECT from the target itself", "INSERT INTO heap SELECT * FROM heap", ANSWERED),
     ("SELECT from the target, new keys", "INSERT INTO inno (id, v, s) SELECT id + 10, v, s FROM inno", ANSWERED),
     ("SELECT from the target, a duplicate", "INSERT INTO inno SELECT * FROM inno WHERE id = 5", ANSWERED),
