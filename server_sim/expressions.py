@@ -10,7 +10,7 @@ a scenario never runs DuckDB-only SQL.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -150,6 +150,9 @@ class Translator:
         self.context = context
         self.table_source = table_source
         self._rand_sites = 0
+        # The subtrees the translation wrote itself (a UDF's body), by id; held so that no
+        # other node can take one of their ids.
+        self._generated: dict[int, exp.Expression] = {}
 
     def rewrite(self, tree: exp.Expression) -> exp.Expression:
         """A rewritten copy of `tree` (the original is a cached parse and stays untouched)."""
@@ -157,7 +160,7 @@ class Translator:
 
     def sql(self, tree: exp.Expression) -> str:
         rewritten = self.rewrite(tree)
-        check_supported(rewritten)
+        check_supported(rewritten, self._generated)
         return rewritten.sql(dialect="duckdb", copy=False)  # the rewrite is a copy already
 
     def _rewrite_node(self, node: exp.Expression) -> exp.Expression:
@@ -221,20 +224,20 @@ class Translator:
             udf = context.udfs.get(node.name.lower())
             if udf is None:
                 raise SqlError(ErrorCode.ER_SP_DOES_NOT_EXIST, f"{context.database}.{node.name}")
-            call = sqlglot.parse_one(udf.translate([self.sql(argument) for argument in node.expressions]), read="duckdb")
-            call.meta[_GENERATED] = True  # SQL of the simulator's own, checked as it is written
-            return exp.Paren(this=call)
+            call = exp.Paren(this=sqlglot.parse_one(udf.translate([self.sql(argument) for argument in node.expressions]), read="duckdb"))
+            self._generated[id(call)] = call  # SQL of the simulator's own: its arguments were checked above
+            return call
         raise not_supported(f"function {name}()")
 
 
-_GENERATED = "rpl_generated"  # meta key of a subtree the translation wrote itself (a UDF's body)
 _GENERATED_CALLS = {*PER_CALL_FUNCTIONS.values(), "rpl_rand", "rpl_rand_seeded", "from_hex", "epoch"}
 
 
-def check_supported(tree: exp.Expression) -> None:
-    """Refuse any construct the translation does not model (rather than run it differently)."""
-    for node in tree.walk(prune=lambda node: bool(node.meta.get(_GENERATED))):
-        if node.meta.get(_GENERATED):
+def check_supported(tree: exp.Expression, generated: Container[int] = ()) -> None:
+    """Refuse any construct the translation does not model (rather than run it differently);
+    the subtrees whose ids are in `generated` are the translation's own and are skipped."""
+    for node in tree.walk(prune=lambda node: id(node) in generated):
+        if id(node) in generated:
             continue
         if isinstance(node, exp.Anonymous):
             if node.name not in _GENERATED_CALLS:
