@@ -22,11 +22,11 @@ def spark() -> Iterator[SparkSession]:
 @pytest.fixture
 def new_master(tmp_path: Path) -> Iterator:
     """Masters with a schema run in a setup session, each with its binlog under tmp_path,
-    closed after the test: `new_master(schema, binlog_format, flavor, **settings)`."""
+    closed after the test: `new_master(schema, binlog_format, flavor, seed, **settings)`."""
     masters: list[Master] = []
 
-    def make(schema: list[str] | tuple[str, ...], binlog_format: str = "ROW", flavor: Flavor = MYSQL_80, **settings: str) -> Master:
-        master = Master(flavor, {"binlog_format": binlog_format, **settings}, tmp_path / f"master-{len(masters)}.binlog", seed=3)
+    def make(schema: list[str] | tuple[str, ...], binlog_format: str = "ROW", flavor: Flavor = MYSQL_80, seed: int = 3, **settings: str) -> Master:
+        master = Master(flavor, {"binlog_format": binlog_format, **settings}, tmp_path / f"master-{len(masters)}.binlog", seed)
         for sql in schema:
             assert master.submit("setup", sql).error is None
         masters.append(master)
