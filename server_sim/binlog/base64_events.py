@@ -17,12 +17,12 @@ import textwrap
 from collections.abc import Iterable
 
 from ..errors import ErrorCode, SqlError
-from .events import EVENT_CLASSES, Log_event, Rows_log_event
+from .events import Log_event, known_event_types
 from .file import decode, encode
 
 _WHITESPACE = re.compile(r"\s+")
 _LINE = 76  # mysqlbinlog's base64 line length
-_MAX_TYPE_CODE = max(max(cls.v1_type_code, cls.v2_type_code) if issubclass(cls, Rows_log_event) else cls.type_code for cls in EVENT_CLASSES)
+_MAX_TYPE_CODE = max(known_event_types().values())
 
 
 def binlog_statement(events: Iterable[Log_event]) -> str:
