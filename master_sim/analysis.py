@@ -65,8 +65,7 @@ def analyze(statement: Statement, catalog: Catalog, session_id: int, flavor: Fla
     analysis = Analysis(statement)
     if statement.kind is StatementKind.BINLOG:
         analysis.writes = injected_tables(statement, catalog)
-        analysis.reads = list(analysis.writes)
-        analysis.key_reach = {table.name.lower(): None for table in analysis.writes}
+        analysis.reads = list(analysis.writes)  # rows found through any key: table locks
         return analysis
     ast = statement.ast
     if ast is None or statement.kind in (StatementKind.SET,) or statement.kind.is_transaction_control:
