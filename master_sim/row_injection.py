@@ -72,7 +72,6 @@ def inject(applier: RowApplier, session: Session, statement: Statement) -> Outco
     except SqlError as error:
         outcome.error = error
     finally:
-        applier.server.storage.flush()
         outcome.warnings.extend(applier.warnings)
         applier.warnings.clear()
         applier.lookups.clear()

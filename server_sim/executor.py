@@ -143,7 +143,6 @@ class Executor:
                 self._drop_function(statement, outcome)
             else:
                 raise not_supported(f"{kind.value} in the executor")
-            self.storage.flush()
         except SqlError as error:
             outcome.error = error
         finally:

@@ -343,6 +343,15 @@ def _sort_key(table: Table, name: str, descending: bool = False) -> _SortKey:
     return _SortKey(index, family is TypeFamily.STRING, descending)
 
 
+def table_scan(table: Table) -> ScanPlan | None:
+    """Every row of the table in the engine's scan order, or None when DuckDB must order
+    them (a primary key on a type compared here only for equality)."""
+    try:
+        return ScanPlan(None, (), tuple(_sort_key(table, name) for name in table.scan_order()))
+    except Declined:
+        return None
+
+
 def _compile_scan(ast: exp.Update | exp.Delete | exp.Select, table: Table, alias: str) -> ScanPlan:
     compiler = _Compiler(table, alias)
     where = ast.args.get("where")

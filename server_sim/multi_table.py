@@ -295,5 +295,5 @@ class MultiTableRun:
         """The rows a DELETE collected for later, in the order of their row ids: the engine's scan order."""
         if len(row_ids) < 2:
             return row_ids
-        position = {row_id: index for index, (row_id, *_) in enumerate(self.executor.storage.rows(table, order=self.executor.storage.physical_order(table)))}
+        position = {row_id: index for index, (row_id, *_) in enumerate(self.executor.storage.scan(table))}
         return sorted(row_ids, key=position.__getitem__)

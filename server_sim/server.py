@@ -227,7 +227,7 @@ class Server:
         """Every non-temporary table: its column names and rows, in physical order."""
         tables: dict[str, tuple[list[str], list[tuple]]] = {}
         for key, table in sorted(self.catalog.tables.items()):
-            rows = self.storage.rows(table, order=self.storage.physical_order(table)) if table.engine.stores_rows else []
+            rows = self.storage.scan(table) if table.engine.stores_rows else []
             tables[key] = (table.column_names(), [tuple(row[1:]) for row in rows])
         return tables
 

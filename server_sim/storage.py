@@ -11,15 +11,15 @@ import atexit
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from dataclasses import dataclass
-from enum import Enum
-from typing import Any, Generic, TypeVar
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 import duckdb
 
 from .catalog import Column, Table
 from .errors import ErrorCode, SqlError
 from .expressions import HIDDEN_ROW_ID
+from .mirror_scan import Declined, table_scan
 
 ROW_ID = HIDDEN_ROW_ID
 
@@ -130,19 +130,31 @@ def _equality_key(value: object) -> object:
     return value
 
 
-class _Change(Enum):
-    INSERT = "insert"  # items: [row id, *values] lists
-    UPDATE = "update"  # items: row id -> values, the last update of a row winning
-    DELETE = "delete"  # items: row ids
-
-
 @dataclass
-class _Pending:
-    """Row changes of one kind to one table, held back to go to DuckDB as one statement."""
+class _Unwritten:
+    """A table's row changes DuckDB has not received yet, as their net effect: the rows to
+    delete, the rows to update in place and the rows to append, in that order, whose values
+    the mirror holds. DuckDB keeps a row it updates where it is and puts a row it inserts
+    last, as the mirror does, so the two list rows in the same order afterwards."""
 
-    change: _Change
     table: Table
-    items: Any
+    removed: set[int] = field(default_factory=set)  # rows DuckDB holds that were deleted
+    updated: set[int] = field(default_factory=set)  # rows DuckDB holds whose values changed
+    appended: dict[int, None] = field(default_factory=dict)  # rows DuckDB lacks, in insertion order
+
+    def insert(self, row_id: int) -> None:
+        self.appended[row_id] = None
+
+    def update(self, row_id: int) -> None:
+        if row_id not in self.appended:
+            self.updated.add(row_id)
+
+    def delete(self, row_id: int) -> None:
+        if row_id in self.appended:
+            del self.appended[row_id]  # DuckDB never had it
+        else:
+            self.removed.add(row_id)
+            self.updated.discard(row_id)
 
 
 @dataclass
@@ -159,27 +171,28 @@ class Storage:
     """The rows of one server's tables, in one DuckDB schema.
 
     A mirror of each table's rows in Python answers the unique-key checks every insert and
-    update makes, where asking DuckDB would cost half a millisecond each time. DuckDB stays
-    the store: scans, expressions and snapshots read it, what Python cannot compare as
-    its collation does (text beyond ASCII) is asked of it, and any table the mirror has
-    not followed (a reopened database, a changed column list) is reloaded from it.
+    update makes, and the scans it can evaluate, where asking DuckDB would cost half a
+    millisecond each time. DuckDB stays the store that SQL reads: a table's row changes
+    reach it, as their net effect, before anything reads it with SQL (a scan the mirror
+    cannot answer, an expression, a join) and before a crash-safe server commits. What
+    Python cannot compare as the collation does (text beyond ASCII) is asked of DuckDB, and
+    a table the mirror has not followed (a reopened database, a changed column list) is
+    reloaded from it.
     """
 
     def __init__(self, connection: duckdb.DuckDBPyConnection, schema: str) -> None:
         self.connection = connection
         self.schema = schema
         self._mirrors: dict[str, _Mirror] = {}
-        # Row inserts, updates and deletes not yet in DuckDB, in order, a run of one kind
-        # on one table as one entry: a statement's rows reach DuckDB in one statement per
-        # entry, before anything else does.
-        self._pending: list[_Pending] = []
+        # Tables whose rows the mirror holds ahead of DuckDB, by storage name.
+        self._unwritten: dict[str, _Unwritten] = {}
         connection.execute(f"CREATE SCHEMA IF NOT EXISTS {quote(schema)}")
 
     def qualified(self, table: Table) -> str:
         return f"{quote(self.schema)}.{quote(table.storage_name)}"
 
     def query(self, sql: str, parameters: Sequence[object] = ()) -> list[tuple]:
-        if self._pending:
+        if self._unwritten:
             self.flush()
         return self._execute(sql, parameters)
 
@@ -190,43 +203,43 @@ class Storage:
             raise translate_error(error, sql) from None
 
     def flush(self) -> None:
-        """Write the row changes still held back. A statement's end flushes too, so that a
-        failure is its own."""
-        pending, self._pending = self._pending, []
-        for entry in pending:
-            table, items = entry.table, entry.items
+        """Give DuckDB every row change it has not received: per table, one DELETE, one
+        UPDATE and one INSERT at most (a long INSERT in parts)."""
+        unwritten, self._unwritten = self._unwritten, {}
+        for changes in unwritten.values():
+            table = changes.table
+            rows = self._mirrors[table.storage_name].rows
+            stored = self.qualified(table)
+            if changes.removed:
+                ids = list(changes.removed)
+                self._execute(f"DELETE FROM {stored} WHERE {quote(ROW_ID)} IN ({', '.join('?' for _ in ids)})", ids)
             marks = "(" + ", ".join("?" for _ in range(len(table.columns) + 1)) + ")"
-            if entry.change is _Change.INSERT:
-                self._execute(f"INSERT INTO {self.qualified(table)} ({_stored_columns(table)}) VALUES {', '.join([marks] * len(items))}", [v for row in items for v in row])
-            elif entry.change is _Change.DELETE:
-                ids = ", ".join("?" for _ in items)
-                self._execute(f"DELETE FROM {self.qualified(table)} WHERE {quote(ROW_ID)} IN ({ids})", items)
-            elif len(items) == 1:
-                [(row_id, values)] = items.items()
+            if len(changes.updated) == 1:
+                [row_id] = changes.updated
                 assignments = ", ".join(f"{quote(c.name)} = ?" for c in table.columns)
-                self._execute(f"UPDATE {self.qualified(table)} SET {assignments} WHERE {quote(ROW_ID)} = ?", [*values, row_id])
-            else:
+                self._execute(f"UPDATE {stored} SET {assignments} WHERE {quote(ROW_ID)} = ?", [*rows[row_id], row_id])
+            elif changes.updated:
                 # One UPDATE joined to the new rows; the casts keep VALUES from choosing
                 # column types of its own.
                 assignments = ", ".join(f"{quote(c.name)} = CAST(new.{quote(c.name)} AS {_cast_type(c)})" for c in table.columns)
-                stored = self.qualified(table)
                 self._execute(
-                    f"UPDATE {stored} SET {assignments} FROM (VALUES {', '.join([marks] * len(items))}) AS new({_stored_columns(table)}) "
+                    f"UPDATE {stored} SET {assignments} FROM (VALUES {', '.join([marks] * len(changes.updated))}) AS new({_stored_columns(table)}) "
                     f"WHERE {stored}.{quote(ROW_ID)} = new.{quote(ROW_ID)}",
-                    [v for row_id, values in items.items() for v in (row_id, *values)],
+                    [v for row_id in changes.updated for v in (row_id, *rows[row_id])],
+                )
+            appended = list(changes.appended)
+            for start in range(0, len(appended), _ROWS_PER_INSERT):
+                part = appended[start : start + _ROWS_PER_INSERT]
+                self._execute(
+                    f"INSERT INTO {stored} ({_stored_columns(table)}) VALUES {', '.join([marks] * len(part))}",
+                    [v for row_id in part for v in (row_id, *rows[row_id])],
                 )
 
-    def _defer(self, change: _Change, table: Table, row_id: int, values: Sequence[object] = ()) -> None:
-        last = self._pending[-1] if self._pending else None
-        if last is None or last.change is not change or last.table is not table:
-            last = _Pending(change, table, {} if change is _Change.UPDATE else [])
-            self._pending.append(last)
-        if change is _Change.INSERT:
-            last.items.append([row_id, *values])
-        elif change is _Change.UPDATE:
-            last.items[row_id] = list(values)
-        else:
-            last.items.append(row_id)
+    def _changes(self, table: Table) -> _Unwritten:
+        changes = self._unwritten.get(table.storage_name)
+        if changes is None:
+            changes = self._unwritten[table.storage_name] = _Unwritten(table)
+        return changes
 
     def create(self, table: Table, storage_name: str) -> None:
         table.storage_name = storage_name
@@ -235,18 +248,21 @@ class Storage:
         self._mirrors[storage_name] = _Mirror(_column_names(table), {})
 
     def drop(self, table: Table) -> None:
+        self._unwritten.pop(table.storage_name, None)
         self.query(f"DROP TABLE IF EXISTS {self.qualified(table)}")
         self._mirrors.pop(table.storage_name, None)
 
     def add_column(self, table: Table, column: Column, fill: object) -> None:
+        self.flush()
         self._mirrors.pop(table.storage_name, None)
-        self.query(f"ALTER TABLE {self.qualified(table)} ADD COLUMN {quote(column.name)} {column.type.duckdb_type}")
+        self._execute(f"ALTER TABLE {self.qualified(table)} ADD COLUMN {quote(column.name)} {column.type.duckdb_type}", ())
         if fill is not None:
-            self.query(f"UPDATE {self.qualified(table)} SET {quote(column.name)} = ?", [fill])
+            self._execute(f"UPDATE {self.qualified(table)} SET {quote(column.name)} = ?", [fill])
 
     def drop_column(self, table: Table, column: Column) -> None:
+        self.flush()
         self._mirrors.pop(table.storage_name, None)
-        self.query(f"ALTER TABLE {self.qualified(table)} DROP COLUMN {quote(column.name)}")
+        self._execute(f"ALTER TABLE {self.qualified(table)} DROP COLUMN {quote(column.name)}", ())
 
     def rows(
         self,
@@ -269,6 +285,17 @@ class Storage:
             sql += f" LIMIT {int(limit)}"
         return self.query(sql, parameters)
 
+    def scan(self, table: Table) -> list[tuple]:
+        """(row id, *values) of every row, in the engine's table-scan order: from the mirror
+        where Python can order them as DuckDB does, else from DuckDB."""
+        plan = table_scan(table)
+        if plan is not None:
+            try:
+                return plan.rows(self._mirror(table).rows, None)
+            except Declined:
+                pass
+        return self.rows(table, order=self.physical_order(table))
+
     def physical_order(self, table: Table, alias: str | None = None) -> str:
         """ORDER BY text for the engine's table-scan order."""
         name = quote(alias or table.name)
@@ -282,8 +309,8 @@ class Storage:
         if any(holders):
             return False
         if None not in holders:
-            self._defer(_Change.INSERT, table, row_id, values)
-            self._mirrored(table, row_id, tuple(values))
+            self._mirror(table).rows[row_id] = tuple(values)
+            self._changes(table).insert(row_id)
             return True
         name = quote(table.name)
         marks = ", ".join("?" for _ in range(len(values) + 1))
@@ -296,25 +323,24 @@ class Storage:
         holder = f"SELECT 1 FROM {self.qualified(table)} AS {name} WHERE {' OR '.join(matches)}"
         [(inserted,)] = self.query(f"INSERT INTO {self.qualified(table)} ({_stored_columns(table)}) SELECT {marks} WHERE NOT EXISTS ({holder})", parameters)
         if inserted == 1:
-            self._mirrored(table, row_id, tuple(values))
+            self._mirror(table).rows[row_id] = tuple(values)  # DuckDB has it: loaded or not, the mirror does too
         return inserted == 1
 
     def update(self, table: Table, row_id: int, values: Sequence[object]) -> None:
-        self._defer(_Change.UPDATE, table, row_id, values)
-        self._mirrored(table, row_id, tuple(values))
+        self._mirror(table).rows[row_id] = tuple(values)
+        self._changes(table).update(row_id)
 
     def delete(self, table: Table, row_ids: Iterable[int]) -> None:
-        mirror = self._mirrors.get(table.storage_name)
+        rows = self._mirror(table).rows
+        changes = self._changes(table)
         for row_id in row_ids:
-            self._defer(_Change.DELETE, table, row_id)
-            if mirror is not None:
-                mirror.rows.pop(row_id, None)
+            if rows.pop(row_id, None) is not None:
+                changes.delete(row_id)
 
     def delete_all(self, table: Table) -> None:
-        self.query(f"DELETE FROM {self.qualified(table)}")
-        mirror = self._mirrors.get(table.storage_name)
-        if mirror is not None:
-            mirror.rows.clear()
+        self._unwritten.pop(table.storage_name, None)
+        self._execute(f"DELETE FROM {self.qualified(table)}", ())
+        self._mirror(table).rows.clear()
 
     def find_by_columns(self, table: Table, columns: Sequence[str], values: Sequence[object], exclude: int | None) -> list[tuple]:
         """Rows whose `columns` equal `values` (the collation decides string equality)."""
@@ -358,7 +384,7 @@ class Storage:
         """Drop every mirror and the rows held back: DuckDB's rows changed behind them (a
         transaction rolled back in DuckDB itself). Each table is reloaded when next checked."""
         self._mirrors.clear()
-        self._pending.clear()
+        self._unwritten.clear()
 
     def _holders(self, table: Table, columns: Sequence[str], values: Sequence[object], exclude: int | None) -> list[int] | None:
         """Ids of the rows other than `exclude` whose `columns` equal `values`, from the
@@ -384,18 +410,14 @@ class Storage:
             self._mirrors[table.storage_name] = mirror
         return mirror
 
-    def _mirrored(self, table: Table, row_id: int, values: tuple) -> None:
-        mirror = self._mirrors.get(table.storage_name)
-        if mirror is not None:
-            if mirror.columns == _column_names(table):
-                mirror.rows[row_id] = values
-            else:
-                del self._mirrors[table.storage_name]
-
 
 def _cast_type(column: Column) -> str:
     """The column's DuckDB type without its collation, which a CAST does not take."""
     return column.type.duckdb_type.split(" COLLATE ")[0]
+
+
+# Rows per INSERT when DuckDB receives a table's new rows: each is a parameter per column.
+_ROWS_PER_INSERT = 1000
 
 
 def _stored_columns(table: Table) -> str:

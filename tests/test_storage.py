@@ -1,5 +1,6 @@
-"""The storage's mirror of each table's rows: exactly what DuckDB holds, value and type,
-after the generator's workloads have run on master and slave."""
+"""The storage's mirror of each table's rows: exactly what DuckDB holds, value, type and
+storage order, once DuckDB has received the changes held back, after the generator's
+workloads have run on master and slave."""
 
 from __future__ import annotations
 
@@ -29,9 +30,11 @@ def check_mirrors_at_each_dump(monkeypatch: pytest.MonkeyPatch) -> list[str]:
             mirror = storage._mirrors.get(table.storage_name)
             if not table.engine.stores_rows or mirror is None:
                 continue  # a mirror not made yet is loaded from DuckDB when first needed
-            stored = {row_id: tuple(values) for row_id, *values in storage.rows(table)}
+            read = storage.rows(table)  # DuckDB's storage order: what a scan without ORDER BY gives
+            stored = {row_id: tuple(values) for row_id, *values in read}
             mirrored = mirror.rows
             assert mirrored == stored, table.name
+            assert list(mirrored) == [row_id for row_id, *_ in read], table.name
             for row_id, values in stored.items():
                 assert [type(value) for value in mirrored[row_id]] == [type(value) for value in values], table.name
             compared.append(table.name)

@@ -197,7 +197,7 @@ class RowFinder:
         return None
 
     def _scan(self) -> list[tuple]:
-        return self.storage.rows(self.table, order=self.storage.physical_order(self.table))
+        return self.storage.scan(self.table)
 
     def _by_key(self, key: Key, values: list[object]) -> list[tuple]:
         """An index read: rows whose key equals `values` (NULL matches NULL), in index order."""

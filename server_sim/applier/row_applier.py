@@ -80,7 +80,6 @@ class RowApplier:
         if isinstance(event, Write_rows_log_event):
             for _, after in images:
                 self._write(session, table, after, len(table_map.columns), outcome)
-            self.server.storage.flush()  # the event's rows in one INSERT
         else:
             for found, after in self._found_rows(table, images, lookup):
                 self._change(session, table, event, found, after, outcome)
