@@ -1,5 +1,6 @@
-"""Single-table UPDATE and DELETE, and the single-table SELECT an INSERT ... SELECT reads,
-answered from the storage's mirror of a table's rows.
+"""Single-table UPDATE and DELETE, the single-table SELECT an INSERT ... SELECT reads, and
+the join of a multi-table UPDATE or DELETE, answered from the storage's mirror of the
+tables' rows.
 
 Asking DuckDB which rows a statement reaches, or what `v + 1` is for one row, costs half
 a millisecond a statement. The conditions and SET expressions workloads mostly use
@@ -15,17 +16,23 @@ evaluation time, and DuckDB answers.
 from __future__ import annotations
 
 import decimal
+import functools
+import math
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
+from typing import TypeVar
 
 from sqlglot import exp
 
 from .catalog import Column, Table
 from .expressions import HIDDEN_ROW_ID
 from .types import TypeFamily
+
+
+T = TypeVar("T")
 
 
 class Declined(Exception):
@@ -67,12 +74,23 @@ def _text_key(text: str) -> str:
     return text.lower()
 
 
-class _Compiler:
-    """Turns a MySQL expression tree over one table's columns into Python closures."""
+@dataclass(frozen=True)
+class Source:
+    """A table as an expression sees it: the name it has there, and where its columns
+    start in the row the expression is evaluated on (a join row holds several tables')."""
 
-    def __init__(self, table: Table, alias: str) -> None:
-        self.table = table
-        self.alias = alias.lower()
+    alias: str
+    table: Table
+    offset: int = 0
+
+
+class _Compiler:
+    """Turns a MySQL expression tree over the columns of one table, or of the tables of a
+    join, into Python closures; `used` collects the positions of the sources it read."""
+
+    def __init__(self, sources: Sequence[Source]) -> None:
+        self.sources = sources
+        self.used: set[int] = set()
 
     # -- values -----------------------------------------------------------------------
 
@@ -92,16 +110,23 @@ class _Compiler:
     def _column(self, node: exp.Column) -> _Operand:
         if node.args.get("db") is not None or node.args.get("catalog") is not None:
             raise Declined
-        if node.table and node.table.lower() != self.alias:
-            raise Declined
         name = node.name.lower()
         if name == HIDDEN_ROW_ID:
             raise Declined
-        index = next((i for i, column in enumerate(self.table.columns) if column.name.lower() == name), None)
-        if index is None:
-            raise Declined  # DuckDB reports the unknown column
-        column = self.table.columns[index]
-        value = operator.itemgetter(index)
+        qualifier = node.table.lower()
+        found = [
+            (position, source, index)
+            for position, source in enumerate(self.sources)
+            if not qualifier or source.alias.lower() == qualifier
+            for index, column in enumerate(source.table.columns)
+            if column.name.lower() == name
+        ]
+        if len(found) != 1:
+            raise Declined  # DuckDB reports the unknown or ambiguous column
+        [(position, source, index)] = found
+        self.used.add(position)
+        column = source.table.columns[index]
+        value = operator.itemgetter(source.offset + index)
         family = column.type.family
         if family is TypeFamily.INTEGER:
             low, high = column.type.integer_range()
@@ -353,7 +378,7 @@ def table_scan(table: Table) -> ScanPlan | None:
 
 
 def _compile_scan(ast: exp.Update | exp.Delete | exp.Select, table: Table, alias: str) -> ScanPlan:
-    compiler = _Compiler(table, alias)
+    compiler = _Compiler([Source(alias, table)])
     where = ast.args.get("where")
     condition = compiler.predicate(where.this) if where is not None else None
     order: list[_SortKey] = []
@@ -416,7 +441,7 @@ class RowValues:
 
 def row_values(expressions: Sequence[exp.Expression], table: Table, alias: str) -> RowValues | None:
     """The compiled SET expressions, or None when DuckDB must evaluate them."""
-    compiler = _Compiler(table, alias)
+    compiler = _Compiler([Source(alias, table)])
     try:
         return RowValues(tuple(compiler.operand(expression).value for expression in expressions))
     except Declined:
@@ -469,7 +494,7 @@ def select_plan(query: exp.Select, table: Table) -> SelectPlan | None:
 
 def _compile_select(query: exp.Select, table: Table) -> SelectPlan:
     node = query.args["from_"].this
-    compiler = _Compiler(table, node.alias_or_name)
+    compiler = _Compiler([Source(node.alias_or_name, table)])
     items: list[Value] = []
     for item in query.expressions:
         if isinstance(item, exp.Star):
@@ -484,3 +509,105 @@ def _compile_select(query: exp.Select, table: Table) -> SelectPlan:
             raise Declined
         limit = int(count.this)
     return SelectPlan(_compile_scan(query, table, node.alias_or_name), RowValues(tuple(items)), limit)
+
+
+# -- multi-table joins ------------------------------------------------------------------
+
+# Join rows beyond which a nested loop in Python costs more than DuckDB's join.
+_JOIN_ROWS_LIMIT = 20_000
+
+
+@dataclass(frozen=True)
+class Joined:
+    """A table of a multi-table statement's FROM clause, in the order written."""
+
+    alias: str
+    table: Table
+    on: exp.Expression | None = None  # the ON of the join that brings it in
+    outer: bool = False  # brought in by LEFT JOIN
+
+
+def _none_when_declined(function: Callable[..., T]) -> Callable[..., T | None]:
+    """The function answering None where it declines: its caller asks DuckDB instead."""
+
+    @functools.wraps(function)
+    def answer(*arguments: object) -> T | None:
+        try:
+            return function(*arguments)
+        except Declined:
+            return None
+
+    return answer
+
+
+@_none_when_declined
+def join_rows(
+    tables: Sequence[Joined],
+    order: Sequence[int],
+    where: exp.Expression | None,
+    targets: Sequence[int],
+    expressions: Sequence[exp.Expression],
+    mirrored: Sequence[dict[int, Values]],
+) -> list[tuple]:
+    """The rows of the join that `multi_table` asks DuckDB for, from the mirrors: per join
+    row each table's row id (None for a LEFT JOIN's missing row), the columns of the
+    `targets`, then `expressions`; ordered by the tables' scan orders, table after table
+    in join `order` (positions in `tables`), as a nested loop reads them. None when the
+    tables, conditions or expressions leave the subset evaluated here."""
+    sources, offset = [], 0
+    for table in tables:
+        sources.append(Source(table.alias, table.table, offset))
+        offset += len(table.table.columns)
+    if math.prod(len(rows) + 1 for rows in mirrored) > _JOIN_ROWS_LIMIT:
+        raise Declined
+    compiler = _Compiler(sources)
+    # An inner join's ON filters the finished join row as WHERE does; an outer join's is
+    # tested as its table is reached, on the tables before it (any other is DuckDB's case).
+    filters = [compiler.predicate(where)] if where is not None else []
+    level_tests: dict[int, Predicate] = {}
+    for position, table in enumerate(tables):
+        if table.on is None:
+            continue
+        compiler.used = set()
+        test = compiler.predicate(table.on)
+        if not table.outer:
+            filters.append(test)
+        elif compiler.used <= set(range(position + 1)) and list(order) == list(range(len(tables))):
+            level_tests[position] = test
+        else:
+            raise Declined
+    values = [compiler.operand(expression).value for expression in expressions]
+    scans = []
+    for position in order:
+        plan = table_scan(tables[position].table)
+        if plan is None:
+            raise Declined
+        scans.append([(row_id, tuple(values)) for row_id, *values in plan.rows(mirrored[position], None)])
+    missing = [tuple(None for _ in table.table.columns) for table in tables]
+    parts: list[tuple[int | None, Values]] = [(None, row) for row in missing]
+    result: list[tuple] = []
+
+    def flat() -> Values:
+        return tuple(value for _, row in parts for value in row)
+
+    def walk(level: int) -> None:
+        if level == len(order):
+            row = flat()
+            if all(test(row) is True for test in filters):
+                result.append((*(row_id for row_id, _ in parts), *(value for target in targets for value in parts[target][1]), *(value(row) for value in values)))
+            return
+        position = order[level]
+        test = level_tests.get(position)
+        reached = False
+        for item in scans[level]:
+            parts[position] = item
+            if test is None or test(flat()) is True:
+                reached = True
+                walk(level + 1)
+        if tables[position].outer and not reached:
+            parts[position] = (None, missing[position])
+            walk(level + 1)
+        parts[position] = (None, missing[position])
+
+    walk(0)
+    return result

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from .catalog import Column, Table
 from .errors import ErrorCode, SqlError, not_supported
 from .expressions import StatementContext, constant_value, is_constant
+from .mirror_scan import Joined, join_rows
 from .parser import Statement
 from .session import Session
 from .storage import ROW_ID, quote
@@ -163,6 +164,18 @@ def join_order(tables: list[Reference], row_counts: list[int]) -> list[Reference
     return [reference for _, _, reference in sorted(zip(row_counts, range(len(tables)), tables), key=lambda item: item[:2])]
 
 
+def join_keyword(join: exp.Join) -> str:
+    """The DuckDB join a FROM clause's join is: an inner or a left outer join."""
+    if join.args.get("using"):
+        raise not_supported("JOIN ... USING in a multi-table statement")
+    side, kind = (join.side or "").upper(), (join.kind or "").upper()
+    if side == "LEFT" and kind in ("", "OUTER"):
+        return "LEFT JOIN"
+    if not side and kind in ("", "INNER", "CROSS"):
+        return "JOIN"
+    raise not_supported(f"{' '.join(filter(None, (side, kind)))} JOIN in a multi-table statement")
+
+
 def from_sql(tables: list[Reference], qualified: Callable[[Table], str], translate: Callable[[exp.Expression], str]) -> str:
     """The FROM clause in DuckDB SQL, over the stored tables (row ids included)."""
     first = tables[0]
@@ -170,19 +183,22 @@ def from_sql(tables: list[Reference], qualified: Callable[[Table], str], transla
     for reference in tables[1:]:
         join = reference.join
         assert join is not None
-        if join.args.get("using"):
-            raise not_supported("JOIN ... USING in a multi-table statement")
-        side, kind = (join.side or "").upper(), (join.kind or "").upper()
-        if side == "LEFT" and kind in ("", "OUTER"):
-            keyword = "LEFT JOIN"
-        elif not side and kind in ("", "INNER", "CROSS"):
-            keyword = "JOIN"
-        else:
-            raise not_supported(f"{' '.join(filter(None, (side, kind)))} JOIN in a multi-table statement")
         on = join.args.get("on")
         condition = translate(on) if on is not None else "TRUE"
-        text += f" {keyword} {qualified(reference.table)} AS {quote(reference.name)} ON {condition}"
+        text += f" {join_keyword(join)} {qualified(reference.table)} AS {quote(reference.name)} ON {condition}"
     return text
+
+
+def joined(tables: list[Reference]) -> list[Joined]:
+    """The FROM clause as the mirror's join takes it."""
+    result = []
+    for reference in tables:
+        join = reference.join
+        if join is None:
+            result.append(Joined(reference.name, reference.table))
+        else:
+            result.append(Joined(reference.name, reference.table, join.args.get("on"), join_keyword(join) == "LEFT JOIN"))
+    return result
 
 
 def updated_during_scan(target: Target, first: Reference, tables: list[Reference], values: list[exp.Expression]) -> bool:
@@ -228,15 +244,28 @@ class MultiTableRun:
         self.order = join_order(self.tables, [storage.row_count(r.table) if r.table.engine.stores_rows else 0 for r in self.tables])
 
     def _join(self, expressions: list[exp.Expression]) -> list[tuple]:
-        """Per join row: each table's row id, each target's columns, then `expressions`."""
+        """Per join row: each table's row id, each target's columns, then `expressions`;
+        from the storage's mirrors where the conditions and expressions allow, else DuckDB's."""
         storage = self.executor.storage
         if not all(r.table.engine.stores_rows for r in self.tables):
             return []  # a BLACKHOLE table joins no row
+        where = self.ast.args.get("where")
+        mirrored = [storage.mirrored(r.table) for r in self.tables]
+        if all(rows is not None for rows in mirrored):
+            rows = join_rows(
+                joined(self.tables),
+                [self.tables.index(r) for r in self.order],
+                where.this if where is not None else None,
+                [self.tables.index(t.reference) for t in self.targets],
+                expressions,
+                mirrored,  # type: ignore[arg-type]
+            )
+            if rows is not None:
+                return rows
         selected = [row_id_column(r) for r in self.tables]
         for target in self.targets:
             selected += [f"{quote(target.reference.name)}.{quote(c.name)}" for c in target.reference.table.columns]
         selected += [self.translator.sql(e) for e in expressions]
-        where = self.ast.args.get("where")
         condition = f" WHERE {self.translator.sql(where.this)}" if where is not None else ""
         order = ", ".join(storage.physical_order(r.table, r.name) for r in self.order)
         source = from_sql(self.tables, storage.qualified, self.translator.sql)

@@ -1,7 +1,8 @@
-"""Single-table UPDATE and DELETE, and the SELECT of INSERT ... SELECT, answered from the
-mirror, against DuckDB answering them: each statement runs on two servers holding the same
-rows, one evaluating its condition, order, SET values and select list in Python
-(server_sim/mirror_scan), one with that turned off; the rows changed, in order, the errors,
+"""Single-table UPDATE and DELETE, the SELECT of INSERT ... SELECT, and the join of a
+multi-table UPDATE or DELETE, answered from the mirror, against DuckDB answering them: each
+statement runs on two servers holding the same rows, one evaluating its condition, order,
+SET values, select list and join in Python (server_sim/mirror_scan), one with that turned
+off; the rows changed, in order, the errors,
 warnings and the tables left must be the same, and the Python path must answer (or
 decline) as the case says."""
 
@@ -11,6 +12,7 @@ import pytest
 
 from server_sim import executor as executor_module
 from server_sim import mirror_scan
+from server_sim import multi_table
 from server_sim.executor import Executor
 from server_sim.flavor import MYSQL_80
 from server_sim.parser import parse_statement
@@ -58,6 +60,7 @@ class _Run:
             monkeypatch.setattr(executor_module, "scan_plan", lambda ast, table, alias: None)
             monkeypatch.setattr(executor_module, "row_values", lambda expressions, table, alias: None)
             monkeypatch.setattr(executor_module, "select_plan", lambda query, table: None)
+            monkeypatch.setattr(multi_table, "join_rows", lambda *arguments: None)
 
     def run(self, sql: str):
         context = self.server.statement_context(self.session, self.server.tick())
@@ -77,6 +80,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     answers: list[str] = []
     plan_of, rows, values_of, of = executor_module.scan_plan, mirror_scan.ScanPlan.rows, executor_module.row_values, mirror_scan.RowValues.of
     mirrored_select = Executor.mirrored_select
+    join_rows = multi_table.join_rows
 
     def recorded(function):
         def call(*args):
@@ -95,6 +99,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(executor_module, "row_values", recorded(values_of))
     monkeypatch.setattr(mirror_scan.RowValues, "of", recorded(of))
     monkeypatch.setattr(Executor, "mirrored_select", recorded(mirrored_select))
+    monkeypatch.setattr(multi_table, "join_rows", recorded(join_rows))
     return answers
 
 
@@ -211,6 +216,24 @@ CASES = [
     ("SELECT an unknown column", "INSERT INTO target (v) SELECT nope FROM inno", DECLINED),
     ("SELECT an unknown table", "INSERT INTO target (v) SELECT v FROM missing", DECLINED),
     ("SELECT a column count that differs", "INSERT INTO target (v, s) SELECT v FROM inno", ANSWERED),
+    # multi-table UPDATE and DELETE: the join's rows, in the order a nested loop reads them
+    ("join by a table list", "UPDATE inno, heap SET inno.v = heap.v WHERE inno.id = heap.id AND heap.k > 0", ANSWERED),
+    ("join ON, both tables changed", "UPDATE inno JOIN heap ON inno.id = heap.v SET inno.s = 'j', heap.s = 'h'", ANSWERED),
+    ("join with aliases, SET arithmetic", "UPDATE inno AS x JOIN heap AS y ON x.id = y.id SET x.v = y.v + 1 WHERE y.v IS NOT NULL", ANSWERED),
+    ("join smallest table first", "UPDATE nokey JOIN inno ON nokey.v = inno.v SET inno.k = nokey.id", ANSWERED),
+    ("LEFT JOIN, missing rows NULL", "UPDATE inno LEFT JOIN nokey ON inno.id = nokey.id SET inno.v = nokey.v", ANSWERED),
+    ("LEFT JOIN with a condition on its table", "UPDATE inno LEFT JOIN nokey ON inno.id = nokey.id AND nokey.v > 1 SET inno.k = nokey.v", ANSWERED),
+    ("three tables, two deleted from", "DELETE inno, nokey FROM inno JOIN heap ON inno.id = heap.id JOIN nokey ON nokey.id = heap.v", ANSWERED),
+    ("join on text ignores case", "DELETE heap FROM heap JOIN named ON heap.s = named.name", ANSWERED),
+    ("join without a condition", "DELETE nokey FROM nokey, inno WHERE inno.v = 2", ANSWERED),
+    ("join, unqualified column of one table", "UPDATE inno JOIN named ON inno.s = name SET inno.v = 0", ANSWERED),
+    ("DELETE ... USING", "DELETE FROM heap USING inno JOIN heap WHERE inno.id = heap.id AND inno.d > 0", ANSWERED),
+    ("join, a column both tables have", "UPDATE inno JOIN heap ON inno.id = heap.id SET inno.v = 0 WHERE k > 0", DECLINED),
+    ("join, a function", "UPDATE inno JOIN heap ON inno.id = heap.id SET inno.v = ABS(heap.v)", DECLINED),
+    ("join on text beyond ASCII", "DELETE accented FROM accented JOIN inno ON accented.s = inno.s", DECLINED),
+    ("join, a number compared with a string", "DELETE inno FROM inno JOIN heap ON inno.id = heap.s", DECLINED),
+    ("join, SET past a type's range", "UPDATE inno JOIN heap ON inno.id = heap.id SET inno.n = heap.n + 1", DECLINED),
+    ("LEFT JOIN ON a later table", "UPDATE inno LEFT JOIN heap ON heap.id = nokey.id JOIN nokey ON nokey.id = inno.id SET inno.v = 1", DECLINED),
 ]
 
 
