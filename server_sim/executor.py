@@ -461,18 +461,27 @@ class Executor:
         return self.coerce_row(table, list(changed or after), row_number)
 
     def evaluate(self, session: Session, context: StatementContext, expressions: list[exp.Expression]) -> list[object]:
-        """Values of expressions that read no table: constants directly, the rest in one SELECT."""
+        """Values of expressions outside any table's row: constants, and what translates to
+        a constant (`@@server_id`, `CURRENT_USER()`), directly; the rest in one SELECT."""
         values = [constant_value(e) if is_constant(e) else None for e in expressions]
         pending = [i for i, e in enumerate(expressions) if not is_constant(e)]
-        if pending:
-            translator = self.translator(session, context)
-            projection = ", ".join(translator.sql(expressions[i]) for i in pending)
+        if not pending:
+            return values
+        translator = self.translator(session, context)
+        translated = {index: translator.translate(expressions[index]) for index in pending}
+        for index, tree in list(translated.items()):
+            if is_constant(tree):
+                values[index] = constant_value(tree)
+                del translated[index]
+        if translated:
+            projection = ", ".join(tree.sql(dialect="duckdb", copy=False) for tree in translated.values())
+            reads = any(expressions[index].find(exp.Table) is not None for index in translated)
             previous, self.server.current_session = self.server.current_session, session
             try:
-                row = self.storage.query(f"SELECT {projection}")[0]
+                row = self.storage.query(f"SELECT {projection}", reads_tables=reads)[0]
             finally:
                 self.server.current_session = previous
-            for index, value in zip(pending, row):
+            for index, value in zip(translated, row):
                 values[index] = value
         return values
 

@@ -158,10 +158,14 @@ class Translator:
         """A rewritten copy of `tree` (the original is a cached parse and stays untouched)."""
         return tree.copy().transform(self._rewrite_node, copy=False)
 
-    def sql(self, tree: exp.Expression) -> str:
+    def translate(self, tree: exp.Expression) -> exp.Expression:
+        """The DuckDB tree for `tree`, every construct in it one the translation models."""
         rewritten = self.rewrite(tree)
         check_supported(rewritten, self._generated)
-        return rewritten.sql(dialect="duckdb", copy=False)  # the rewrite is a copy already
+        return rewritten
+
+    def sql(self, tree: exp.Expression) -> str:
+        return self.translate(tree).sql(dialect="duckdb", copy=False)  # the rewrite is a copy already
 
     def _rewrite_node(self, node: exp.Expression) -> exp.Expression:
         context = self.context

@@ -191,8 +191,9 @@ class Storage:
     def qualified(self, table: Table) -> str:
         return f"{quote(self.schema)}.{quote(table.storage_name)}"
 
-    def query(self, sql: str, parameters: Sequence[object] = ()) -> list[tuple]:
-        if self._unwritten:
+    def query(self, sql: str, parameters: Sequence[object] = (), reads_tables: bool = True) -> list[tuple]:
+        """Run SQL; one that reads or writes tables gets them up to date first."""
+        if self._unwritten and reads_tables:
             self.flush()
         return self._execute(sql, parameters)
 
