@@ -259,7 +259,7 @@ class Server:
             return
         self._functions.server = None
         if self._pooled:
-            _IN_MEMORY.release(self.connection, self._functions)
+            _IN_MEMORY.release(self.connection, self._functions, self.storage.used)
         else:
             self.connection.close()
 

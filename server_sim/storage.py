@@ -80,10 +80,12 @@ class ConnectionPool(Generic[Prepared]):
         lock_configuration(connection)
         return connection, prepared
 
-    def release(self, connection: duckdb.DuckDBPyConnection, prepared: Prepared) -> None:
-        """Take a connection back, emptied; one that cannot be emptied is closed instead."""
+    def release(self, connection: duckdb.DuckDBPyConnection, prepared: Prepared, used: bool = True) -> None:
+        """Take a connection back, emptied unless nothing was `used` in it; one that cannot
+        be emptied is closed instead."""
         try:
-            _empty(connection)
+            if used:
+                _empty(connection)
         except duckdb.Error:
             connection.close()
         else:
@@ -186,14 +188,16 @@ class Storage:
         self._mirrors: dict[str, _Mirror] = {}
         # Tables whose rows the mirror holds ahead of DuckDB, by storage name.
         self._unwritten: dict[str, _Unwritten] = {}
-        connection.execute(f"CREATE SCHEMA IF NOT EXISTS {quote(schema)}")
+        # Tables created since DuckDB was last brought up to date, which it does not have yet.
+        self._uncreated: dict[str, Table] = {}
+        self._schema_created = False
 
     def qualified(self, table: Table) -> str:
         return f"{quote(self.schema)}.{quote(table.storage_name)}"
 
     def query(self, sql: str, parameters: Sequence[object] = (), reads_tables: bool = True) -> list[tuple]:
         """Run SQL; one that reads or writes tables gets them up to date first."""
-        if self._unwritten and reads_tables:
+        if reads_tables and (self._unwritten or self._uncreated):
             self.flush()
         return self._execute(sql, parameters)
 
@@ -203,9 +207,20 @@ class Storage:
         except duckdb.Error as error:
             raise translate_error(error, sql) from None
 
+    @property
+    def used(self) -> bool:
+        """Whether this storage has created anything in DuckDB."""
+        return self._schema_created
+
     def flush(self) -> None:
-        """Give DuckDB every row change it has not received: per table, one DELETE, one
-        UPDATE and one INSERT at most (a long INSERT in parts)."""
+        """Bring DuckDB up to date: create the tables it lacks, then give it every row
+        change it has not received: per table, one DELETE, one UPDATE and one INSERT at
+        most (a long INSERT in parts)."""
+        self._create_schema()
+        uncreated, self._uncreated = self._uncreated, {}
+        for table in uncreated.values():
+            columns = ", ".join(f"{quote(c.name)} {c.type.duckdb_type}" for c in table.columns)
+            self._execute(f"CREATE TABLE {self.qualified(table)} ({quote(ROW_ID)} BIGINT, {columns})", ())
         unwritten, self._unwritten = self._unwritten, {}
         for changes in unwritten.values():
             table = changes.table
@@ -242,16 +257,25 @@ class Storage:
             changes = self._unwritten[table.storage_name] = _Unwritten(table)
         return changes
 
+    def _create_schema(self) -> None:
+        if not self._schema_created:
+            self._execute(f"CREATE SCHEMA IF NOT EXISTS {quote(self.schema)}", ())
+            self._schema_created = True
+
     def create(self, table: Table, storage_name: str) -> None:
+        """A new, empty table: DuckDB creates it when SQL first needs it (the catalog has
+        refused every type DuckDB cannot store)."""
         table.storage_name = storage_name
-        columns = ", ".join(f"{quote(c.name)} {c.type.duckdb_type}" for c in table.columns)
-        self.query(f"CREATE TABLE {self.qualified(table)} ({quote(ROW_ID)} BIGINT, {columns})")
+        self._uncreated[storage_name] = table
         self._mirrors[storage_name] = _Mirror(_column_names(table), {})
 
     def drop(self, table: Table) -> None:
-        self._unwritten.pop(table.storage_name, None)
-        self.query(f"DROP TABLE IF EXISTS {self.qualified(table)}")
-        self._mirrors.pop(table.storage_name, None)
+        name = table.storage_name
+        self._unwritten.pop(name, None)
+        self._mirrors.pop(name, None)
+        if self._uncreated.pop(name, None) is None:
+            self._create_schema()
+            self._execute(f"DROP TABLE IF EXISTS {self.qualified(table)}", ())
 
     def add_column(self, table: Table, column: Column, fill: object) -> None:
         self.flush()
@@ -340,7 +364,9 @@ class Storage:
 
     def delete_all(self, table: Table) -> None:
         self._unwritten.pop(table.storage_name, None)
-        self._execute(f"DELETE FROM {self.qualified(table)}", ())
+        if table.storage_name not in self._uncreated:
+            self._create_schema()
+            self._execute(f"DELETE FROM {self.qualified(table)}", ())
         self._mirror(table).rows.clear()
 
     def find_by_columns(self, table: Table, columns: Sequence[str], values: Sequence[object], exclude: int | None) -> list[tuple]:
@@ -386,6 +412,8 @@ class Storage:
         transaction rolled back in DuckDB itself). Each table is reloaded when next checked."""
         self._mirrors.clear()
         self._unwritten.clear()
+        self._uncreated.clear()
+        self._schema_created = False  # CREATE SCHEMA IF NOT EXISTS again, in case it was rolled back
 
     def _holders(self, table: Table, columns: Sequence[str], values: Sequence[object], exclude: int | None) -> list[int] | None:
         """Ids of the rows other than `exclude` whose `columns` equal `values`, from the

@@ -42,6 +42,7 @@ def test_a_closed_servers_connection_serves_the_next_server_emptied(left_open: s
     run(first, "CREATE TABLE t (a INT PRIMARY KEY, b VARCHAR(36)) ENGINE=InnoDB")
     run(first, "CREATE TEMPORARY TABLE tmp (a INT)")
     run(first, "INSERT INTO t VALUES (1, UUID())")
+    first.storage.flush()  # DuckDB gets the tables and rows when SQL first reads them
     connection.execute("CREATE TEMPORARY TABLE duckdb_temporary (a INT)")
     connection.execute("CREATE TABLE main.duckdb_main (a INT)")
     connection.execute("BEGIN TRANSACTION")
@@ -56,9 +57,10 @@ def test_a_closed_servers_connection_serves_the_next_server_emptied(left_open: s
         assert second.connection is connection
         connection.execute("BEGIN TRANSACTION")  # which would fail inside one
         connection.execute("ROLLBACK")
-        assert duckdb_objects(second) == [("memory", "other", None)]
+        assert duckdb_objects(second) == []
         run(second, "CREATE TABLE t (a INT) ENGINE=MyISAM")  # the same name, another definition
-        assert run(second, "SELECT * FROM t") == []
+        assert run(second, "SELECT COUNT(*) FROM t") == [(0,)]  # DuckDB's to answer
+        assert duckdb_objects(second) == [("memory", "other", "t"), ("memory", "other", None)]
     finally:
         second.close()
 
