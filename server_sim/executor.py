@@ -19,7 +19,7 @@ from sqlglot import exp
 from .catalog import Catalog, Column, DefaultKind, Key, KeyKind, Table, TableBuilder, column_from_definition, key_from_constraint, table_from_create
 from .errors import Condition, ErrorCode, SqlError, not_supported, note
 from .expressions import StatementContext, Translator, constant_value, is_constant, literal
-from .mirror_scan import Declined, RowValues, row_values, scan_plan, select_plan, select_source
+from .mirror_scan import Declined, RowValues, Subqueries, row_values, scan_plan, select_plan, select_source
 from .multi_table import MultiTableRun, is_multi_table
 from .parser import Statement, StatementKind, WriteMode
 from .server import Server
@@ -366,7 +366,8 @@ class Executor:
         storage's mirror where the statement's condition and order allow, else from DuckDB."""
         _refuse_self_reference(ast, table)
         alias = ast.this.alias or table.name
-        plan = scan_plan(ast, table, alias)
+        subqueries = self.mirrored_subqueries(session, ast)
+        plan = scan_plan(ast, table, alias, subqueries) if subqueries is not None else None
         if plan is not None:
             # The plan's subset translates without error: the LIMIT is the first check left.
             limit = _scan_limit(ast)
@@ -550,6 +551,11 @@ class Executor:
     def mirrored_select(self, session: Session, query: exp.Expression) -> list[list[object]] | None:
         """The rows of a single-table SELECT, in the order `in_scan_order` gives them, from the
         storage's mirror where Python evaluates the query exactly; None: DuckDB answers."""
+        read = self._mirrored_read(session, query)
+        return read[1] if read is not None else None
+
+    def _mirrored_read(self, session: Session, query: exp.Expression) -> tuple[Table, list[list[object]]] | None:
+        """mirrored_select, with the table the query reads."""
         node = select_source(query)
         if node is None:
             return None
@@ -564,9 +570,27 @@ class Executor:
         if mirrored is None:
             return None
         try:
-            return plan.rows(mirrored)  # type: ignore[union-attr]
+            return table, plan.rows(mirrored)  # type: ignore[union-attr]
         except Declined:
             return None
+
+    def mirrored_subqueries(self, session: Session, ast: exp.Expression) -> Subqueries | None:
+        """What each `IN (SELECT ...)` of the statement's condition reads, from the mirror;
+        None when one of them is DuckDB's to run (and with it the whole condition)."""
+        where = ast.args.get("where")
+        subqueries: dict[int, tuple[Table, list[object]]] = {}
+        for node in where.find_all(exp.In) if where is not None else ():
+            query = node.args.get("query")
+            if query is None:
+                continue
+            read = self._mirrored_read(session, query.this) if isinstance(query, exp.Subquery) else None
+            if read is None:
+                return None
+            table, rows = read
+            if any(len(row) != 1 for row in rows):
+                return None  # DuckDB reports the column count
+            subqueries[id(query.this)] = (table, [value for value, in rows])
+        return subqueries
 
     def _select(self, session: Session, statement: Statement, context: StatementContext, outcome: Outcome) -> None:
         tree = self.in_scan_order(session, statement.ast.copy())

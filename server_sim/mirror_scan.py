@@ -15,11 +15,12 @@ evaluation time, and DuckDB answers.
 
 from __future__ import annotations
 
+import dataclasses
 import decimal
 import functools
 import math
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
@@ -39,7 +40,23 @@ class Declined(Exception):
     """Python cannot evaluate this exactly as DuckDB would: DuckDB answers instead."""
 
 
+def _none_when_declined(function: Callable[..., T]) -> Callable[..., T | None]:
+    """The function answering None where it declines: its caller asks DuckDB instead."""
+
+    @functools.wraps(function)
+    def answer(*arguments: object) -> T | None:
+        try:
+            return function(*arguments)
+        except Declined:
+            return None
+
+    return answer
+
+
 Values = tuple  # a row's values in the catalog's column order
+# The values uncorrelated IN subqueries read, by their SELECT node's id: its table, and the
+# value of its one column in each row it returns.
+Subqueries = Mapping[int, tuple[Table, list[object]]]
 Value = Callable[[Values], object]
 Predicate = Callable[[Values], "bool | None"]  # None: SQL's UNKNOWN
 
@@ -88,8 +105,9 @@ class _Compiler:
     """Turns a MySQL expression tree over the columns of one table, or of the tables of a
     join, into Python closures; `used` collects the positions of the sources it read."""
 
-    def __init__(self, sources: Sequence[Source]) -> None:
+    def __init__(self, sources: Sequence[Source], subqueries: Subqueries | None = None) -> None:
         self.sources = sources
+        self.subqueries = subqueries or {}
         self.used: set[int] = set()
 
     # -- values -----------------------------------------------------------------------
@@ -187,7 +205,9 @@ class _Compiler:
             tested = self.operand(node.this).value
             return lambda row: tested(row) is None
         if isinstance(node, exp.In):
-            if node.args.get("query") is not None or node.args.get("unnest") is not None or node.args.get("field") is not None or not node.expressions:
+            if node.args.get("query") is not None:
+                return self._in_subquery(node)
+            if node.args.get("unnest") is not None or node.args.get("field") is not None or not node.expressions:
                 raise Declined
             left = self.operand(node.this)
             return _any([_comparison(operator.eq, left, self.operand(item)) for item in node.expressions])
@@ -195,6 +215,20 @@ class _Compiler:
         if compare is None:
             raise Declined
         return _comparison(compare, self.operand(node.this), self.operand(node.expression))
+
+
+    def _in_subquery(self, node: exp.In) -> Predicate:
+        """`x IN (SELECT c FROM t ...)` over the values the subquery read beforehand, each
+        typed as its column: an IN list of them."""
+        query = node.args["query"]
+        select = query.this if isinstance(query, exp.Subquery) else None
+        read = self.subqueries.get(id(select))
+        if select is None or read is None or len(select.expressions) != 1:
+            raise Declined
+        table, values = read
+        column = _Compiler([Source(select.args["from_"].this.alias_or_name, table)]).operand(select.expressions[0])
+        left = self.operand(node.this)
+        return _any([_comparison(operator.eq, left, dataclasses.replace(column, value=lambda row, v=v: v)) for v in values])
 
 
 _COMPARISONS: dict[type[exp.Expression], Callable[[object, object], bool]] = {
@@ -377,8 +411,8 @@ def table_scan(table: Table) -> ScanPlan | None:
         return None
 
 
-def _compile_scan(ast: exp.Update | exp.Delete | exp.Select, table: Table, alias: str) -> ScanPlan:
-    compiler = _Compiler([Source(alias, table)])
+def _compile_scan(ast: exp.Update | exp.Delete | exp.Select, table: Table, alias: str, subqueries: Subqueries | None = None) -> ScanPlan:
+    compiler = _Compiler([Source(alias, table)], subqueries)
     where = ast.args.get("where")
     condition = compiler.predicate(where.this) if where is not None else None
     order: list[_SortKey] = []
@@ -421,8 +455,11 @@ def _cached(ast: exp.Expression, table: Table, compile_plan: Callable[[], object
     return plan
 
 
-def scan_plan(ast: exp.Update | exp.Delete, table: Table, alias: str) -> ScanPlan | None:
-    """The compiled scan of a single-table UPDATE or DELETE, or None when DuckDB must run it."""
+def scan_plan(ast: exp.Update | exp.Delete, table: Table, alias: str, subqueries: Subqueries | None = None) -> ScanPlan | None:
+    """The compiled scan of a single-table UPDATE or DELETE, or None when DuckDB must run it.
+    A condition with subqueries, whose values are this run's, is compiled for this run."""
+    if subqueries:
+        return _none_when_declined(_compile_scan)(ast, table, alias, subqueries)
     return _cached(ast, table, lambda: _compile_scan(ast, table, alias))  # type: ignore[return-value]
 
 
@@ -525,19 +562,6 @@ class Joined:
     table: Table
     on: exp.Expression | None = None  # the ON of the join that brings it in
     outer: bool = False  # brought in by LEFT JOIN
-
-
-def _none_when_declined(function: Callable[..., T]) -> Callable[..., T | None]:
-    """The function answering None where it declines: its caller asks DuckDB instead."""
-
-    @functools.wraps(function)
-    def answer(*arguments: object) -> T | None:
-        try:
-            return function(*arguments)
-        except Declined:
-            return None
-
-    return answer
 
 
 @_none_when_declined

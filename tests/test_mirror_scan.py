@@ -57,7 +57,7 @@ class _Run:
         assert self.run(UNDONE).error is None
         transaction.undo_to(mark, self.server.storage)
         if not mirror:
-            monkeypatch.setattr(executor_module, "scan_plan", lambda ast, table, alias: None)
+            monkeypatch.setattr(executor_module, "scan_plan", lambda *arguments: None)
             monkeypatch.setattr(executor_module, "row_values", lambda expressions, table, alias: None)
             monkeypatch.setattr(executor_module, "select_plan", lambda query, table: None)
             monkeypatch.setattr(multi_table, "join_rows", lambda *arguments: None)
@@ -100,6 +100,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(mirror_scan.RowValues, "of", recorded(of))
     monkeypatch.setattr(Executor, "mirrored_select", recorded(mirrored_select))
     monkeypatch.setattr(multi_table, "join_rows", recorded(join_rows))
+    monkeypatch.setattr(Executor, "mirrored_subqueries", recorded(Executor.mirrored_subqueries))
     return answers
 
 
@@ -150,7 +151,19 @@ CASES = [
     ("a number compared with a string", "DELETE FROM inno WHERE v = '2'", DECLINED),
     ("a DATETIME compared with a string", "DELETE FROM inno WHERE ts = '2026-01-01 00:00:00'", DECLINED),
     ("a function", "DELETE FROM inno WHERE v < FLOOR(RAND() * 4)", DECLINED),
-    ("a subquery", "DELETE FROM inno WHERE id IN (SELECT v FROM heap)", DECLINED),
+    ("IN a subquery", "DELETE FROM inno WHERE id IN (SELECT v FROM heap)", ANSWERED),
+    ("NOT IN a subquery with NULL", "DELETE FROM heap WHERE id NOT IN (SELECT k FROM inno)", ANSWERED),
+    ("NOT IN a subquery without NULL", "DELETE FROM heap WHERE id NOT IN (SELECT id FROM nokey)", ANSWERED),
+    ("IN an empty subquery", "UPDATE inno SET v = 0 WHERE id IN (SELECT v FROM heap WHERE v > 9) OR k = 4", ANSWERED),
+    ("IN a subquery with a condition and LIMIT", "UPDATE inno SET v = 0 WHERE id IN (SELECT id FROM heap WHERE v = 2 ORDER BY id LIMIT 2)", ANSWERED),
+    ("IN a subquery of text", "DELETE FROM heap WHERE s IN (SELECT name FROM named)", ANSWERED),
+    ("IN two subqueries", "DELETE FROM inno WHERE id IN (SELECT v FROM heap) AND v IN (SELECT v FROM nokey)", ANSWERED),
+    ("IN a subquery, number against text", "DELETE FROM inno WHERE id IN (SELECT s FROM heap)", DECLINED),
+    ("IN a subquery of text beyond ASCII", "DELETE FROM inno WHERE s IN (SELECT s FROM accented)", DECLINED),
+    ("IN a correlated subquery", "DELETE FROM inno WHERE id IN (SELECT v FROM heap WHERE heap.k = inno.k)", DECLINED),
+    ("IN a subquery of two columns", "DELETE FROM inno WHERE id IN (SELECT v, k FROM heap)", DECLINED),
+    ("IN a subquery of every column", "DELETE FROM inno WHERE id IN (SELECT * FROM nokey)", DECLINED),
+    ("IN a subquery with DISTINCT", "DELETE FROM inno WHERE id IN (SELECT DISTINCT v FROM heap)", DECLINED),
     ("a float literal", "DELETE FROM inno WHERE v = 1e0", DECLINED),
     ("a bare column as condition", "DELETE FROM inno WHERE v", DECLINED),
     ("ORDER BY an expression", "DELETE FROM inno ORDER BY v + 1 LIMIT 2", DECLINED),
