@@ -25,6 +25,8 @@ KEYS = ("run_id", "table_name", "row_key")
 # `pk_key`: the row's primary-key values, null for a table without one; it lets a row
 # changed on the slave be told apart from a row missing on one side and extra on the other.
 SCHEMA = pa.schema([(name, pa.string()) for name in (*KEYS, "pk_key")])
+# The same schema as Spark reads it: given, Spark does not infer it from the files.
+SPARK_SCHEMA = ", ".join(f"{name} STRING" for name in SCHEMA.names)
 
 
 @dataclass(frozen=True)
@@ -204,7 +206,7 @@ def _comparison_query(spark: SparkSession, master_path: Path, slave_path: Path) 
     fastest method measured; the window keeps samples bounded however large a diff is.
     """
     counts = [
-        spark.read.parquet(str(path)).groupBy(*KEYS).agg(F.count(F.lit(1)).alias(side), F.first("pk_key").alias(f"{side}_pk"))
+        spark.read.schema(SPARK_SCHEMA).parquet(str(path)).groupBy(*KEYS).agg(F.count(F.lit(1)).alias(side), F.first("pk_key").alias(f"{side}_pk"))
         for side, path in zip(SIDES, (master_path, slave_path))
     ]
     surplus = F.coalesce(F.col("master"), F.lit(0)) - F.coalesce(F.col("slave"), F.lit(0))
