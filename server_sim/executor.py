@@ -12,6 +12,7 @@ the new row); a trigger's row changes are part of the statement's.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sqlglot import exp
@@ -367,20 +368,19 @@ class Executor:
         _refuse_self_reference(ast, table)
         alias = ast.this.alias or table.name
         subqueries = self.mirrored_subqueries(session, ast)
-        plan = scan_plan(ast, table, alias, subqueries) if subqueries is not None else None
+        where = ast.args.get("where")
+        rand = self.server.rand if where is not None and where.find(exp.Rand) is not None else None
+        plan = scan_plan(ast, table, alias, subqueries, rand) if subqueries is not None else None
         if plan is not None:
             # The plan's subset translates without error: the LIMIT is the first check left.
             limit = _scan_limit(ast)
             if not table.engine.stores_rows:
                 return []
             mirrored = self.storage.mirrored(table)
-            if mirrored is not None:
-                try:
-                    return plan.rows(mirrored, limit)
-                except Declined:
-                    pass
+            found = self._from_mirror(lambda: plan.rows(mirrored, limit)) if mirrored is not None else None
+            if found is not None:
+                return found
         translator = self.translator(session, context)
-        where = ast.args.get("where")
         condition = translator.sql(where.this) if where is not None else ""
         order_node = ast.args.get("order")
         physical = self.storage.physical_order(table, alias)
@@ -409,7 +409,7 @@ class Executor:
         expressions = _sequential(assignments, table)
         alias = ast.this.alias or table.name
         set_expressions = [e for _, e in expressions]
-        compiled = row_values(set_expressions, table, alias)
+        compiled = row_values(set_expressions, table, alias, self.server.rand)
         for row_number, (row_id, *old) in enumerate(self.scan(session, context, ast, table), start=1):
             values = list(old)
             new_values = self._evaluate_for_row(translator, table, row_id, set_expressions, alias, compiled)
@@ -486,6 +486,18 @@ class Executor:
                 values[index] = value
         return values
 
+    def _from_mirror(self, evaluate: Callable[[], list]) -> list | None:
+        """What `evaluate` reads from the storage's mirror, or None where it declines; the
+        RAND() values it drew are given back, as DuckDB then evaluates it all again."""
+        session = self.server.current_session
+        seeds = (session.rand_seed1, session.rand_seed2) if session is not None else None
+        try:
+            return evaluate()
+        except Declined:
+            if session is not None and seeds is not None:
+                session.rand_seed1, session.rand_seed2 = seeds
+            return None
+
     def _evaluate_for_row(
         self, translator: Translator, table: Table, row_id: int, expressions: list[exp.Expression], alias: str, compiled: RowValues | None
     ) -> list[object]:
@@ -495,10 +507,9 @@ class Executor:
             return [constant_value(e) for e in expressions]
         mirrored = self.storage.mirrored(table) if compiled is not None else None
         if mirrored is not None and row_id in mirrored:
-            try:
-                return compiled.of(mirrored[row_id])  # type: ignore[union-attr]
-            except Declined:
-                pass
+            found = self._from_mirror(lambda: compiled.of(mirrored[row_id]))  # type: ignore[union-attr]
+            if found is not None:
+                return found
         projection = ", ".join(translator.sql(e) for e in expressions)
         sql = f"SELECT {projection} FROM {self.storage.qualified(table)} AS {quote(alias)} WHERE {quote(ROW_ID)} = ?"
         return list(self.storage.query(sql, [row_id])[0])

@@ -70,6 +70,7 @@ _INTEGER_DIGITS = {8: 3, 16: 5, 24: 10, 32: 10, 64: 19}
 
 class _Kind(Enum):
     NUMBER = "number"  # int or Decimal
+    DOUBLE = "double"  # float: RAND() and what is computed from it
     TEXT = "text"  # str, compared under the column's collation
     NULL = "null"
     OTHER = "other"  # a value that can be read, tested for NULL and assigned, not compared
@@ -105,9 +106,10 @@ class _Compiler:
     """Turns a MySQL expression tree over the columns of one table, or of the tables of a
     join, into Python closures; `used` collects the positions of the sources it read."""
 
-    def __init__(self, sources: Sequence[Source], subqueries: Subqueries | None = None) -> None:
+    def __init__(self, sources: Sequence[Source], subqueries: Subqueries | None = None, rand: Callable[[], float] | None = None) -> None:
         self.sources = sources
         self.subqueries = subqueries or {}
+        self.rand = rand  # the server's RAND(): None declines it
         self.used: set[int] = set()
 
     # -- values -----------------------------------------------------------------------
@@ -123,7 +125,31 @@ class _Compiler:
             return _literal(node)
         if isinstance(node, (exp.Add, exp.Sub)):
             return self._arithmetic(node)
+        if isinstance(node, (exp.Rand, exp.Mul, exp.Floor)):
+            return self._double(node)
         raise Declined
+
+    def _double(self, node: exp.Rand | exp.Mul | exp.Floor) -> _Operand:
+        """RAND(), `x * n` with an integer literal n and FLOOR(x), x a DOUBLE: the DOUBLE
+        arithmetic DuckDB does, which is Python's float arithmetic. Every part is evaluated
+        on every row, as DuckDB evaluates a whole vector, so RAND() is called once a row."""
+        if isinstance(node, exp.Rand):
+            rand = self.rand
+            if rand is None or node.this is not None:
+                raise Declined  # RAND(N) keeps a generator per call site in the server
+            return _Operand(lambda row: rand(), _Kind.DOUBLE, literal=False)
+        if isinstance(node, exp.Floor):
+            inner = self.operand(node.this)
+            if inner.kind is not _Kind.DOUBLE or node.args.get("decimals") is not None:
+                raise Declined
+            value = inner.value
+            return _Operand(lambda row: None if (x := value(row)) is None else float(math.floor(x)), _Kind.DOUBLE, literal=False)
+        left, right = self.operand(node.this), self.operand(node.expression)
+        double, factor = (left, right) if left.kind is _Kind.DOUBLE else (right, left)
+        if double.kind is not _Kind.DOUBLE or not _exact_in_double(factor) or not factor.literal:
+            raise Declined
+        first, second = left.value, right.value
+        return _Operand(_both(operator.mul, first, second), _Kind.DOUBLE, literal=False)
 
     def _column(self, node: exp.Column) -> _Operand:
         if node.args.get("db") is not None or node.args.get("catalog") is not None:
@@ -272,11 +298,31 @@ def _decimal_bounds(column: Column) -> tuple[Decimal, Decimal]:
     return (Decimal(0) if column.type.unsigned else -high), high
 
 
+def _both(combine: Callable[[object, object], object], first: Value, second: Value) -> Value:
+    """`combine` of two values, NULL if either is; both evaluated first, whatever the first is."""
+
+    def value(row: Values) -> object:
+        a, b = first(row), second(row)
+        return None if a is None or b is None else combine(a, b)
+
+    return value
+
+
+def _exact_in_double(operand: _Operand) -> bool:
+    """An integer that DuckDB turns into a DOUBLE exactly (fewer than 16 digits)."""
+    return operand.kind is _Kind.NUMBER and operand.digits[1] == 0 and operand.digits[0] <= 15
+
+
 def _comparison(compare: Callable[[object, object], bool], left: _Operand, right: _Operand) -> Predicate:
     """`left <op> right` under DuckDB's typing: numbers with numbers (where their common
-    DECIMAL type holds both exactly), text with text of a collated column; NULL with anything."""
+    DECIMAL type holds both exactly), text with text of a collated column; NULL with anything;
+    a DOUBLE with a DOUBLE or an integer, both sides evaluated on every row."""
     kinds = {left.kind, right.kind}
     first, second = left.value, right.value
+    if _Kind.DOUBLE in kinds:
+        if not all(side.kind is _Kind.DOUBLE or _exact_in_double(side) for side in (left, right)):
+            raise Declined
+        return _both(compare, first, second)
     if _Kind.NULL in kinds:
         return lambda row: None
     if left.literal and right.literal:
@@ -411,9 +457,13 @@ def table_scan(table: Table) -> ScanPlan | None:
         return None
 
 
-def _compile_scan(ast: exp.Update | exp.Delete | exp.Select, table: Table, alias: str, subqueries: Subqueries | None = None) -> ScanPlan:
-    compiler = _Compiler([Source(alias, table)], subqueries)
+def _compile_scan(
+    ast: exp.Update | exp.Delete | exp.Select, table: Table, alias: str, subqueries: Subqueries | None = None, rand: Callable[[], float] | None = None
+) -> ScanPlan:
     where = ast.args.get("where")
+    if rand is not None and where is not None and not _rand_once_per_row(where.this):
+        rand = None
+    compiler = _Compiler([Source(alias, table)], subqueries, rand)
     condition = compiler.predicate(where.this) if where is not None else None
     order: list[_SortKey] = []
     order_node = ast.args.get("order")
@@ -455,11 +505,23 @@ def _cached(ast: exp.Expression, table: Table, compile_plan: Callable[[], object
     return plan
 
 
-def scan_plan(ast: exp.Update | exp.Delete, table: Table, alias: str, subqueries: Subqueries | None = None) -> ScanPlan | None:
+def _rand_once_per_row(condition: exp.Expression) -> bool:
+    """Whether DuckDB calls RAND() exactly once for each row the condition is tested on: it
+    is one comparison with one RAND() in it. AND, OR, NOT and IN lists are left to DuckDB,
+    which may reorder or skip their parts for some rows."""
+    while isinstance(condition, exp.Paren):
+        condition = condition.this
+    return type(condition) in _COMPARISONS and len(list(condition.find_all(exp.Rand))) == 1
+
+
+def scan_plan(
+    ast: exp.Update | exp.Delete, table: Table, alias: str, subqueries: Subqueries | None = None, rand: Callable[[], float] | None = None
+) -> ScanPlan | None:
     """The compiled scan of a single-table UPDATE or DELETE, or None when DuckDB must run it.
-    A condition with subqueries, whose values are this run's, is compiled for this run."""
-    if subqueries:
-        return _none_when_declined(_compile_scan)(ast, table, alias, subqueries)
+    A condition with subqueries or RAND(), whose values are this run's, is compiled for this
+    run; `rand` is the server's RAND()."""
+    if subqueries or rand is not None:
+        return _none_when_declined(_compile_scan)(ast, table, alias, subqueries, rand)
     return _cached(ast, table, lambda: _compile_scan(ast, table, alias))  # type: ignore[return-value]
 
 
@@ -476,9 +538,10 @@ class RowValues:
         return [value(row) for value in self.values]
 
 
-def row_values(expressions: Sequence[exp.Expression], table: Table, alias: str) -> RowValues | None:
-    """The compiled SET expressions, or None when DuckDB must evaluate them."""
-    compiler = _Compiler([Source(alias, table)])
+def row_values(expressions: Sequence[exp.Expression], table: Table, alias: str, rand: Callable[[], float] | None = None) -> RowValues | None:
+    """The compiled SET expressions, evaluated left to right, or None when DuckDB must
+    evaluate them; `rand` is the server's RAND()."""
+    compiler = _Compiler([Source(alias, table)], rand=rand)
     try:
         return RowValues(tuple(compiler.operand(expression).value for expression in expressions))
     except Declined:

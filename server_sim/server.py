@@ -53,7 +53,7 @@ def _register_functions(connection: duckdb.DuckDBPyConnection) -> _FunctionCalle
     connection.create_function("rpl_uuid", lambda: caller.server._uuid(), [], "VARCHAR", side_effects=True)
     connection.create_function("rpl_uuid_short", lambda: caller.server._uuid_short(), [], "UBIGINT", side_effects=True)
     connection.create_function("rpl_sysdate", lambda: caller.server.now(), [], "TIMESTAMP", side_effects=True)
-    connection.create_function("rpl_rand", lambda: caller.server._rand(), [], "DOUBLE", side_effects=True)
+    connection.create_function("rpl_rand", lambda: caller.server.rand(), [], "DOUBLE", side_effects=True)
     connection.create_function(
         "rpl_rand_seeded", lambda seed, site: caller.server._rand_seeded(seed, site), ["BIGINT", "BIGINT"], "DOUBLE", side_effects=True
     )
@@ -139,7 +139,8 @@ class Server:
         started = int((self.identity.clock_start - EPOCH).total_seconds()) & 0xFFFFFFFF
         return ((self.identity.server_id & 255) << 56) + (started << 24) + self._uuid_short_counter
 
-    def _rand(self) -> float:
+    def rand(self) -> float:
+        """RAND(): the next value of the running session's generator (SET rand_seed1/2)."""
         session = self.current_session
         return session.next_random() if session is not None else self._random.random()
 

@@ -58,7 +58,7 @@ class _Run:
         transaction.undo_to(mark, self.server.storage)
         if not mirror:
             monkeypatch.setattr(executor_module, "scan_plan", lambda *arguments: None)
-            monkeypatch.setattr(executor_module, "row_values", lambda expressions, table, alias: None)
+            monkeypatch.setattr(executor_module, "row_values", lambda *arguments: None)
             monkeypatch.setattr(executor_module, "select_plan", lambda query, table: None)
             monkeypatch.setattr(multi_table, "join_rows", lambda *arguments: None)
 
@@ -150,7 +150,16 @@ CASES = [
     ("ORDER BY text beyond ASCII", "DELETE FROM accented ORDER BY s LIMIT 1", DECLINED),
     ("a number compared with a string", "DELETE FROM inno WHERE v = '2'", DECLINED),
     ("a DATETIME compared with a string", "DELETE FROM inno WHERE ts = '2026-01-01 00:00:00'", DECLINED),
-    ("a function", "DELETE FROM inno WHERE v < FLOOR(RAND() * 4)", DECLINED),
+    ("RAND() once a row", "DELETE FROM inno WHERE v < FLOOR(RAND() * 4)", ANSWERED),
+    ("RAND() on rows with NULL too, ORDER BY, LIMIT", "DELETE FROM heap WHERE v < FLOOR(RAND() * 4) ORDER BY id LIMIT 2", ANSWERED),
+    ("RAND() compared with a constant", "DELETE FROM heap WHERE FLOOR(RAND() * 4) > 1", ANSWERED),
+    ("RAND() with AND", "DELETE FROM inno WHERE v < FLOOR(RAND() * 4) AND k > 0", DECLINED),
+    ("RAND() twice", "DELETE FROM inno WHERE FLOOR(RAND() * 4) < FLOOR(RAND() * 4)", DECLINED),
+    ("RAND() with a decimal literal", "DELETE FROM inno WHERE RAND() < 0.5", DECLINED),
+    ("RAND() with a decimal column", "DELETE FROM inno WHERE d < FLOOR(RAND() * 4)", DECLINED),
+    ("RAND(N)", "DELETE FROM inno WHERE v < FLOOR(RAND(7) * 4)", DECLINED),
+    ("RAND() drawn, then declined: drawn again", "UPDATE accented SET v = FLOOR(RAND() * 100) WHERE FLOOR(RAND() * 4) < 9 ORDER BY s", DECLINED),
+    ("a function", "DELETE FROM inno WHERE v < ABS(k)", DECLINED),
     ("IN a subquery", "DELETE FROM inno WHERE id IN (SELECT v FROM heap)", ANSWERED),
     ("NOT IN a subquery with NULL", "DELETE FROM heap WHERE id NOT IN (SELECT k FROM inno)", ANSWERED),
     ("NOT IN a subquery without NULL", "DELETE FROM heap WHERE id NOT IN (SELECT id FROM nokey)", ANSWERED),
@@ -180,6 +189,9 @@ CASES = [
     ("SET unsigned below zero", "UPDATE heap SET k = k - 1", DECLINED),
     ("SET decimal past its precision", "UPDATE inno SET d = d + 9999", DECLINED),
     ("SET a function", "UPDATE inno SET s = UUID() WHERE id = 1", DECLINED),
+    ("SET RAND()", "UPDATE inno SET v = FLOOR(RAND() * 4)", ANSWERED),
+    ("SET and WHERE RAND()", "UPDATE heap SET v = FLOOR(RAND() * 4), n = FLOOR(RAND() * 100) WHERE v < FLOOR(RAND() * 4)", ANSWERED),
+    ("SET RAND(), then past a range", "UPDATE inno SET v = FLOOR(RAND() * 4), n = n + 1", DECLINED),
     ("SET a product", "UPDATE inno SET v = v * 2", DECLINED),
     ("SET a DATETIME from a column", "UPDATE inno SET ts = ts WHERE id = 5", ANSWERED),
     # INSERT ... SELECT: the SELECT's rows, values and order
