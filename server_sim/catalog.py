@@ -41,6 +41,11 @@ class Column:
     default: object = None
     auto_increment: bool = False
     on_update_current_timestamp: bool = False
+    # The name as MySQL compares column names (without case): looked up on every row.
+    key: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", self.name.lower())
 
     @property
     def sql(self) -> str:
@@ -97,7 +102,10 @@ class Table:
 
     def find_column(self, name: str) -> Column | None:
         lowered = name.lower()
-        return next((column for column in self.columns if column.name.lower() == lowered), None)
+        for column in self.columns:
+            if column.key == lowered:
+                return column
+        return None
 
     def column(self, name: str) -> Column:
         column = self.find_column(name)
