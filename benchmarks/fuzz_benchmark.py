@@ -5,7 +5,8 @@
 1. `fuzz` end to end in this process, as the command runs it: forked workers on every
    core, one Spark job (session start included), judging, shrinking, reports.
 2. The share of each stage (statement parsing, master, slave, snapshots; Spark from 1),
-   measured on a sample of workloads in one process, each stage's own time only.
+   measured on a sample of workloads in one process, each stage's own time only, with
+   the garbage collector tuned as the workers tune it.
 3. The same generated scenarios on a real MariaDB 10.11 master and replica (started and
    stopped here, when the machine has MariaDB) and in the simulator, per run.
 """
@@ -30,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from harness import fuzz as fuzz_module  # noqa: E402
 from harness import runner, suite  # noqa: E402
 from harness.fuzz import FuzzConfig, WorkloadRunner, fuzz  # noqa: E402
+from harness.pool import collect_less_often  # noqa: E402
 from harness.report import fuzz_report_json, write_documents  # noqa: E402
 from harness.spark import start_spark, stop_spark  # noqa: E402
 from master_sim import master  # noqa: E402
@@ -223,6 +225,7 @@ def main() -> int:
                 ("peak memory", f"parent {python_peak:.0f} MiB, largest worker {worker_peak:.0f} MiB, Spark JVM {jvm:.0f} MiB" if jvm else f"parent {python_peak:.0f} MiB, largest worker {worker_peak:.0f} MiB"),
             ]
         ))
+        collect_less_often()  # the one-process figures below, with the workers' collector
         seconds, sample_runs, sample_wall = stage_shares(config, arguments.sample, out / "stages")
         spark_seconds = phases.get("compare + judge", 0.0) * sample_runs / max(runs, 1)
         seconds["spark (pro rata)"] = spark_seconds
