@@ -176,10 +176,27 @@ def write_documents(document: dict[str, object], out: Path) -> dict[str, Path]:
     """Write the report document as report.json, junit.xml and report.html, each
     atomically; the paths by kind (`report`, `junit`, `html`)."""
     return {
-        "report": write_atomically(out / "report.json", json.dumps(document, indent=2, default=str)),
+        "report": write_atomically(out / "report.json", report_text(document)),
         "junit": write_junit(document, out / "junit.xml"),
         "html": write_html(document, out / "report.html"),
     }
+
+
+def report_text(document: dict[str, object]) -> str:
+    """The report as JSON text, a line per top-level key and per item of a top-level list
+    (a run, a finding): readable and greppable. Each line comes from the json module's C
+    encoder; indent=2 would take its Python one, ten times slower on a 10 000-run report."""
+    lines = ["{"]
+    for number, (key, value) in enumerate(document.items(), start=1):
+        comma = "," if number < len(document) else ""
+        if isinstance(value, list) and value:
+            lines.append(f"  {json.dumps(key)}: [")
+            lines.extend(f"    {json.dumps(item, default=str)}{',' if index < len(value) else ''}" for index, item in enumerate(value, start=1))
+            lines.append(f"  ]{comma}")
+        else:
+            lines.append(f"  {json.dumps(key)}: {json.dumps(value, default=str)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
 
 
 def summary_table(result: SuiteResult) -> str:

@@ -108,9 +108,14 @@ def test_bundled_suite_through_the_command_line(spark, tmp_path: Path, capsys: p
     assert main(["run", str(SUITE), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "SCENARIO" in printed and "wl2687-rationale-interleaved-updates" in printed
-    report = json.loads((out / "report.json").read_text())
+    text = (out / "report.json").read_text()
+    report = json.loads(text)
     assert report["format_version"] == REPORT_FORMAT_VERSION
     assert report["summary"]["expectations_failed"] == 0 and report["summary"]["input_errors"] == 0
+    lines = text.splitlines()
+    first = lines.index('  "runs": [') + 1
+    # One line per run, each a JSON object of its own.
+    assert [json.loads(line.rstrip(",")) for line in lines[first : first + len(report["runs"])]] == report["runs"]
     loaded = [load_scenario(path) for path in sorted(SUITE.glob("*.yaml"))]
     assert {run["scenario"] for run in report["runs"]} == {scenario.name for scenario in loaded}
     assert len(report["runs"]) == sum(len(scenario.variants()) for scenario in loaded)
