@@ -462,12 +462,24 @@ class Executor:
         return self.coerce_row(table, list(changed or after), row_number)
 
     def evaluate(self, session: Session, context: StatementContext, expressions: list[exp.Expression]) -> list[object]:
-        """Values of expressions outside any table's row: constants, and what translates to
-        a constant (`@@server_id`, `CURRENT_USER()`), directly; the rest in one SELECT."""
+        """Values of expressions outside any table's row: constants, what the mirror's
+        compiler evaluates (`FLOOR(RAND() * 4)`) and what translates to a
+        constant (`@@server_id`, `CURRENT_USER()`) directly; the rest in one SELECT."""
         values = [constant_value(e) if is_constant(e) else None for e in expressions]
         pending = [i for i, e in enumerate(expressions) if not is_constant(e)]
         if not pending:
             return values
+        compiled = row_values([expressions[index] for index in pending], None, rand=self.server.rand)
+        if compiled is not None:
+            previous, self.server.current_session = self.server.current_session, session
+            try:
+                found = self._from_mirror(lambda: compiled.of(()))
+            finally:
+                self.server.current_session = previous
+            if found is not None:
+                for index, value in zip(pending, found):
+                    values[index] = value
+                return values
         translator = self.translator(session, context)
         translated = {index: translator.translate(expressions[index]) for index in pending}
         for index, tree in list(translated.items()):

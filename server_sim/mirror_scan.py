@@ -538,10 +538,10 @@ class RowValues:
         return [value(row) for value in self.values]
 
 
-def row_values(expressions: Sequence[exp.Expression], table: Table, alias: str, rand: Callable[[], float] | None = None) -> RowValues | None:
-    """The compiled SET expressions, evaluated left to right, or None when DuckDB must
-    evaluate them; `rand` is the server's RAND()."""
-    compiler = _Compiler([Source(alias, table)], rand=rand)
+def row_values(expressions: Sequence[exp.Expression], table: Table | None, alias: str = "", rand: Callable[[], float] | None = None) -> RowValues | None:
+    """The compiled SET expressions (or, without a table, a VALUES row's), evaluated left
+    to right, or None when DuckDB must evaluate them; `rand` is the server's RAND()."""
+    compiler = _Compiler([Source(alias, table)] if table is not None else [], rand=rand)
     try:
         return RowValues(tuple(compiler.operand(expression).value for expression in expressions))
     except Declined:

@@ -58,7 +58,7 @@ class _Run:
         transaction.undo_to(mark, self.server.storage)
         if not mirror:
             monkeypatch.setattr(executor_module, "scan_plan", lambda *arguments: None)
-            monkeypatch.setattr(executor_module, "row_values", lambda *arguments: None)
+            monkeypatch.setattr(executor_module, "row_values", lambda *arguments, **keywords: None)
             monkeypatch.setattr(executor_module, "select_plan", lambda query, table: None)
             monkeypatch.setattr(multi_table, "join_rows", lambda *arguments: None)
 
@@ -83,9 +83,9 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     join_rows = multi_table.join_rows
 
     def recorded(function):
-        def call(*args):
+        def call(*args, **kwargs):
             try:
-                result = function(*args)
+                result = function(*args, **kwargs)
             except mirror_scan.Declined:
                 answers.append("declined")
                 raise
@@ -192,6 +192,9 @@ CASES = [
     ("SET RAND()", "UPDATE inno SET v = FLOOR(RAND() * 4)", ANSWERED),
     ("SET and WHERE RAND()", "UPDATE heap SET v = FLOOR(RAND() * 4), n = FLOOR(RAND() * 100) WHERE v < FLOOR(RAND() * 4)", ANSWERED),
     ("SET RAND(), then past a range", "UPDATE inno SET v = FLOOR(RAND() * 4), n = n + 1", DECLINED),
+    # VALUES rows
+    ("VALUES RAND(), row after row", "INSERT INTO target (v, d) VALUES (FLOOR(RAND() * 4), (2)), (FLOOR(RAND() * 100), RAND() * 8)", ANSWERED),
+    ("VALUES RAND(N)", "INSERT INTO target (v) VALUES (FLOOR(RAND(3) * 4))", DECLINED),
     ("SET a product", "UPDATE inno SET v = v * 2", DECLINED),
     ("SET a DATETIME from a column", "UPDATE inno SET ts = ts WHERE id = 5", ANSWERED),
     # INSERT ... SELECT: the SELECT's rows, values and order
