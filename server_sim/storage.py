@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import atexit
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -215,7 +215,7 @@ class Storage:
     def flush(self) -> None:
         """Bring DuckDB up to date: create the tables it lacks, then give it every row
         change it has not received: per table, one DELETE, one UPDATE and one INSERT at
-        most (a long INSERT in parts)."""
+        most (of many rows, in parts)."""
         self._create_schema()
         uncreated, self._uncreated = self._uncreated, {}
         for table in uncreated.values():
@@ -226,26 +226,24 @@ class Storage:
             table = changes.table
             rows = self._mirrors[table.storage_name].rows
             stored = self.qualified(table)
-            if changes.removed:
-                ids = list(changes.removed)
+            for ids in _parts(changes.removed):
                 self._execute(f"DELETE FROM {stored} WHERE {quote(ROW_ID)} IN ({', '.join('?' for _ in ids)})", ids)
             marks = "(" + ", ".join("?" for _ in range(len(table.columns) + 1)) + ")"
-            if len(changes.updated) == 1:
-                [row_id] = changes.updated
-                assignments = ", ".join(f"{quote(c.name)} = ?" for c in table.columns)
-                self._execute(f"UPDATE {stored} SET {assignments} WHERE {quote(ROW_ID)} = ?", [*rows[row_id], row_id])
-            elif changes.updated:
+            for part in _parts(changes.updated):
+                if len(part) == 1:
+                    [row_id] = part
+                    assignments = ", ".join(f"{quote(c.name)} = ?" for c in table.columns)
+                    self._execute(f"UPDATE {stored} SET {assignments} WHERE {quote(ROW_ID)} = ?", [*rows[row_id], row_id])
+                    continue
                 # One UPDATE joined to the new rows; the casts keep VALUES from choosing
                 # column types of its own.
                 assignments = ", ".join(f"{quote(c.name)} = CAST(new.{quote(c.name)} AS {_cast_type(c)})" for c in table.columns)
                 self._execute(
-                    f"UPDATE {stored} SET {assignments} FROM (VALUES {', '.join([marks] * len(changes.updated))}) AS new({_stored_columns(table)}) "
+                    f"UPDATE {stored} SET {assignments} FROM (VALUES {', '.join([marks] * len(part))}) AS new({_stored_columns(table)}) "
                     f"WHERE {stored}.{quote(ROW_ID)} = new.{quote(ROW_ID)}",
-                    [v for row_id in changes.updated for v in (row_id, *rows[row_id])],
+                    [v for row_id in part for v in (row_id, *rows[row_id])],
                 )
-            appended = list(changes.appended)
-            for start in range(0, len(appended), _ROWS_PER_INSERT):
-                part = appended[start : start + _ROWS_PER_INSERT]
+            for part in _parts(changes.appended):
                 self._execute(
                     f"INSERT INTO {stored} ({_stored_columns(table)}) VALUES {', '.join([marks] * len(part))}",
                     [v for row_id in part for v in (row_id, *rows[row_id])],
@@ -445,8 +443,15 @@ def _cast_type(column: Column) -> str:
     return column.type.duckdb_type.split(" COLLATE ")[0]
 
 
-# Rows per INSERT when DuckDB receives a table's new rows: each is a parameter per column.
-_ROWS_PER_INSERT = 1000
+# Rows per statement when DuckDB receives a table's changes: each row is a parameter per column.
+_ROWS_PER_STATEMENT = 1000
+
+
+def _parts(row_ids: Iterable[int]) -> Iterator[list[int]]:
+    """The row ids in order, a statement's worth at a time."""
+    ids = list(row_ids)
+    for start in range(0, len(ids), _ROWS_PER_STATEMENT):
+        yield ids[start : start + _ROWS_PER_STATEMENT]
 
 
 def _stored_columns(table: Table) -> str:

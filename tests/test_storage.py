@@ -12,7 +12,9 @@ from harness.fuzz import FuzzConfig, WorkloadRunner
 from harness.runner import run_variant
 from scenarios.loader import load_scenario
 from server_sim.flavor import MYSQL_80
-from server_sim.server import Server
+from server_sim.executor import Executor
+from server_sim.parser import parse_statement
+from server_sim.server import Server, ServerIdentity
 
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,3 +67,28 @@ def test_the_mirror_holds_what_duckdb_holds_after_the_bundled_scenarios(tmp_path
             record = run_variant(scenario, variant, MYSQL_80, tmp_path, 0)
             assert record.error is None, (path.name, record.error)
     assert len(compared) > 100
+
+
+def test_many_row_changes_reach_duckdb_in_parts() -> None:
+    """More rows than one statement carries: inserted, updated and deleted in parts, DuckDB
+    ends with the mirror's rows in the mirror's order."""
+    server = Server(MYSQL_80, ServerIdentity(1, "master", 7))
+    try:
+        executor = Executor(server)
+        session = server.new_session("root@localhost")
+        context = server.statement_context(session, server.tick())
+        assert executor.run(session, parse_statement("CREATE TABLE t (id INT PRIMARY KEY, v INT)"), context).error is None
+        table = server.catalog.require(None, "t", 0)
+        storage = server.storage
+        for row_id in range(1, 2501):
+            storage.insert(table, row_id, (row_id, 0))
+        storage.flush()
+        for row_id in range(1, 2501, 2):
+            storage.update(table, row_id, (row_id, 1))
+        storage.delete(table, range(1, 1300))
+        storage.insert(table, 5, (5, 5))  # a deleted row back, last
+        read = storage.rows(table)  # brings DuckDB up to date first
+        assert [(row_id, *values) for row_id, values in storage.mirrored(table).items()] == read
+        assert len(read) == 1202 and read[-1] == (5, 5, 5)
+    finally:
+        server.close()
