@@ -260,7 +260,7 @@ class Server:
             return
         self._functions.server = None
         if self._pooled:
-            _IN_MEMORY.release(self.connection, self._functions, self.storage.used)
+            _IN_MEMORY.release(self.connection, self._functions, emptied=self.storage.discard())
         else:
             self.connection.close()
 
