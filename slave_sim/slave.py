@@ -37,7 +37,7 @@ from server_sim.binlog.events import (
     Xid_log_event,
     type_name_of,
 )
-from server_sim.binlog.file import BinlogCorruptError, PositionedEvent, read_binlog
+from server_sim.binlog.file import BinlogCorruptError, BinlogReader, PositionedEvent
 from server_sim.engines import EngineRegistry
 from server_sim.errors import Condition, ErrorCode, SqlError
 from server_sim.executor import Executor, Outcome
@@ -274,18 +274,19 @@ class Slave:
             self._checkpoint(start)  # CHANGE MASTER TO MASTER_LOG_POS: the first event to apply
         position: int | None = status.applied_position
         try:
-            while position is not None:
-                position = self._apply_with_retries(binlog, position, stop)
+            with BinlogReader(binlog) as reader:
+                while position is not None:
+                    position = self._apply_with_retries(reader, position, stop)
         except SlaveStop as halt:
             self._stop(halt.error, self._position, self._event_name)
         except BinlogCorruptError as error:
             self._stop(SqlError(ErrorCode.ER_SLAVE_RELAY_LOG_READ_FAILURE, error.reason), error.position, "corrupt event")
         return status
 
-    def _apply_with_retries(self, binlog: Path, position: int, stop: int | None) -> int | None:
+    def _apply_with_retries(self, reader: BinlogReader, position: int, stop: int | None) -> int | None:
         """One transaction, run again after a transient error up to slave_transaction_retries times."""
         if not self.crash_safe:
-            return self._apply_transaction(binlog, position, stop)
+            return self._apply_transaction(reader, position, stop)
         retrying = Retrying(
             stop=stop_after_attempt(int(self.server.global_variables["slave_transaction_retries"]) + 1),
             wait=RETRY_WAIT,
@@ -293,18 +294,18 @@ class Slave:
             before_sleep=lambda state: self._report_retry(position, state),
             reraise=True,
         )
-        return retrying(self._apply_transaction, binlog, position, stop)
+        return retrying(self._apply_transaction, reader, position, stop)
 
     def _report_retry(self, position: int, state: RetryCallState) -> None:
         error = state.outcome.exception().error
         wait = state.next_action.sleep if state.next_action else 0.0
         self.status.retries.append(Retry(position, state.attempt_number, error.code, error.message, wait))
 
-    def _apply_transaction(self, binlog: Path, position: int, stop: int | None) -> int | None:
+    def _apply_transaction(self, reader: BinlogReader, position: int, stop: int | None) -> int | None:
         """Apply events from `position` to the end of the transaction they open, commit it
         with the position after it and return that position; None at the end of the binlog."""
         status = self.status
-        events = read_binlog(binlog, position)
+        events = reader.events(position)
         try:
             for positioned in events:
                 if stop is not None and positioned.position >= stop:

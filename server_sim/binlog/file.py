@@ -164,29 +164,57 @@ def _row(row: object) -> Row:
     return Row(before=row.get("before"), after=row.get("after"))
 
 
+class BinlogReader:
+    """An open binlog file, its Format_description read once: a replica reads one
+    transaction at a time from its position, and would otherwise decode that event again
+    for each. BinlogCorruptError when the file does not start with one."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._file = path.open("rb")
+        try:
+            first = self._file.readline()
+            if not first:
+                raise BinlogCorruptError(path, 0, "empty file: no Format_description event")
+            self.description = _decode_line(path, 0, first, max_type_code=0)
+        except BaseException:
+            self._file.close()
+            raise
+        self._max_type_code = max(int(code) for code in self.description.event.event_types.values())
+
+    def events(self, start: int = 0) -> Iterator[PositionedEvent]:
+        """The events in order from the one at byte `start` on (the Format_description
+        first when `start` is 0); BinlogCorruptError at the first bad line."""
+        if start == 0:
+            yield self.description
+        file, path = self._file, self.path
+        position = max(start, self.description.end_log_pos)
+        file.seek(position - 1)
+        before = file.read(1)
+        if before != b"\n":
+            reason = "beyond the end of the file" if not before else "not the start of an event"
+            raise BinlogCorruptError(path, position, f"the position is {reason}")
+        for raw in file:
+            event = _decode_line(path, position, raw, self._max_type_code)
+            yield event
+            position = event.end_log_pos
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> BinlogReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def read_binlog(path: Path, start: int = 0) -> Iterator[PositionedEvent]:
     """The events of a binlog file in order, from the event at byte `start` on (the
     Format_description event is read first in any case, as a real reader does);
     BinlogCorruptError at the first bad line."""
-    with path.open("rb") as file:
-        first = file.readline()
-        if not first:
-            raise BinlogCorruptError(path, 0, "empty file: no Format_description event")
-        description = _decode_line(path, 0, first, max_type_code=0)
-        max_type_code = max(int(code) for code in description.event.event_types.values())
-        if start == 0:
-            yield description
-        position = max(start, description.end_log_pos)
-        if position != description.end_log_pos:
-            file.seek(position - 1)
-            before = file.read(1)
-            if before != b"\n":
-                reason = "beyond the end of the file" if not before else "not the start of an event"
-                raise BinlogCorruptError(path, position, f"the position is {reason}")
-        for raw in file:
-            event = _decode_line(path, position, raw, max_type_code)
-            yield event
-            position = event.end_log_pos
+    with BinlogReader(path) as reader:
+        yield from reader.events(start)
 
 
 def _decode_line(path: Path, position: int, raw: bytes, max_type_code: int) -> PositionedEvent:
