@@ -77,7 +77,7 @@ def analyze(statement: Statement, catalog: Catalog, session_id: int, flavor: Fla
         nodes = target_tables(statement) if statement.kind is not StatementKind.SELECT else []
         targets = {id(table) for node in nodes if (table := catalog.resolve(node.db, node.name, session_id)) is not None}
     seen: set[int] = set()
-    for node in source_nodes(ast):
+    for node in source_nodes(statement):
         table = catalog.resolve(node.db, node.name, session_id)
         # information_schema tables are built for the statement: the binlog decision skips them.
         if table is None or id(table) in seen or table.category is TableCategory.INFORMATION:

@@ -541,7 +541,7 @@ class Master:
                     requests.append(LockRequest(_lock_name(table), LockMode.EXCLUSIVE))
             return requests
         if ast is not None and ast.find(exp.With) is None and any(
-            self.server.catalog.resolve(node.db, node.name, ms.session.thread_id) is None for node in source_nodes(ast)
+            self.server.catalog.resolve(node.db, node.name, ms.session.thread_id) is None for node in source_nodes(statement)
         ):
             return []  # the server fails opening the tables (1146) before it locks any
         locking_read: LockMode | None = None

@@ -1118,7 +1118,7 @@ def _scan_limit(ast: exp.Update | exp.Delete) -> int | None:
 
 def _used_tables(statement: Statement) -> list[str]:
     """The tables a statement names, by lowercase name."""
-    return [node.name.lower() for node in statement.ast.find_all(exp.Table)] if statement.ast is not None else []
+    return [node.name.lower() for node in statement.table_nodes]
 
 
 def _refuse_self_reference(ast: exp.Expression, table: Table) -> None:

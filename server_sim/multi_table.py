@@ -99,11 +99,12 @@ def _delete_list(ast: exp.Delete) -> list[exp.Table]:
     return list(ast.args.get("tables") or [])
 
 
-def source_nodes(ast: exp.Expression) -> list[exp.Table]:
+def source_nodes(statement: Statement) -> list[exp.Table]:
     """Every table node that opens a table: the FROM clause first, then subqueries'. A
     multi-table DELETE's target list only names tables of its FROM clause."""
+    ast = statement.ast
     if not is_multi_table(ast):
-        return list(ast.find_all(exp.Table))
+        return list(statement.table_nodes)
     assert isinstance(ast, (exp.Update, exp.Delete))
     references = reference_nodes(ast)
     skipped = {id(node) for node in references}

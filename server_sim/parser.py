@@ -15,7 +15,7 @@ import logging
 import re
 from dataclasses import dataclass
 from enum import Enum
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import sqlglot
 from sqlglot import exp
@@ -105,6 +105,12 @@ class Statement:
     trigger: TriggerDefinition | None = None  # CREATE TRIGGER's definition (sqlglot has no tree for it)
     udf: Udf | None = None  # CREATE FUNCTION ... SONAME's function (sqlglot has no tree for it either)
     events: tuple[Log_event, ...] = ()  # what a BINLOG '...' statement carries
+
+    @cached_property
+    def table_nodes(self) -> tuple[exp.Table, ...]:
+        """Every table node of the tree, found once: the tree is shared and never changed,
+        and the analysis, the locks and the executor each look for them."""
+        return tuple(self.ast.find_all(exp.Table)) if self.ast is not None else ()
 
     @property
     def creates_from_select(self) -> bool:
