@@ -32,6 +32,7 @@ from harness import fuzz as fuzz_module  # noqa: E402
 from harness import runner, suite  # noqa: E402
 from harness.fuzz import FuzzConfig, WorkloadRunner, fuzz  # noqa: E402
 from harness.pool import collect_less_often  # noqa: E402
+from harness.prestart import Prestart  # noqa: E402
 from harness.report import fuzz_report_json, write_documents  # noqa: E402
 from harness.spark import start_spark, stop_spark  # noqa: E402
 from master_sim import master  # noqa: E402
@@ -133,15 +134,17 @@ def end_to_end(config: FuzzConfig, out: Path) -> tuple[dict[str, float], object,
     def timed_judging(records, directory, start):
         started = time.perf_counter()
         result = judge_records(records, directory, start)
-        phases["compare + judge"] = time.perf_counter() - started - phases.get("spark start", 0.0)
+        phases["compare + judge"] = time.perf_counter() - started  # waiting for Spark's start included
         return result
 
     fuzz_module.judge_records = timed_judging
+    early = Prestart(spark_factory)  # as the command starts it: while the workers run
     started = time.perf_counter()
     try:
-        result = fuzz(config, DEFAULT_FLAVOR, out, spark_factory)
+        result = fuzz(config, DEFAULT_FLAVOR, out, early)
     finally:
         fuzz_module.judge_records = judge_records
+        early.wait()
     phases["total fuzz()"] = time.perf_counter() - started
     started = time.perf_counter()
     write_documents(fuzz_report_json(result, DEFAULT_FLAVOR.name, config), out)
@@ -216,9 +219,9 @@ def main() -> int:
             [
                 ("wall time", f"{phases['total fuzz()']:.1f} s (target: under 120 s for 10000 workloads)"),
                 ("runs per second", f"{runs / phases['total fuzz()']:.1f}"),
-                ("simulate (workers)", f"{phases['total fuzz()'] - phases.get('spark start', 0) - phases.get('compare + judge', 0):.1f} s, incl. shrinking"),
-                ("spark start", f"{phases.get('spark start', 0):.1f} s"),
-                ("spark compare + judge", f"{phases.get('compare + judge', 0):.1f} s"),
+                ("simulate (workers)", f"{phases['total fuzz()'] - phases.get('compare + judge', 0):.1f} s, incl. shrinking"),
+                ("spark start", f"{phases.get('spark start', 0):.1f} s, while the workers run"),
+                ("spark compare + judge", f"{phases.get('compare + judge', 0):.1f} s, after the workers (any wait for the start included)"),
                 ("reports", f"{phases['reports']:.1f} s"),
                 ("verdicts", ", ".join(f"{n} {name}" for name, n in sorted(verdicts.items()))),
                 ("findings", str(len(result.findings))),

@@ -256,6 +256,7 @@ def _fuzz(arguments: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from harness.fuzz import FuzzConfig, fuzz
+    from harness.prestart import Prestart
     from harness.progress import Progress
     from harness.report import fuzz_report_json, write_documents
     from scenarios.generator import GeneratorConfig
@@ -281,11 +282,13 @@ def _fuzz(arguments: argparse.Namespace) -> int:
         return EXIT_USAGE
     flavor = get_flavor(arguments.flavor)
     spark = _Spark(arguments.spark_master)
+    early = Prestart(spark)  # started while the workers run
     progress = Progress(config.count, unit="workloads")
     try:
-        result = fuzz(config, flavor, arguments.out, spark, arguments.workers, progress)
+        result = fuzz(config, flavor, arguments.out, early, arguments.workers, progress)
     finally:
         progress.close()
+        early.wait()
         spark.stop()
     paths = write_documents(fuzz_report_json(result, flavor.name, config), arguments.out)
     print(fuzz_summary(result))

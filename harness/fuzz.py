@@ -29,6 +29,7 @@ from .compare import RunDiff, diff_snapshots
 from .judge import judge
 from .mysqltest import write_mysqltest
 from .pool import parallel_map
+from .prestart import Prestart
 from .progress import Progress
 from .runner import RunRecord, run_variant
 from .shrink import shrink
@@ -198,9 +199,14 @@ def fuzz(
     workers: int | None = None,
     progress: Progress | None = None,
 ) -> FuzzResult:
-    """Generate, run, compare in one Spark job, judge, shrink: the whole command."""
+    """Generate, run, compare in one Spark job, judge, shrink: the whole command. A
+    `Prestart` of Spark begins once the first workload is back (the workers are forked)."""
     binlog_dir = out / "binlogs"
-    per_workload = list(_run_workloads(config, flavor, binlog_dir, workers, progress))
+    per_workload: list[WorkloadRuns] = []
+    for workload in _run_workloads(config, flavor, binlog_dir, workers, progress):
+        per_workload.append(workload)
+        if isinstance(start_spark, Prestart):
+            start_spark.begin()
     runs = [run for workload in per_workload for run in workload.runs]
     outcomes = judge_records([run.record for run in runs], out, start_spark)
     exploration = Exploration(
