@@ -20,7 +20,7 @@ from sqlglot import exp
 from .catalog import Catalog, Column, DefaultKind, Key, KeyKind, Table, TableBuilder, column_from_definition, key_from_constraint, table_from_create
 from .errors import Condition, ErrorCode, SqlError, not_supported, note
 from .expressions import StatementContext, Translator, constant_value, is_constant, literal
-from .mirror_scan import Declined, RowValues, Subqueries, row_values, scan_plan, select_plan, select_source
+from .mirror_scan import Context, Declined, RowValues, Subqueries, row_values, scan_plan, select_plan, select_source
 from .multi_table import MultiTableRun, is_multi_table
 from .parser import Statement, StatementKind, WriteMode
 from .server import Server
@@ -409,7 +409,7 @@ class Executor:
         expressions = _sequential(assignments, table)
         alias = ast.this.alias or table.name
         set_expressions = [e for _, e in expressions]
-        compiled = row_values(set_expressions, table, alias, self.server.rand)
+        compiled = row_values(set_expressions, table, alias, self.server.rand, translator.rewrite)
         for row_number, (row_id, *old) in enumerate(self.scan(session, context, ast, table), start=1):
             values = list(old)
             new_values = self._evaluate_for_row(translator, table, row_id, set_expressions, alias, compiled)
@@ -571,13 +571,13 @@ class Executor:
         alias = node.alias_or_name
         return query.copy().order_by(*(exp.column(name, table=alias, quoted=True) for name in columns), copy=False)
 
-    def mirrored_select(self, session: Session, query: exp.Expression) -> list[list[object]] | None:
+    def mirrored_select(self, session: Session, query: exp.Expression, context: Context | None = None) -> list[list[object]] | None:
         """The rows of a single-table SELECT, in the order `in_scan_order` gives them, from the
         storage's mirror where Python evaluates the query exactly; None: DuckDB answers."""
-        read = self._mirrored_read(session, query)
+        read = self._mirrored_read(session, query, context)
         return read[1] if read is not None else None
 
-    def _mirrored_read(self, session: Session, query: exp.Expression) -> tuple[Table, list[list[object]]] | None:
+    def _mirrored_read(self, session: Session, query: exp.Expression, context: Context | None = None) -> tuple[Table, list[list[object]]] | None:
         """mirrored_select, with the table the query reads."""
         node = select_source(query)
         if node is None:
@@ -588,7 +588,7 @@ class Executor:
             return None  # DuckDB's run of the query reports it
         if table.system is not None:
             return None  # filled for the session that reads it, not followed by a mirror
-        plan = select_plan(query, table)  # type: ignore[arg-type]
+        plan = select_plan(query, table, context)  # type: ignore[arg-type]
         mirrored = self.storage.mirrored(table) if plan is not None else None
         if mirrored is None:
             return None
@@ -874,7 +874,7 @@ class _InsertRun:
         elif isinstance(source, (exp.Select, exp.Union, exp.Subquery)):
             # Read whole before the first row is written: the SELECT does not see the
             # statement's own rows, even from the table it inserts into.
-            rows = self.executor.mirrored_select(self.session, source)  # type: ignore[assignment]
+            rows = self.executor.mirrored_select(self.session, source, self.translator.rewrite)  # type: ignore[assignment]
             if rows is None:
                 ordered = self.executor.in_scan_order(self.session, source)
                 rows = [list(row) for row in self.executor.storage.query(self.translator.sql(ordered))]

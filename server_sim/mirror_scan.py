@@ -29,7 +29,8 @@ from typing import TypeVar
 from sqlglot import exp
 
 from .catalog import Column, Table
-from .expressions import HIDDEN_ROW_ID
+from .errors import SqlError
+from .expressions import HIDDEN_ROW_ID, function_name
 from .types import TypeFamily
 
 
@@ -54,6 +55,11 @@ def _none_when_declined(function: Callable[..., T]) -> Callable[..., T | None]:
 
 
 Values = tuple  # a row's values in the catalog's column order
+# The translation of one node for this statement on this server (Translator.rewrite): a
+# system or user variable, CURRENT_USER() and the like become the literal DuckDB is given.
+Context = Callable[[exp.Expression], exp.Expression]
+# Functions without arguments whose translation is a literal of the statement's context.
+_CONTEXT_FUNCTIONS = frozenset({"USER", "SESSION_USER", "SYSTEM_USER", "CURRENT_USER", "CONNECTION_ID", "DATABASE", "SCHEMA", "VERSION", "LAST_INSERT_ID", "FOUND_ROWS", "ROW_COUNT"})
 # The values uncorrelated IN subqueries read, by their SELECT node's id: its table, and the
 # value of its one column in each row it returns.
 Subqueries = Mapping[int, tuple[Table, list[object]]]
@@ -106,10 +112,13 @@ class _Compiler:
     """Turns a MySQL expression tree over the columns of one table, or of the tables of a
     join, into Python closures; `used` collects the positions of the sources it read."""
 
-    def __init__(self, sources: Sequence[Source], subqueries: Subqueries | None = None, rand: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self, sources: Sequence[Source], subqueries: Subqueries | None = None, rand: Callable[[], float] | None = None, context: Context | None = None
+    ) -> None:
         self.sources = sources
         self.subqueries = subqueries or {}
         self.rand = rand  # the server's RAND(): None declines it
+        self.context = context  # None declines the context's values
         self.used: set[int] = set()
 
     # -- values -----------------------------------------------------------------------
@@ -117,6 +126,8 @@ class _Compiler:
     def operand(self, node: exp.Expression) -> _Operand:
         if isinstance(node, exp.Paren):
             return self.operand(node.this)
+        if self.context is not None and is_context_value(node):
+            return self._context_value(node)
         if isinstance(node, exp.Column):
             return self._column(node)
         if isinstance(node, exp.Null):
@@ -128,6 +139,18 @@ class _Compiler:
         if isinstance(node, (exp.Rand, exp.Mul, exp.Floor)):
             return self._double(node)
         raise Declined
+
+    def _context_value(self, node: exp.Expression) -> _Operand:
+        """The literal the translation gives a context value, typed as that literal; an
+        error translating it (an unknown variable) is DuckDB's path to report, as before."""
+        assert self.context is not None
+        try:
+            value = self.context(node)
+        except SqlError:
+            raise Declined from None
+        if not isinstance(value, (exp.Literal, exp.Null, exp.Neg)):
+            raise Declined  # a CAST (a float, a date) or a call: DuckDB's to evaluate
+        return self.operand(value)
 
     def _double(self, node: exp.Rand | exp.Mul | exp.Floor) -> _Operand:
         """RAND(), `x * n` with an integer literal n and FLOOR(x), x a DOUBLE: the DOUBLE
@@ -538,10 +561,12 @@ class RowValues:
         return [value(row) for value in self.values]
 
 
-def row_values(expressions: Sequence[exp.Expression], table: Table | None, alias: str = "", rand: Callable[[], float] | None = None) -> RowValues | None:
+def row_values(
+    expressions: Sequence[exp.Expression], table: Table | None, alias: str = "", rand: Callable[[], float] | None = None, context: Context | None = None
+) -> RowValues | None:
     """The compiled SET expressions (or, without a table, a VALUES row's), evaluated left
     to right, or None when DuckDB must evaluate them; `rand` is the server's RAND()."""
-    compiler = _Compiler([Source(alias, table)] if table is not None else [], rand=rand)
+    compiler = _Compiler([Source(alias, table)] if table is not None else [], rand=rand, context=context)
     try:
         return RowValues(tuple(compiler.operand(expression).value for expression in expressions))
     except Declined:
@@ -587,14 +612,24 @@ def _other_parts(node: exp.Expression, parts: frozenset[str] | set[str]) -> bool
     return any(value for name, value in node.args.items() if name not in parts)
 
 
-def select_plan(query: exp.Select, table: Table) -> SelectPlan | None:
-    """The compiled SELECT over `table` (its `select_source`), or None when DuckDB must run it."""
+def is_context_value(node: exp.Expression) -> bool:
+    """A system or user variable, or a function of the statement's context without arguments."""
+    if isinstance(node, (exp.SessionParameter, exp.Parameter)):
+        return True
+    return function_name(node) in _CONTEXT_FUNCTIONS and not any(isinstance(value, exp.Expression) for value in node.args.values())
+
+
+def select_plan(query: exp.Select, table: Table, context: Context | None = None) -> SelectPlan | None:
+    """The compiled SELECT over `table` (its `select_source`), or None when DuckDB must run it.
+    One that reads context values, which are this run's, is compiled for this run."""
+    if context is not None and any(is_context_value(node) for node in query.walk()):
+        return _none_when_declined(_compile_select)(query, table, context)
     return _cached(query, table, lambda: _compile_select(query, table))  # type: ignore[return-value]
 
 
-def _compile_select(query: exp.Select, table: Table) -> SelectPlan:
+def _compile_select(query: exp.Select, table: Table, context: Context | None = None) -> SelectPlan:
     node = query.args["from_"].this
-    compiler = _Compiler([Source(node.alias_or_name, table)])
+    compiler = _Compiler([Source(node.alias_or_name, table)], context=context)
     items: list[Value] = []
     for item in query.expressions:
         if isinstance(item, exp.Star):

@@ -59,7 +59,7 @@ class _Run:
         if not mirror:
             monkeypatch.setattr(executor_module, "scan_plan", lambda *arguments: None)
             monkeypatch.setattr(executor_module, "row_values", lambda *arguments, **keywords: None)
-            monkeypatch.setattr(executor_module, "select_plan", lambda query, table: None)
+            monkeypatch.setattr(executor_module, "select_plan", lambda *arguments: None)
             monkeypatch.setattr(multi_table, "join_rows", lambda *arguments: None)
 
     def run(self, sql: str):
@@ -192,6 +192,14 @@ CASES = [
     ("SET RAND()", "UPDATE inno SET v = FLOOR(RAND() * 4)", ANSWERED),
     ("SET and WHERE RAND()", "UPDATE heap SET v = FLOOR(RAND() * 4), n = FLOOR(RAND() * 100) WHERE v < FLOOR(RAND() * 4)", ANSWERED),
     ("SET RAND(), then past a range", "UPDATE inno SET v = FLOOR(RAND() * 4), n = n + 1", DECLINED),
+    # values of the statement's context, as the translation gives them
+    ("SET a system variable and CURRENT_USER()", "UPDATE heap SET v = @@server_id, s = CURRENT_USER() WHERE v = 2", ANSWERED),
+    ("SET a user variable never set", "UPDATE inno SET v = @nothing WHERE id = 1", ANSWERED),
+    ("SET a text variable", "UPDATE inno SET s = @@binlog_format", ANSWERED),
+    ("SET an unknown variable", "UPDATE inno SET v = @@no_such_variable", DECLINED),
+    ("SET NOW()", "UPDATE inno SET ts = NOW()", DECLINED),
+    ("SELECT a system variable and USER()", "INSERT INTO target (v, s) SELECT @@server_id, USER() FROM inno WHERE id > 1", ANSWERED),
+    ("SELECT CONNECTION_ID() and DATABASE()", "INSERT INTO target (v, s) SELECT CONNECTION_ID(), DATABASE() FROM heap", ANSWERED),
     # VALUES rows
     ("VALUES RAND(), row after row", "INSERT INTO target (v, d) VALUES (FLOOR(RAND() * 4), (2)), (FLOOR(RAND() * 100), RAND() * 8)", ANSWERED),
     ("VALUES RAND(N)", "INSERT INTO target (v) VALUES (FLOOR(RAND(3) * 4))", DECLINED),
