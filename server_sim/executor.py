@@ -469,34 +469,29 @@ class Executor:
         pending = [i for i, e in enumerate(expressions) if not is_constant(e)]
         if not pending:
             return values
-        compiled = row_values([expressions[index] for index in pending], None, rand=self.server.rand)
-        if compiled is not None:
-            previous, self.server.current_session = self.server.current_session, session
-            try:
-                found = self._from_mirror(lambda: compiled.of(()))
-            finally:
-                self.server.current_session = previous
+        previous, self.server.current_session = self.server.current_session, session  # whose RAND() it is
+        try:
+            compiled = row_values([expressions[index] for index in pending], None, rand=self.server.rand)
+            found = self._from_mirror(lambda: compiled.of(())) if compiled is not None else None
             if found is not None:
                 for index, value in zip(pending, found):
                     values[index] = value
                 return values
-        translator = self.translator(session, context)
-        translated = {index: translator.translate(expressions[index]) for index in pending}
-        for index, tree in list(translated.items()):
-            if is_constant(tree):
-                values[index] = constant_value(tree)
-                del translated[index]
-        if translated:
-            projection = ", ".join(tree.sql(dialect="duckdb", copy=False) for tree in translated.values())
-            reads = any(expressions[index].find(exp.Table) is not None for index in translated)
-            previous, self.server.current_session = self.server.current_session, session
-            try:
+            translator = self.translator(session, context)
+            translated = {index: translator.translate(expressions[index]) for index in pending}
+            for index, tree in list(translated.items()):
+                if is_constant(tree):
+                    values[index] = constant_value(tree)
+                    del translated[index]
+            if translated:
+                projection = ", ".join(tree.sql(dialect="duckdb", copy=False) for tree in translated.values())
+                reads = any(expressions[index].find(exp.Table) is not None for index in translated)
                 row = self.storage.query(f"SELECT {projection}", reads_tables=reads)[0]
-            finally:
-                self.server.current_session = previous
-            for index, value in zip(translated, row):
-                values[index] = value
-        return values
+                for index, value in zip(translated, row):
+                    values[index] = value
+            return values
+        finally:
+            self.server.current_session = previous
 
     def _from_mirror(self, evaluate: Callable[[], list]) -> list | None:
         """What `evaluate` reads from the storage's mirror, or None where it declines; the

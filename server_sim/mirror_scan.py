@@ -45,9 +45,9 @@ def _none_when_declined(function: Callable[..., T]) -> Callable[..., T | None]:
     """The function answering None where it declines: its caller asks DuckDB instead."""
 
     @functools.wraps(function)
-    def answer(*arguments: object) -> T | None:
+    def answer(*arguments: object, **keywords: object) -> T | None:
         try:
-            return function(*arguments)
+            return function(*arguments, **keywords)
         except Declined:
             return None
 
@@ -186,7 +186,7 @@ class _Compiler:
             for position, source in enumerate(self.sources)
             if not qualifier or source.alias.lower() == qualifier
             for index, column in enumerate(source.table.columns)
-            if column.name.lower() == name
+            if column.key == name
         ]
         if len(found) != 1:
             raise Declined  # DuckDB reports the unknown or ambiguous column
@@ -471,13 +471,11 @@ def _sort_key(table: Table, name: str, descending: bool = False) -> _SortKey:
     return _SortKey(index, family is TypeFamily.STRING, descending)
 
 
-def table_scan(table: Table) -> ScanPlan | None:
+@_none_when_declined
+def table_scan(table: Table) -> ScanPlan:
     """Every row of the table in the engine's scan order, or None when DuckDB must order
     them (a primary key on a type compared here only for equality)."""
-    try:
-        return ScanPlan(None, (), tuple(_sort_key(table, name) for name in table.scan_order()))
-    except Declined:
-        return None
+    return ScanPlan(None, (), tuple(_sort_key(table, name) for name in table.scan_order()))
 
 
 def _compile_scan(
@@ -561,16 +559,14 @@ class RowValues:
         return [value(row) for value in self.values]
 
 
+@_none_when_declined
 def row_values(
     expressions: Sequence[exp.Expression], table: Table | None, alias: str = "", rand: Callable[[], float] | None = None, context: Context | None = None
-) -> RowValues | None:
+) -> RowValues:
     """The compiled SET expressions (or, without a table, a VALUES row's), evaluated left
     to right, or None when DuckDB must evaluate them; `rand` is the server's RAND()."""
     compiler = _Compiler([Source(alias, table)] if table is not None else [], rand=rand, context=context)
-    try:
-        return RowValues(tuple(compiler.operand(expression).value for expression in expressions))
-    except Declined:
-        return None
+    return RowValues(tuple(compiler.operand(expression).value for expression in expressions))
 
 
 # -- single-table SELECT ----------------------------------------------------------------

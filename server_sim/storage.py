@@ -211,16 +211,14 @@ class Storage:
     def discard(self) -> bool:
         """Drop everything this storage created in DuckDB (its schema, with its tables);
         whether that left the connection as the storage found it."""
-        self._mirrors.clear()
-        self._unwritten.clear()
-        self._uncreated.clear()
-        if not self._schema_created:
+        created = self._schema_created
+        self.forget_rows()
+        if not created:
             return True
         try:
             self.connection.execute(f"DROP SCHEMA IF EXISTS {quote(self.schema)} CASCADE")
         except duckdb.Error:
             return False  # a failed transaction, for one: the pool empties the connection
-        self._schema_created = False
         return True
 
     def flush(self) -> None:
@@ -471,7 +469,7 @@ def _stored_columns(table: Table) -> str:
 
 
 def _column_names(table: Table) -> tuple[str, ...]:
-    return tuple(column.name.lower() for column in table.columns)
+    return tuple(column.key for column in table.columns)
 
 
 # DuckDB's parse of the SQL texts the storage ran: executing a parsed statement skips the
