@@ -319,15 +319,19 @@ def fuzz_summary(result: FuzzResult) -> str:
         f"distinct binlogs: {exploration.distinct_binlogs}, distinct master end states: {exploration.distinct_master_states}",
     ]
     for outcome in result.suite.runs:
-        if outcome.judgement.verdict is Verdict.ERROR:
-            lines.append(f"ERROR    {outcome.record.run_id}: {outcome.judgement.explanation[0]}")
-    for finding in result.findings:
-        lines.append(f"FINDING  {finding.outcome.record.run_id}: {finding.kind}")
-        statement = finding.statement
+        if outcome.judgement.verdict in (Verdict.ERROR, Verdict.UNSUPPORTED):
+            lines.append(f"{outcome.judgement.verdict.value.upper():<8} {outcome.record.run_id}: {outcome.judgement.explanation[0]}")
+    for group in result.groups:
+        example = group.example
+        runs = "run" if len(group.findings) == 1 else "runs"
+        formats = "/".join(sorted({finding.outcome.record.variant.get("binlog_format", "") for finding in group.findings}))
+        lines.append(f"FINDING  {group.signature.title}: {len(group.findings)} {runs} under {formats}, e.g. {example.outcome.record.run_id}")
+        lines.append(f"         {example.kind}")
+        statement = example.statement
         if statement is not None:
             lines.append(f"         caused by step {statement.index} ({statement.session}): {statement.sql}")
-        if finding.shrunk is not None:
-            shrunk = finding.shrunk
+        if example.shrunk is not None:
+            shrunk = example.shrunk
             lines.append(f"         shrunk to {len(shrunk.scenario.steps)} steps: {shrunk.yaml} and {shrunk.test}")
     return "\n".join(lines)
 

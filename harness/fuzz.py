@@ -16,17 +16,20 @@ import random
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 from scenarios.generator import GeneratorConfig, generate_workload
 from scenarios.interleavings import explore
 from scenarios.loader import load_scenario
+from master_sim.master import StepResult
 from scenarios.model import BINLOG_FORMATS, Expectation, Scenario, Step, Verdict
 from scenarios.writer import write_scenario
 from server_sim.flavor import Flavor
 
 from .compare import RunDiff, diff_snapshots
-from .judge import judge
+from .findings import Signature, causing_step, signature
+from .judge import Judgement, judge
 from .mysqltest import write_mysqltest
 from .pool import parallel_map
 from .prestart import Prestart
@@ -129,7 +132,7 @@ class WorkloadRunner:
         if verdict is Verdict.CONSISTENT:
             # The report leaves a consistent run's statements out; not carrying them
             # back keeps a 10 000-run command's memory small.
-            record.schema_steps, record.steps = [], []
+            record.schema_steps, record.steps, record.effects = [], [], []
             if record.slave is not None:
                 record.slave.lookups = []
             if not self.config.keep_binlogs and binlog is not None:
@@ -163,7 +166,8 @@ class ShrunkFinding:
     test: Path
     runs: int  # candidate runs the shrinking took
     reproduced: bool  # the written scenario, loaded back and run, gave the same finding
-    statement: Step | None  # the step that made the tables differ, in the shrunk scenario
+    statement: Step | None  # the step that caused it, in the shrunk scenario
+    text: str = ""  # the scenario file as written
 
 
 @dataclass
@@ -172,12 +176,45 @@ class Finding:
     kind: str
     shrunk: ShrunkFinding | None = None
 
+    @cached_property
+    def cause(self) -> StepResult | None:
+        """The step that caused it in the run as found, traced through its row changes."""
+        return causing_step(self.outcome.record, self.outcome.diff)
+
+    @cached_property
+    def signature(self) -> Signature:
+        return signature(self.outcome.record, self.outcome.diff, self.cause)
+
     @property
     def statement(self) -> Step | None:
         """The step that caused it: from the shrunk scenario when there is one."""
         if self.shrunk is not None:
             return self.shrunk.statement
-        return _causing_step(self.outcome.record, {table.table for table in self.outcome.diff.tables} if self.outcome.diff else set())
+        cause = self.cause
+        return None if cause is None or cause.index is None else Step(cause.index, cause.session, cause.sql)
+
+
+@dataclass
+class FindingGroup:
+    """Findings with one signature: reported once, with the smallest shrunk example."""
+
+    signature: Signature
+    findings: list[Finding]
+
+    @property
+    def example(self) -> Finding:
+        shrunk = [f for f in self.findings if f.shrunk is not None and f.shrunk.reproduced] or [f for f in self.findings if f.shrunk is not None]
+        if shrunk:
+            return min(shrunk, key=lambda f: len(f.shrunk.scenario.steps) if f.shrunk else 0)
+        return min(self.findings, key=lambda f: len(f.outcome.record.scenario.steps))
+
+
+def group_findings(findings: list[Finding]) -> list[FindingGroup]:
+    """One group per signature, largest first."""
+    groups: dict[Signature, list[Finding]] = {}
+    for finding in findings:
+        groups.setdefault(finding.signature, []).append(finding)
+    return sorted((FindingGroup(sig, members) for sig, members in groups.items()), key=lambda group: -len(group.findings))
 
 
 @dataclass
@@ -187,8 +224,16 @@ class FuzzResult:
     findings: list[Finding]
 
     @property
+    def groups(self) -> list[FindingGroup]:
+        return group_findings(self.findings)
+
+    @property
     def exit_code(self) -> int:
-        return self.suite.exit_code
+        """0 when clean; 1 on a finding, a simulator error or an unsupported statement: the
+        generator's workloads diverge by design, so a divergence the server explains is
+        not a failure here."""
+        failing = (Verdict.FINDING, Verdict.ERROR, Verdict.UNSUPPORTED)
+        return 1 if any(run.judgement.verdict in failing for run in self.suite.runs) else 0
 
 
 def fuzz(
@@ -217,7 +262,7 @@ def fuzz(
         distinct_master_states=_distinct(per_workload, lambda run: run.master_digest),
     )
     findings = [Finding(outcome, outcome.judgement.explanation[0]) for outcome in outcomes if outcome.judgement.verdict is Verdict.FINDING]
-    chosen = _to_shrink(findings, config.shrink_limit)
+    chosen = _to_shrink(group_findings(findings), config.shrink_limit)
     shrinker = Shrinker(flavor, out / "findings", config.seed, config.shrink_budget)
     for finding, shrunk in zip(chosen, parallel_map(shrinker, [(finding.outcome.record, finding.kind) for finding in chosen], workers)):
         finding.shrunk = shrunk
@@ -237,16 +282,15 @@ def _distinct(per_workload: list[WorkloadRuns], digest: Callable[[FuzzRun], str 
     return len({(workload.index, run.record.label, digest(run)) for workload in per_workload for run in workload.runs if digest(run)})
 
 
-def _to_shrink(findings: list[Finding], limit: int) -> list[Finding]:
-    """Up to `limit` findings, each kind in turn and, within a kind, workloads not yet
-    chosen first: one workload often gives the same finding under several variants."""
-    queues: dict[str, list[Finding]] = {}
-    for finding in findings:
-        queues.setdefault(finding.kind, []).append(finding)
+def _to_shrink(groups: list[FindingGroup], limit: int) -> list[Finding]:
+    """Up to `limit` findings, each group in turn and, within a group, the fewest steps
+    first and workloads not yet chosen first: one workload often gives the same finding
+    under several variants."""
+    queues = [sorted(group.findings, key=lambda f: len(f.outcome.record.scenario.steps)) for group in groups]
     chosen: list[Finding] = []
     workloads: set[str] = set()
-    while len(chosen) < limit and any(queues.values()):
-        for queue in queues.values():
+    while len(chosen) < limit and any(queues):
+        for queue in queues:
             if queue and len(chosen) < limit:
                 fresh = next((f for f in queue if _workload_of(f) not in workloads), queue[0])
                 queue.remove(fresh)
@@ -276,56 +320,47 @@ class Shrinker:
         minimal = replace(
             result.scenario,
             description=f"Shrunk from {record.run_id} ({len(record.scenario.steps)} steps): {kind}. "
-            "The slave should end with the master's tables; while the finding stands, this scenario diverges.",
+            "The slave should end with the master's tables; while the finding stands, it does not.",
             expect=(Expectation(when={}, verdict=Verdict.CONSISTENT),),
+            flavor=self.flavor.name,
+            seed=self.seed,
         )
         yaml_path = self.directory / f"{record.run_id}.yaml"
         write_scenario(minimal, yaml_path)
         written = load_scenario(yaml_path)
         final = run_variant(written, record.variant, self.flavor, work, self.seed)
-        diff = _finding_diff(final, kind)
+        judgement, diff = _finding(final, kind)
         test_path = self.directory / f"{record.run_id}.test"
         errors = {step.index: step.error.code for step in final.steps if step.error is not None and step.index is not None}
         waits = {step.index: step.ran_after_step for step in final.steps if step.ran_after_step is not None and step.index is not None}
         write_mysqltest(minimal, record.variant, test_path, errors, waits, self.flavor)
         _remove(final)
-        differing = {table.table for table in diff.tables} if diff is not None else set()
-        return ShrunkFinding(minimal, record.variant, yaml_path, test_path, result.runs, diff is not None, _causing_step(final, differing))
+        cause = causing_step(final, diff) if judgement is not None else None
+        statement = None if cause is None or cause.index is None else Step(cause.index, cause.session, cause.sql)
+        return ShrunkFinding(minimal, record.variant, yaml_path, test_path, result.runs, judgement is not None, statement, yaml_path.read_text(encoding="utf-8"))
 
     def _reproduces(self, candidate: Scenario, variant: dict[str, str], kind: str, work: Path) -> bool:
         record = run_variant(candidate, variant, self.flavor, work, self.seed)
         try:
-            return _finding_diff(record, kind) is not None
+            return _finding(record, kind)[0] is not None
         finally:
             _remove(record)
 
 
-def _finding_diff(record: RunRecord, kind: str) -> RunDiff | None:
-    """The run's differences when it gives a finding of `kind`, else None."""
+def _finding(record: RunRecord, kind: str) -> tuple[Judgement | None, RunDiff | None]:
+    """The run's judgement and differences when it gives a finding of `kind`; None else."""
     if record.master_snapshot is None or record.slave_snapshot is None:
-        return None
+        return None, None
     diff = diff_snapshots(record.master_snapshot, record.slave_snapshot)
     judgement = judge(record, diff)
-    return diff if judgement.verdict is Verdict.FINDING and judgement.explanation[0] == kind else None
+    if judgement.verdict is Verdict.FINDING and judgement.explanation[0] == kind:
+        return judgement, diff
+    return None, None
 
 
 def _remove(record: RunRecord) -> None:
     if record.binlog is not None:
         record.binlog.unlink(missing_ok=True)
-
-
-def _causing_step(record: RunRecord, tables: set[str]) -> Step | None:
-    """The last step that wrote a table that differs: in a shrunk scenario every step is
-    needed, and the last write to the diverging table is where the two sides part."""
-    for step in reversed(record.steps):
-        if step.index is not None and step.status == "ok" and any(_table_name(entry) in tables for entry in step.writes):
-            return Step(step.index, step.session, step.sql)
-    return None
-
-
-def _table_name(entry: str) -> str:
-    """`t1 (InnoDB)` -> `t1`, as the snapshots key tables."""
-    return entry.split(" ", 1)[0].split(".")[-1].lower()
 
 
 def _state(snapshot: ServerSnapshot) -> str:

@@ -15,12 +15,13 @@ from server_sim.errors import Condition
 
 from .compare import TableDiff
 from .fidelity import FidelityResult
+from .judge import declared_errors
 from .html_report import write_html
 from .junit import write_junit
 from .suite import RunOutcome, SuiteResult
 
 if TYPE_CHECKING:
-    from .fuzz import Finding, FuzzConfig, FuzzResult
+    from .fuzz import Finding, FindingGroup, FuzzConfig, FuzzResult
 
 REPORT_FORMAT_VERSION = 2
 
@@ -31,7 +32,7 @@ def _condition(condition: Condition | None) -> dict[str, object] | None:
     return {"code": condition.code, "name": condition.name, "message": condition.message}
 
 
-def _step(step: StepResult) -> dict[str, object]:
+def _step(step: StepResult, declared: dict[int, tuple[int, ...]]) -> dict[str, object]:
     return {
         "index": step.index,
         "session": step.session,
@@ -46,6 +47,7 @@ def _step(step: StepResult) -> dict[str, object]:
         "affected_rows": step.affected_rows,
         "blocked_by": step.blocked_by,
         "ran_after_step": step.ran_after_step,
+        "expected_error": list(declared.get(step.index, ())) if step.index is not None else [],
     }
 
 
@@ -63,6 +65,7 @@ def run_json(run: RunOutcome, detail: bool = True) -> dict[str, object]:
     fuzz does for consistent runs, which it can regenerate from seed and index."""
     record = run.record
     slave = record.slave
+    declared = declared_errors(record.scenario)
     return {
         "detail": detail,
         "run_id": record.run_id,
@@ -71,8 +74,9 @@ def run_json(run: RunOutcome, detail: bool = True) -> dict[str, object]:
         "variant": record.label,
         "settings": record.variant,
         "seed": record.seed,
-        "master_schema": [_step(step) for step in record.schema_steps] if detail else [],
-        "steps": [_step(step) for step in record.steps] if detail else [],
+        "flavor": record.flavor,
+        "master_schema": [_step(step, declared) for step in record.schema_steps] if detail else [],
+        "steps": [_step(step, declared) for step in record.steps] if detail else [],
         "slave_schema": [{"sql": s.sql, "error": _condition(s.error)} for s in record.slave_schema],
         "binlog": str(record.binlog) if record.binlog else None,
         "slave": None
@@ -104,6 +108,19 @@ def run_json(run: RunOutcome, detail: bool = True) -> dict[str, object]:
             }
             for result in run.expectations
         ],
+        "error_checks": [
+            {
+                "where": check.where,
+                "sql": check.sql,
+                "expected": list(check.expected),
+                "actual": _condition(check.actual),
+                "held": check.held,
+                "message": check.message,
+            }
+            for check in run.error_checks
+        ],
+        "covered": run.covered,
+        "passed": run.passed,
         "error": record.error,
     }
 
@@ -118,7 +135,11 @@ def report_json(result: SuiteResult, flavor: str, fidelity: FidelityResult | Non
         "summary": {
             "runs": len(result.runs),
             **{name: verdicts.count(name) for name in (verdict.value for verdict in Verdict)},
+            "runs_with_expectations": sum(bool(run.expectations) for run in result.runs),
+            "expectations_met": sum(bool(run.expectations) and run.expectations_held for run in result.runs),
             "expectations_failed": sum(not run.expectations_held for run in result.runs),
+            "runs_without_expectations": sum(not run.expectations for run in result.runs),
+            "not_passed": sum(not run.passed for run in result.runs),
             "input_errors": len(result.input_errors),
             "exit_code": result.exit_code,
         },
@@ -139,7 +160,23 @@ def fuzz_report_json(result: FuzzResult, flavor: str, config: FuzzConfig) -> dic
             "generator": asdict(config.generator),
         },
         "exploration": result.exploration.as_dict(),
+        "finding_groups": [_group(group, flavor) for group in result.groups],
         "findings": [_finding(finding) for finding in result.findings],
+    }
+
+
+FINDING_GROUP_RUN_IDS = 20  # run ids listed per group; report.json's findings has them all
+
+
+def _group(group: FindingGroup, flavor: str) -> dict[str, object]:
+    return {
+        "signature": group.signature.as_dict(),
+        "title": group.signature.title,
+        "count": len(group.findings),
+        "formats": sorted({finding.outcome.record.variant.get("binlog_format", "") for finding in group.findings}),
+        "run_ids": [finding.outcome.record.run_id for finding in group.findings[:FINDING_GROUP_RUN_IDS]],
+        "flavor": flavor,
+        "example": _finding(group.example),
     }
 
 
@@ -152,6 +189,7 @@ def _finding(finding: Finding) -> dict[str, object]:
         "scenario": record.scenario.name,
         "variant": record.label,
         "kind": finding.kind,
+        "signature": finding.signature.as_dict(),
         "explanation": list(finding.outcome.judgement.explanation),
         "statement": None if statement is None else {"step": statement.index, "session": statement.session, "sql": statement.sql},
         "shrunk": None
@@ -163,6 +201,7 @@ def _finding(finding: Finding) -> dict[str, object]:
             "sql": [step.sql for step in shrunk.scenario.steps],
             "runs": shrunk.runs,
             "reproduced": shrunk.reproduced,
+            "scenario_yaml": shrunk.text,
         },
     }
 
@@ -200,18 +239,64 @@ def report_text(document: dict[str, object]) -> str:
 
 
 def summary_table(result: SuiteResult) -> str:
-    """scenario | variant | verdict | notes, one line per run."""
-    rows = [("SCENARIO", "VARIANT", "VERDICT", "NOTES")]
+    """scenario | variant | verdict | check | diffs | notes, one line per run, then the
+    input errors and the counts. CHECK says whether the run passed (`ok`), failed a check
+    (`FAIL`) or has a verdict nothing allowed (`UNCHECKED`); DIFFS counts, per differing
+    table, rows missing on the slave, extra on it and changed, as pt-table-checksum does."""
+    rows = [("SCENARIO", "VARIANT", "VERDICT", "CHECK", "DIFFS", "NOTES")]
     for run in result.runs:
-        notes = [r.message for r in run.expectations if not r.held]
-        if not notes and run.expectations:
-            notes.append("expect ok")
-        notes.extend(run.judgement.explanation[-1:])
-        rows.append((run.record.scenario.name, run.record.label, run.judgement.verdict.value, "; ".join(notes)))
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths)) + "  " + row[3] for row in rows]
+        rows.append((run.record.scenario.name, run.record.label, run.judgement.verdict.value, run_check(run), diff_counts(run), "; ".join(run_notes(run))))
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row[:5], widths)) + "  " + row[5] for row in rows]
     for error in result.input_errors:
         lines.append(f"INPUT ERROR  {error}")
-    held = sum(run.expectations_held for run in result.runs)
-    lines.append(f"{len(result.runs)} runs, {held} met their expectations, {len(result.input_errors)} input errors")
+    if not result.runs and not result.input_errors:
+        lines.append("no scenario found")
+    lines.append(summary_line(result))
     return "\n".join(line.rstrip() for line in lines)
+
+
+def run_check(run: RunOutcome) -> str:
+    if not run.checks_held:
+        return "FAIL"
+    return "ok" if run.covered else "UNCHECKED"
+
+
+def diff_counts(run: RunOutcome) -> str:
+    """`t: 1 missing, 0 extra, 1 changed` per differing table; `-` when none differ."""
+    if run.diff is None or run.diff.consistent:
+        return "-"
+    parts = []
+    for table in run.diff.tables:
+        changed = table.key_matched
+        missing, extra = table.only_on_master - changed, table.only_on_slave - changed
+        where = f" (only on the {'master' if table.missing_on == 'slave' else 'slave'})" if table.missing_on else ""
+        parts.append(f"{table.table}{where}: {missing} missing, {extra} extra, {changed} changed")
+    return "; ".join(parts)
+
+
+def run_notes(run: RunOutcome) -> list[str]:
+    """Why a run needs attention first (failed checks, a verdict nothing allows), then the
+    judge's last word."""
+    notes = [f"{check.where} {check.message}" for check in run.error_checks if not check.held]
+    notes.extend(result.message for result in run.expectations if not result.held)
+    if not run.covered:
+        notes.append(f"{run.judgement.verdict.value}, and no expect entry allows it")
+    elif not notes and run.expectations:
+        notes.append("expect ok")
+    notes.extend(run.judgement.explanation[-1:])
+    return notes
+
+
+def summary_line(result: SuiteResult) -> str:
+    """`152 runs: 140 with expectations (138 met, 2 failed), 12 without (10 consistent, 2 not); 0 input errors`."""
+    with_expect = [run for run in result.runs if run.expectations]
+    without = [run for run in result.runs if not run.expectations]
+    met = sum(run.expectations_held for run in with_expect)
+    consistent = sum(run.judgement.verdict is Verdict.CONSISTENT for run in without)
+    not_passed = sum(not run.passed for run in result.runs)
+    return (
+        f"{len(result.runs)} runs: {len(with_expect)} with expectations ({met} met, {len(with_expect) - met} failed), "
+        f"{len(without)} without ({consistent} consistent, {len(without) - consistent} not); "
+        f"{not_passed} need attention; {len(result.input_errors)} input errors"
+    )

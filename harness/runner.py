@@ -8,11 +8,11 @@ import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from master_sim.master import Master, StepResult
+from master_sim.master import Master, RowEffect, StepResult
 from scenarios.model import Scenario, ScenarioError
 from server_sim.engines import Engine, EngineRegistry
 from server_sim.errors import Condition, SqlError
-from server_sim.flavor import Flavor
+from server_sim.flavor import FLAVORS, Flavor
 from server_sim.server import Server
 from server_sim.sysvars import VariableRegistry
 from slave_sim.slave import Slave, SlaveStatus
@@ -44,6 +44,7 @@ class RunRecord:
     slave: SlaveStatus | None = None
     master_snapshot: ServerSnapshot | None = None
     slave_snapshot: ServerSnapshot | None = None
+    effects: list[RowEffect] = field(default_factory=list)  # the master's row changes, in order
     error: str | None = None  # the simulator itself failed: a traceback
     flavor: str = ""  # the server modelled (or run, in oracle mode)
 
@@ -54,10 +55,14 @@ def run_id_for(scenario: Scenario, label: str) -> str:
 
 def validate_scenario(scenario: Scenario, flavor: Flavor) -> list[ScenarioError]:
     """Variable names and values, and declared engine names, checked against the modelled
-    server, with file and key."""
-    registry = VariableRegistry(flavor)
+    server (the scenario's own `flavor` when it names one), with file and key."""
     errors = []
     source = scenario.source or Path(scenario.name)
+    if scenario.flavor is not None:
+        if scenario.flavor not in FLAVORS:
+            return [ScenarioError(source, "flavor", f"unknown flavor {scenario.flavor}; flavors are {', '.join(sorted(FLAVORS))}")]
+        flavor = FLAVORS[scenario.flavor]
+    registry = VariableRegistry(flavor)
     builtin = EngineRegistry()
     for name in scenario.engines:
         try:
@@ -81,7 +86,12 @@ def validate_scenario(scenario: Scenario, flavor: Flavor) -> list[ScenarioError]
 
 
 def run_variant(scenario: Scenario, variant: dict[str, str], flavor: Flavor, binlog_dir: Path, base_seed: int = 0) -> RunRecord:
-    """Master, binlog, slave: one run of a scenario under one variant's settings."""
+    """Master, binlog, slave: one run of a scenario under one variant's settings. A
+    scenario that names its flavor or seed runs with those, whatever the command's."""
+    if scenario.flavor is not None:
+        flavor = FLAVORS[scenario.flavor]
+    if scenario.seed is not None:
+        base_seed = scenario.seed
     label = scenario.variant_label(variant)
     run_id = run_id_for(scenario, label)
     seed = (zlib.crc32(run_id.encode()) + base_seed) & 0x7FFFFFFF
@@ -98,6 +108,7 @@ def run_variant(scenario: Scenario, variant: dict[str, str], flavor: Flavor, bin
         for step in scenario.steps:
             record.steps.append(master.submit(step.session, step.sql, step.index))
         master.finish()
+        record.effects = master.effects
         record.master_snapshot = snapshot(master.server)
         slave = Slave(flavor, registry.validate(scenario.slave_settings), seed, engines)
         slave.apply(master.binlog_path, stop=schema_end)

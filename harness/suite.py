@@ -11,7 +11,7 @@ from scenarios.model import Scenario, ScenarioError, Verdict
 from server_sim.flavor import Flavor
 
 from .compare import RunDiff, compare_runs
-from .judge import ExpectationResult, Judgement, check_expectations, expectation_errors, judge
+from .judge import ErrorCheck, ExpectationResult, Judgement, check_expectations, covered, error_checks, expectation_errors, judge
 from .pool import RunTask, VariantRunner, parallel_map
 from .runner import RunRecord, validate_scenario
 
@@ -22,10 +22,26 @@ class RunOutcome:
     diff: RunDiff | None
     judgement: Judgement
     expectations: list[ExpectationResult]
+    error_checks: list[ErrorCheck] = field(default_factory=list)
 
     @property
     def expectations_held(self) -> bool:
         return all(result.held for result in self.expectations)
+
+    @property
+    def checks_held(self) -> bool:
+        """Every matching `expect` entry and every statement's error check held, and the
+        simulator did not fail on the run."""
+        return self.judgement.verdict is not Verdict.ERROR and self.expectations_held and all(check.held for check in self.error_checks)
+
+    @property
+    def covered(self) -> bool:
+        """The verdict is consistent, or one a matching `expect` entry asserts."""
+        return covered(self.judgement, self.expectations)
+
+    @property
+    def passed(self) -> bool:
+        return self.checks_held and self.covered
 
 
 @dataclass
@@ -35,20 +51,25 @@ class SuiteResult:
 
     @property
     def exit_code(self) -> int:
-        """0 when clean; 1 when an expectation fails, a run is a finding or the simulator
-        failed on a run; 2 on input errors."""
-        if self.input_errors:
+        """As pt-table-checksum's: 0 when every run is consistent or as its `expect`
+        entries say; 1 when a check failed or a run diverged, stopped its slave, was a
+        finding or unsupported with no `expect` entry allowing it; 2 on input errors or
+        when there was no scenario to run."""
+        if self.input_errors or not self.runs:
             return 2
-        unclean = any(run.judgement.verdict in (Verdict.FINDING, Verdict.ERROR) for run in self.runs)
-        return 1 if unclean or not all(run.expectations_held for run in self.runs) else 0
+        return 0 if all(run.passed for run in self.runs) else 1
 
 
-def load_runnable(paths: Iterable[Path | str], flavor: Flavor) -> tuple[list[Scenario], list[ScenarioError]]:
-    """The scenarios under `paths` whose settings the flavor accepts, and the input errors of the rest."""
+def load_runnable(paths: Iterable[Path | str], flavor: Flavor, only_flavor: bool = False) -> tuple[list[Scenario], list[ScenarioError]]:
+    """The scenarios under `paths` whose settings the flavor accepts, and the input errors
+    of the rest. With `only_flavor` (a real server runs them), a scenario pinned to another
+    flavor is an input error."""
     loaded = load_paths(paths)
     scenarios, errors = [], list(loaded.errors)
     for scenario in loaded.scenarios:
         problems = validate_scenario(scenario, flavor) + expectation_errors(scenario)
+        if only_flavor and scenario.flavor not in (None, flavor.name):
+            problems.append(ScenarioError(scenario.source or Path(scenario.name), "flavor", f"this scenario models {scenario.flavor}; the server here is {flavor.name}"))
         errors.extend(problems)
         if not problems:
             scenarios.append(scenario)
@@ -69,7 +90,7 @@ def judge_records(records: list[RunRecord], out: Path, start_spark: Callable[[],
     for record in records:
         diff = diffs.get(record.run_id)
         judgement = judge(record, diff)
-        outcomes.append(RunOutcome(record, diff, judgement, check_expectations(record, judgement)))
+        outcomes.append(RunOutcome(record, diff, judgement, check_expectations(record, judgement), error_checks(record)))
     return outcomes
 
 

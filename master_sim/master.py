@@ -71,6 +71,17 @@ class StepResult:
 
 
 @dataclass(frozen=True)
+class RowEffect:
+    """One row a statement changed on the master: the step (None for master_schema), the
+    table, and the row before and after (None for an insert's before, a delete's after)."""
+
+    step: int | None
+    table: str
+    before: tuple | None
+    after: tuple | None
+
+
+@dataclass(frozen=True)
 class BinlogSavepoint:
     """What the binlog's side of a transaction was when a savepoint was set."""
 
@@ -111,6 +122,9 @@ class Master:
         self.writer = BinlogWriter(binlog_path, flavor.server_version, flavor.name, MASTER_SERVER_ID, self._unix(self.server.now()))
         self.sessions: dict[str, MasterSession] = {}
         self.results: list[StepResult] = []
+        # Every row change a statement made, in the order they happened: what traces a
+        # row that differs on the slave back to the step that wrote it.
+        self.effects: list[RowEffect] = []
         self._last_step: int | None = None
 
     @property
@@ -280,6 +294,12 @@ class Master:
         if outcome.error is not None:
             transaction.undo_to(mark, self.storage)  # the statement's transactional changes go
             result.fail(outcome.error)
+        failed = outcome.error is not None
+        self.effects.extend(
+            RowEffect(result.index, change.table.name, change.before, change.after)
+            for change in outcome.changes
+            if not (failed and change.table.engine.transactional)
+        )
         result.affected_rows = outcome.affected_rows
         result.notes.extend(outcome.warnings)
         if logging and decision.format is not None:

@@ -29,15 +29,21 @@ TOP_LEVEL_KEYS: tuple[str, ...] = (
     "steps",
     "expect",
     "volatile",
+    "flavor",
+    "seed",
+    "tolerate_errors",
 )
-STEP_KEYS: tuple[str, ...] = ("session", "sql")
+STEP_KEYS: tuple[str, ...] = ("session", "sql", "error")
+REQUIRED_STEP_KEYS: tuple[str, ...] = ("session", "sql")
 EXPECT_KEYS: tuple[str, ...] = ("when", "verdict", "slave_error", "step", "notes", "error", "events")
 STEP_CHECK_KEYS: tuple[str, ...] = ("notes", "error", "events")
 ENGINE_KEYS: tuple[str, ...] = tuple(f.name for f in fields(EngineDeclaration))
 REQUIRED_ENGINE_KEYS: tuple[str, ...] = tuple(f.name for f in fields(EngineDeclaration) if f.default is MISSING)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ERROR_NAME = re.compile(r"ER_[A-Z0-9_]+")
 SCENARIO_SUFFIXES: frozenset[str] = frozenset({".yaml", ".yml"})
-EXPECTED_DIR = "expected"  # recorded oracle results live here, not scenarios
+EXPECTED_DIR = "expected"
+FLAVOR_KEY = "flavor"  # `when` matches the server modelled by this key, beside variables  # recorded oracle results live here, not scenarios
 
 
 class ScenarioLoadError(Exception):
@@ -178,7 +184,31 @@ def _parse_scenario(document: Any, source: Path) -> Scenario:
         steps=steps,
         expect=_expectations(document.get("expect"), len(steps)),
         volatile=_volatile(document.get("volatile")),
+        flavor=_flavor(document.get("flavor")),
+        seed=_seed(document.get("seed")),
+        tolerate_errors=_flag(document.get("tolerate_errors"), "tolerate_errors"),
     )
+
+
+def _flavor(value: Any) -> str | None:
+    """A flavor name, checked against the known ones where the scenario is run."""
+    return None if value is None else _nonblank_string(value, "flavor").lower()
+
+
+def _seed(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _FieldError("seed", f"expected a non-negative integer, got {_describe(value)} {value!r}")
+    return value
+
+
+def _flag(value: Any, key: str) -> bool:
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise _FieldError(key, f"expected true or false, got {_describe(value)}")
+    return value
 
 
 def _settings(value: Any, key: str) -> dict[str, str]:
@@ -236,7 +266,7 @@ def _steps(value: Any) -> tuple[Step, ...]:
         if not isinstance(raw, dict):
             raise _FieldError(key, f"expected a mapping with session and sql, got {_describe(raw)}")
         _reject_unknown_keys(raw, STEP_KEYS, key, "a step has only")
-        for field_name in STEP_KEYS:
+        for field_name in REQUIRED_STEP_KEYS:
             if field_name not in raw:
                 raise _FieldError(f"{key}.{field_name}", "missing")
         steps.append(
@@ -244,9 +274,33 @@ def _steps(value: Any) -> tuple[Step, ...]:
                 index=position + 1,
                 session=_nonblank_string(raw["session"], f"{key}.session"),
                 sql=_nonblank_string(raw["sql"], f"{key}.sql"),
+                errors=_step_errors(raw["error"], f"{key}.error") if "error" in raw else (),
             )
         )
     return tuple(steps)
+
+
+def _step_errors(value: Any, key: str) -> tuple[int | str, ...]:
+    """What a step may end with, as mysqltest's `--error`: a MySQL code, an `ER_` name, or
+    a list of them; 0 allows success. Names are checked against the server's where the
+    scenario runs."""
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        raise _FieldError(key, "expected an error code, an ER_ name or a list of them, got an empty list")
+    errors: list[int | str] = []
+    for position, raw in enumerate(items):
+        item_key = f"{key}[{position}]" if isinstance(value, list) else key
+        if isinstance(raw, str) and _ERROR_NAME.fullmatch(raw.strip().upper()):
+            error: int | str = raw.strip().upper()
+        elif isinstance(raw, int) and not isinstance(raw, bool):
+            error = _error_code(raw, item_key, allow_zero=True)
+        else:
+            got = f"{_describe(raw)} {raw!r}" if isinstance(raw, str) else _describe(raw)
+            raise _FieldError(item_key, f"expected a MySQL error code such as 1062, an ER_ name such as ER_DUP_ENTRY, or 0 for success, got {got}")
+        if error in errors:
+            raise _FieldError(item_key, f"{error} is listed twice")
+        errors.append(error)
+    return tuple(errors)
 
 
 def _expectations(value: Any, step_count: int) -> tuple[Expectation, ...]:
@@ -332,6 +386,8 @@ def _when(value: Any, key: str) -> dict[str, tuple[str, ...]]:
             when[name] = _scalar_tuple(raw, item_key)
         else:
             when[name] = (_scalar(raw, item_key),)
+        if name == FLAVOR_KEY:  # flavor names are lower-case (mysql-8.0), variable values upper
+            when[name] = tuple(value.lower() for value in when[name])
     return when
 
 

@@ -15,18 +15,27 @@ class Verdict(str, Enum):
     CONSISTENT = "consistent"
     DIVERGENT = "divergent"
     SLAVE_STOPPED = "slave_stopped"
-    # A divergence no reason the server gives explains: what the harness hunts.
+    # A divergence or a slave stop no reason the server gives explains: what the harness hunts.
     FINDING = "finding"
+    # The simulator refused (1235) or could not parse (1064) a statement no step declared:
+    # the run's comparison says nothing, so it is never reported as consistent.
+    UNSUPPORTED = "unsupported"
     ERROR = "error"
 
 
 @dataclass(frozen=True)
 class Step:
-    """One statement sent by one session; `index` is its 1-based place in `steps`."""
+    """One statement sent by one session; `index` is its 1-based place in `steps`.
+
+    `errors` are the errors it may end with, as mysqltest's `--error` lists them: MySQL
+    codes or `ER_` names, `0` for success. Empty means it must succeed (unless the
+    scenario tolerates errors).
+    """
 
     index: int
     session: str
     sql: str
+    errors: tuple[int | str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,6 +108,14 @@ class Scenario:
     # `table.column` whose values come from clocks or generators (UUID(), RAND(), SYSDATE()):
     # the fidelity check compares them with a real server only as NULL or not NULL.
     volatile: tuple[str, ...] = ()
+    # The server this scenario models, when it is about one (a fuzz finding reproduces
+    # only there); None runs it under the command's --flavor.
+    flavor: str | None = None
+    # The base seed of the simulated servers (clocks, RAND(), UUID()); None takes --seed.
+    seed: int | None = None
+    # Statements may fail without declaring it, as mysqltest's --disable_abort_on_error:
+    # generated workloads fail statements on purpose.
+    tolerate_errors: bool = False
 
     def variants(self) -> list[dict[str, str]]:
         """One settings dict per run: `settings` overridden by each matrix combination.

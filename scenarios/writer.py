@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from scenarios.model import Expectation, Scenario
+from scenarios.model import Expectation, Scenario, Step
 
 LINE_WIDTH = 88  # the description's folded lines
 _UNBOUNDED = 1 << 20  # no statement is ever folded across lines
@@ -83,6 +83,12 @@ def scenario_to_yaml(scenario: Scenario) -> str:
     sections: list[tuple[str, Any, int]] = [("name", scenario.name, _UNBOUNDED)]
     if scenario.description:
         sections.append(("description", _Folded(scenario.description), LINE_WIDTH))
+    if scenario.flavor is not None:
+        sections.append(("flavor", scenario.flavor, _UNBOUNDED))
+    if scenario.seed is not None:
+        sections.append(("seed", scenario.seed, _UNBOUNDED))
+    if scenario.tolerate_errors:
+        sections.append(("tolerate_errors", True, _UNBOUNDED))
     sections += [
         ("settings", _settings(scenario.settings), _UNBOUNDED),
         ("slave_settings", _settings(scenario.slave_settings), _UNBOUNDED),
@@ -90,7 +96,7 @@ def scenario_to_yaml(scenario: Scenario) -> str:
         ("engines", {name: _Flow(asdict(engine)) for name, engine in scenario.engines.items()}, _UNBOUNDED),
         ("master_schema", list(scenario.master_schema), _UNBOUNDED),
         ("slave_schema", list(scenario.slave_schema), _UNBOUNDED),
-        ("steps", [_Flow(session=step.session, sql=_Quoted(step.sql)) for step in scenario.steps], _UNBOUNDED),
+        ("steps", [_step(step) for step in scenario.steps], _UNBOUNDED),
         ("expect", [_expectation(expectation) for expectation in scenario.expect], _UNBOUNDED),
         ("volatile", _FlowList(scenario.volatile), _UNBOUNDED),
     ]
@@ -119,6 +125,14 @@ def write_atomically(path: Path, text: str) -> Path:
         os.unlink(temporary)
         raise
     return path
+
+
+def _step(step: Step) -> _Flow:
+    """`{session: con1, sql: "...", error: ER_DUP_ENTRY}`: one line per step."""
+    entry = _Flow(session=step.session, sql=_Quoted(step.sql))
+    if step.errors:
+        entry["error"] = step.errors[0] if len(step.errors) == 1 else _FlowList(step.errors)
+    return entry
 
 
 def _settings(settings: dict[str, str]) -> dict[str, _Setting]:

@@ -155,6 +155,15 @@ class ErrorCode(Enum):
         return self.server_name or self.name
 
     @classmethod
+    def code_of(cls, name: str) -> int | None:
+        """The code of an `ER_` name the model knows (the server's name, e.g. ER_UNKNOWN_ERROR
+        for 1105), None for any other name."""
+        for error in cls:
+            if error.error_name == name or error.name == name:
+                return error.code
+        return None
+
+    @classmethod
     def name_of(cls, code: int) -> str:
         """The `ER_` name of a code the model knows; a real server's other codes keep a numeric name."""
         for error in cls:

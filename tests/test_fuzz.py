@@ -13,6 +13,7 @@ from harness.judge import judge
 from harness.report import fuzz_report_json
 from scenarios.generator import GeneratorConfig
 from scenarios.loader import load_scenario
+from scenarios.writer import write_scenario
 from scenarios.model import Verdict
 from server_sim.flavor import DEFAULT_FLAVOR, FLAVORS
 
@@ -106,12 +107,15 @@ def test_a_planted_unsafe_detection_gap_is_found_shrunk_and_reproduced(spark, tm
         assert shrunk.test.read_text().count("--source include/diff_tables.inc") >= 1
     shrunk = shrunk_findings[0]
     scenario = load_scenario(shrunk.yaml)
-    assert main(["run", str(shrunk.yaml), "--flavor", gap.name, "--out", str(tmp_path / "again")]) == 1
+    # The file names the flavor and seed that found it: `run` reproduces it without options.
+    assert (scenario.flavor, scenario.seed) == (gap.name, 11)
+    assert main(["run", str(shrunk.yaml), "--out", str(tmp_path / "again")]) == 1
     rerun = json.loads((tmp_path / "again" / "report.json").read_text())
-    assert [run["verdict"] for run in rerun["runs"]] == ["finding"]
-    # On the real flavor the same file is no finding: MIXED logs the function's rows,
-    # STATEMENT diverges for the reason the server gives.
-    main(["run", str(shrunk.yaml), "--out", str(tmp_path / "fixed")])
+    assert [(run["verdict"], run["flavor"]) for run in rerun["runs"]] == [("finding", gap.name)]
+    # On the real flavor the same statements are no finding: MIXED logs the function's
+    # rows, STATEMENT diverges for the reason the server gives.
+    write_scenario(dataclasses.replace(scenario, flavor=None), tmp_path / "real.yaml")
+    main(["run", str(tmp_path / "real.yaml"), "--out", str(tmp_path / "fixed")])
     fixed = json.loads((tmp_path / "fixed" / "report.json").read_text())
     expected = {"MIXED": "consistent", "STATEMENT": "divergent"}[scenario.matrix["binlog_format"][0]]
     assert fixed["runs"][0]["verdict"] == expected
@@ -119,7 +123,11 @@ def test_a_planted_unsafe_detection_gap_is_found_shrunk_and_reproduced(spark, tm
 
 
 def test_findings_to_shrink_take_kinds_in_turn_and_new_workloads_first(small_fuzz) -> None:
-    from harness.fuzz import Finding, _to_shrink
+    from harness.findings import Signature
+    from harness.fuzz import Finding, FindingGroup, _to_shrink
+
+    signature_a = Signature("divergence", None, "primary key, rows changed", (), "UPDATE")
+    signature_b = Signature("slave stop", 1032, None, (), "DELETE")
 
     _, _, result = small_fuzz
     outcome = result.suite.runs[0]
@@ -129,5 +137,6 @@ def test_findings_to_shrink_take_kinds_in_turn_and_new_workloads_first(small_fuz
         return Finding(dataclasses.replace(outcome, record=record), kind)
 
     findings = [finding("00001", "a"), finding("00001", "a"), finding("00002", "a"), finding("00003", "b")]
-    chosen = _to_shrink(findings, 3)
+    groups = [FindingGroup(signature_a, [f for f in findings if f.kind == "a"]), FindingGroup(signature_b, [f for f in findings if f.kind == "b"])]
+    chosen = _to_shrink(groups, 3)
     assert [(f.outcome.record.scenario.name, f.kind) for f in chosen] == [("fuzz-s1-00001-12", "a"), ("fuzz-s1-00003-12", "b"), ("fuzz-s1-00002-12", "a")]

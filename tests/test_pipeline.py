@@ -164,7 +164,12 @@ def test_unsupported_sql_fails_its_step_clearly_and_the_run_goes_on(spark, tmp_p
     assert [s.status for s in steps] == ["error", "error", "error", "ok"]
     assert {steps[1].error.code, steps[2].error.code} == {1235}
     assert steps[0].error.code in (1064, 1235)
-    assert runs["ROW"].judgement.verdict.value == "consistent"
+    # The tables agree, but the simulator ran only one statement of four: never consistent.
+    judgement = runs["ROW"].judgement
+    assert judgement.verdict.value == "unsupported"
+    assert [line.split(":")[0] for line in judgement.explanation] == ["step 1 (con1)", "step 2 (con1)", "step 3 (con1)"]
+    assert "LOCK TABLES t WRITE" in judgement.explanation[1]
+    assert not runs["ROW"].passed
 
 
 @pytest.mark.parametrize(

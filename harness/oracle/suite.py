@@ -37,12 +37,13 @@ class OracleResult:
 
     @property
     def exit_code(self) -> int:
-        """2 on input errors, 1 when an expectation fails or a disagreement is not a known one."""
-        if self.simulator.input_errors:
+        """2 on input errors or nothing to run, 1 when a check fails (an `expect` entry or a
+        statement's error) or a disagreement is not a known one. The verdicts themselves are
+        what the fidelity comparison judges, against the server's."""
+        if self.simulator.input_errors or not self.simulator.runs:
             return 2
-        if self.simulator.exit_code or self.fidelity.unexplained or self.fidelity.missing:
-            return 1
-        return 0
+        checks_failed = not all(run.checks_held for run in self.simulator.runs)
+        return 1 if checks_failed or self.fidelity.unexplained or self.fidelity.missing else 0
 
 
 def expected_path(scenario: Scenario, variant: dict[str, str]) -> Path:
@@ -98,7 +99,7 @@ def run_with_oracle(
 ) -> OracleResult:
     """Every variant on the simulator and on the real servers; one Spark job judges both."""
     flavor = ORACLES[oracle]
-    scenarios, errors = load_runnable(paths, flavor)
+    scenarios, errors = load_runnable(paths, flavor, only_flavor=True)
     known = _known_differences(scenarios, errors)
     simulated = simulate(scenarios, flavor, out, seed)
     real_runs = _run_on_server(scenarios, flavor, pair_factory, step_timeout)
@@ -129,7 +130,7 @@ def record_oracle(
 ) -> tuple[list[Path], list[ScenarioError], list[RunOutcome]]:
     """Run every variant on the real servers and store each observation in expected/."""
     flavor = ORACLES[oracle]
-    scenarios, errors = load_runnable(paths, flavor)
+    scenarios, errors = load_runnable(paths, flavor, only_flavor=True)
     real_runs = _run_on_server(scenarios, flavor, pair_factory, step_timeout)
     outcomes = judge_records([run.record for run in real_runs], out, start_spark)
     observations = _server_observations(real_runs, outcomes)
@@ -144,7 +145,7 @@ def record_oracle(
 def check_fidelity(paths: Iterable[Path | str], oracle: str, out: Path, start_spark: Callable[[], object], seed: int = 0) -> OracleResult:
     """The simulator against the recorded server observations: no server needed."""
     flavor = ORACLES[oracle]
-    scenarios, errors = load_runnable(paths, flavor)
+    scenarios, errors = load_runnable(paths, flavor, only_flavor=True)
     known = _known_differences(scenarios, errors)
     simulated = judge_records(simulate(scenarios, flavor, out, seed), out, start_spark)
     systems: set[str] = set()
