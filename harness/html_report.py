@@ -275,7 +275,7 @@ def _diff(tables: list[Mapping[str, Any]]) -> str:
         columns = list(table.get("columns") or [])
         samples = [("master", row) for row in table.get("master_samples") or []] + [("slave", row) for row in table.get("slave_samples") or []]
         if samples:
-            head = "".join(f"<th>{_e(_column_label(column))}</th>" for column in columns)
+            head = "".join(f"<th>{_e(column)}</th>" for column in columns)
             body = "".join(f"<tr><th>{side}</th>{''.join(f'<td>{_e(_clip(str(row.get(c)), 200))}</td>' for c in columns)}</tr>" for side, row in samples)
             parts.append(f"<table><tr><th>only on</th>{head}</tr>{body}</table>")
     return "".join(parts)

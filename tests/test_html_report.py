@@ -93,6 +93,13 @@ def test_run_details_show_steps_explanation_and_diff(made_report: dict[str, obje
     assert "Traceback (most recent call last):" in text
 
 
+def test_diff_headers_are_the_column_names(made_report: dict[str, object]) -> None:
+    made_report["runs"][1]["diff"][0] |= {"columns": ["id", "a"], "master_samples": [{"id": 1, "a": "x"}], "slave_samples": [{"id": 1, "a": "y"}]}
+    text = html_page(made_report)
+    head = re.search(r"<table><tr><th>only on</th>(.*?)</tr>", text).group(1)
+    assert re.findall(r"<th>(.*?)</th>", head) == ["id", "a"]
+
+
 def test_a_large_report_stays_small(made_report: dict[str, object]) -> None:
     """10 000 runs, one scenario in ten with a divergence: consistent scenarios beyond a few
     collapse into one counts row, details are bounded."""
