@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.html_report import write_html
+from harness.html_report import VERDICTS, write_html
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +80,7 @@ def test_chromium_shows_the_counts_of_a_real_report(chromium: str, real_report: 
     page = write_html(real_report, tmp_path / "report.html")
     rendered = _Rendered(_render(chromium, page, tmp_path / "profile"))
     summary = real_report["summary"]
-    assert rendered.counts == {verdict: summary.get(verdict, 0) for verdict in ("consistent", "divergent", "slave_stopped", "finding", "error")}
+    assert rendered.counts == {verdict: summary.get(verdict, 0) for verdict in VERDICTS}
     assert rendered.total == f"{summary['runs']} runs"
     assert rendered.title == "rplharness report — mysql-8.0" and rendered.scripts == 1
     assert rendered.open_details == []
@@ -89,7 +89,7 @@ def test_chromium_shows_the_counts_of_a_real_report(chromium: str, real_report: 
 def test_chromium_opens_the_linked_run_and_runs_no_script_of_the_report(chromium: str, made_report: dict[str, object], tmp_path: Path) -> None:
     page = write_html(made_report, tmp_path / "report.html")
     rendered = _Rendered(_render(chromium, page, tmp_path / "profile", "#run-plain__binlog_format_MIXED"))
-    assert rendered.counts == {"consistent": 1, "divergent": 2, "slave_stopped": 0, "finding": 1, "error": 1}
-    assert rendered.total == "5 runs"
+    assert rendered.counts == {"consistent": 1, "divergent": 2, "slave_stopped": 1, "finding": 1, "unsupported": 1, "error": 1}
+    assert rendered.total == "7 runs"
     assert rendered.open_details == ["run-plain__binlog_format_MIXED"]
     assert rendered.title == "rplharness report — mysql-8.0" and rendered.scripts == 1
