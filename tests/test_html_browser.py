@@ -183,7 +183,7 @@ def test_chromium_shows_the_legend_diff_headers_fidelity_and_timeline(chromium: 
 
 def test_chromium_shows_the_fuzz_aggregates_and_finding_groups(chromium: str, made_fuzz_report: dict[str, object], tmp_path: Path) -> None:
     page = write_html(made_fuzz_report, tmp_path / "report.html")
-    dom = _Tree(_render(chromium, page, tmp_path / "profile")).root
+    dom = _Tree(_render(chromium, page, tmp_path / "profile", "#run-w0-i4__binlog_format_STATEMENT")).root
     rows = dom.by_id("fuzz-verdicts").rows()
     assert rows[0] == ["binlog_format", "binlog_row_image", "flavor", *VERDICTS, "runs"]
     combinations, totals = rows[1:-1], rows[-1]
@@ -194,4 +194,6 @@ def test_chromium_shows_the_fuzz_aggregates_and_finding_groups(chromium: str, ma
     group = dom.by_id("group-1")
     assert group.all("span", "group-count")[0].text() == "5"
     assert group.all("pre", "scenario")[0].text() == made_fuzz_report["finding_groups"][0]["example"]["shrunk"]["scenario_yaml"]
-    assert "open" not in dom.by_id("run-details").attrs
+    # The group links its runs; following a link opens the collapsed run list and the run.
+    assert group.all("a")[0].attrs["href"] == "#run-w0-i4__binlog_format_STATEMENT"
+    assert [node.attrs.get("id") for node in dom.all("details") if "open" in node.attrs] == ["run-details", "run-w0-i4__binlog_format_STATEMENT"]
