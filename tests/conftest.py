@@ -98,10 +98,12 @@ def made_report() -> dict[str, object]:
     locks = [
         _step(1, "con1", "BEGIN"),
         _step(2, "con1", "UPDATE t SET a = 'x' WHERE id = 1", expected_error=[1062], affected_rows=1),
-        _step(3, "con2", "UPDATE t SET a = '<i>y</i>' WHERE id = 1", blocked_by="con1", ran_after_step=4, affected_rows=1),
-        _step(4, "con1", "COMMIT"),
-        _step(5, "con3", "DELETE FROM t", status="blocked", blocked_by="con2", logged_as="none"),
-        _step(6, "con2", "INSERT INTO t VALUES (2, 'z')"),
+        _step(3, "con2", "UPDATE t SET a = '<i>y</i>' WHERE id = 1", blocked_by="con1", ran_after_step=5, affected_rows=1),
+        _step(4, "con2", "INSERT INTO t VALUES (3, 'q')", affected_rows=1),  # queued behind step 3
+        _step(5, "con1", "COMMIT"),
+        _step(6, "con3", "DELETE FROM t", status="blocked", blocked_by="con2", logged_as="none"),
+        _step(7, "con2", "INSERT INTO t VALUES (2, 'z')"),
+        _step(8, "con3", "SELECT 1", status="blocked", logged_as="none"),  # queued behind step 6
     ]
     runs = [
         _run("plain", {"binlog_format": "ROW"}, "consistent", expectations=[_expectation(True, "held", "consistent")]),

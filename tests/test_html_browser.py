@@ -170,15 +170,18 @@ def test_chromium_shows_the_legend_diff_headers_fidelity_and_timeline(chromium: 
     assert disagreement[3:] == ["step 1 (con1)", "ok", "error 1064 <script>alert(1)</script>", "unexplained"]
     timeline = dom.by_id("run-locks__binlog_format_ROW").all("table", "timeline")[0]
     steps = [(row.attrs["data-step"], row.attrs["data-kind"]) for row in timeline.all("tr") if "data-step" in row.attrs]
-    assert steps.index(("3", "late")) == steps.index(("4", "ran")) + 1 and steps.index(("3", "wait")) < steps.index(("4", "ran"))
+    assert steps.index(("3", "late")) == steps.index(("5", "ran")) + 1 and steps.index(("3", "wait")) < steps.index(("5", "ran"))
     late = timeline.all("td", "late")[0].text()
-    assert late.startswith("3 UPDATE t SET a = '<i>y</i>'") and late.endswith("ran after step 4 (waited for con1)")
+    assert late.startswith("3 UPDATE t SET a = '<i>y</i>'") and late.endswith("ran after step 5 (waited for con1)")
     grid = timeline.rows()
     assert grid[0] == ["#", "con1", "con2", "con3"]
     assert [(row[0], *(f"{session}: {cell.split(' ')[0]}" for session, cell in zip(grid[0][1:], row[1:]) if cell)) for row in grid[1:]] == [
-        ("1", "con1: 1"), ("2", "con1: 2"), ("3", "con2: 3"), ("4", "con1: 4"), ("5", "con2: 3"), ("6", "con3: 5"), ("7", "con2: 6"),
+        ("1", "con1: 1"), ("2", "con1: 2"), ("3", "con2: 3"), ("4", "con2: 4"), ("5", "con1: 5"), ("6", "con2: 3"), ("7", "con2: 4"),
+        ("8", "con3: 6"), ("9", "con2: 7"), ("10", "con3: 8"),
     ]
-    assert grid[3][2] == "3 UPDATE t SET a = '<i>y</i>' WHERE id = 1 waits for con1" and grid[6][3].endswith("waits for con2 — never ran")
+    assert grid[3][2] == "3 UPDATE t SET a = '<i>y</i>' WHERE id = 1 waits for con1" and grid[4][2].endswith("queued behind step 3")
+    assert grid[7][2] == "4 INSERT INTO t VALUES (3, 'q') ran after step 5 (was queued behind step 3)"
+    assert grid[8][3].endswith("waits for con2 — never ran")
 
 
 def test_chromium_shows_the_fuzz_aggregates_and_finding_groups(chromium: str, made_fuzz_report: dict[str, object], tmp_path: Path) -> None:

@@ -135,6 +135,7 @@ def test_run_details_show_steps_explanation_and_diff(made_report: dict[str, obje
     detail = _section(text, r'<details class="run" id="run-plain__binlog_format_STATEMENT".*?</details>')
     assert "<td>con1</td>" in detail and "<td>STATEMENT</td>" in detail and "<td>SYSTEM_FUNCTION</td>" in detail
     assert "Note 1592: Unsafe statement written to the binary log" in detail
+    assert '<span class="failed">unsafe (SYSTEM_FUNCTION), logged as STATEMENT</span>' in _section(detail, r'<table class="timeline">.*?</table>')
     assert "<li>tables that differ: t</li>" in detail
     assert "rows only on the master 1, only on the slave 1" in detail
     assert "Traceback (most recent call last):" in text
@@ -166,9 +167,12 @@ def test_the_timeline_puts_a_blocked_step_after_the_step_it_ran_after(made_repor
     timeline = _section(locks, r'<table class="timeline">.*?</table>')
     assert re.findall(r"<th>(.*?)</th>", timeline) == ["#", "con1", "con2", "con3"]
     order = re.findall(r'<tr data-step="(\d+)" data-kind="(\w+)">', timeline)
-    assert order == [("1", "ran"), ("2", "ran"), ("3", "wait"), ("4", "ran"), ("3", "late"), ("5", "wait"), ("6", "ran")]
-    assert "waits for con1</span>" in timeline and "ran after step 4 (waited for con1)" in timeline
-    assert "waits for con2 — never ran" in timeline
+    assert order == [
+        ("1", "ran"), ("2", "ran"), ("3", "wait"), ("4", "queued"), ("5", "ran"), ("3", "late"), ("4", "late"), ("6", "wait"), ("7", "ran"), ("8", "queued"),
+    ]
+    assert "waits for con1</span>" in timeline and "ran after step 5 (waited for con1)" in timeline
+    assert "queued behind step 3</span>" in timeline and "ran after step 5 (was queued behind step 3)" in timeline
+    assert "waits for con2 — never ran" in timeline and "queued behind step 6 — never ran" in timeline
 
 
 def test_the_fidelity_rates_are_exact(made_report: dict[str, object]) -> None:
