@@ -88,6 +88,11 @@ def test_legend_says_what_verdicts_and_marks_mean(made_report: dict[str, object]
     assert "a linked square has its run detail" in legend
 
 
+def test_a_fuzz_legend_has_no_squares_to_explain(made_fuzz_report: dict[str, object]) -> None:
+    legend = _section(html_page(made_fuzz_report), r'<section id="legend">.*?</section>')
+    assert re.findall(r'<dt><span class="badge v-(\w+)">', legend) == list(VERDICTS) and 'class="r ' not in legend
+
+
 def test_heatmap_has_a_column_per_format_and_row_image(made_report: dict[str, object]) -> None:
     text = html_page(made_report)
     head = re.search(r'<table class="heatmap"><tr>(.*?)</tr>', text).group(1)

@@ -57,8 +57,9 @@ def summary(report: Document, verdicts: Counter[str]) -> str:
     return f'<p><strong id="total-runs"></strong> · {" · ".join(facts)}</p><ul class="counts">{boxes}</ul>'
 
 
-def legend() -> str:
-    """What the colours and marks mean, so nobody has to guess."""
+def legend(squares: bool = True) -> str:
+    """What the colours and marks mean, so nobody has to guess; the marks only where the
+    page draws squares (not in a fuzz report's aggregates)."""
     verdicts = "".join(
         f'<dt><span class="badge {verdict_class(v)}">{esc(v)}</span></dt><dd>{esc(meaning)}</dd>' for v, meaning in VERDICT_MEANINGS.items()
     )
@@ -68,7 +69,7 @@ def legend() -> str:
         '<dt><span class="r v-divergent unchecked"></span></dt><dd>dashed: the run did not pass because no expect entry asserts its verdict.</dd>'
         '<dt><a class="r v-divergent" href="#legend"></a></dt><dd>a linked square has its run detail further down; a plain one is only in report.json.</dd>'
     )
-    return f'<section id="legend"><h2>Legend</h2><dl class="legend">{verdicts}{marks}</dl></section>'
+    return f'<section id="legend"><h2>Legend</h2><dl class="legend">{verdicts}{marks if squares else ""}</dl></section>'
 
 
 def exploration(report: Document) -> str:

@@ -115,7 +115,7 @@ def html_page(report: Document) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'
         f"<title>{esc(title)}</title><style>{_STYLE}</style></head><body>"
         f"<h1>{esc(title)}</h1>"
-        f"{summary(report, counts(runs))}{legend()}{exploration(report)}{input_errors(report)}"
+        f"{summary(report, counts(runs))}{legend(squares=not fuzz)}{exploration(report)}{input_errors(report)}"
         f"{overview}{fidelity(report)}{_runs(report, runs, chosen, left_out, fuzz)}"
         f"<script>{_SCRIPT}</script></body></html>\n"
     )
