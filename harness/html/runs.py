@@ -136,7 +136,7 @@ def run_detail(run: Run, flavor: object = None) -> str:
         f" · seed {esc(run.get('seed'))} · binlog <code>{esc(run.get('binlog'))}</code></p>",
         items(run.get("explanation") or []),
     ]
-    if run.get("passed") is False and run.get("covered") is False and verdict not in ("consistent", "error"):
+    if run.get("passed") is False and run.get("covered") is False and verdict in ("divergent", "slave_stopped"):
         parts.append(f'<p class="failed">No expect entry asserts the verdict {esc(verdict)}: this run is not covered.</p>')
     expectations = run.get("expectations") or []
     if expectations:
