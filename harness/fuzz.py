@@ -254,6 +254,8 @@ def fuzz(
             start_spark.begin()
     runs = [run for workload in per_workload for run in workload.runs]
     outcomes = judge_records([run.record for run in runs], out, start_spark)
+    for outcome in outcomes:
+        outcome.explained_allowed = True
     exploration = Exploration(
         workloads=len(per_workload),
         interleavings=sum(workload.interleavings for workload in per_workload),
