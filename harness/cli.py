@@ -11,6 +11,7 @@ from harness.commands import binlog, explain, fuzz, oracle, replay, run
 from harness.commands.common import add_settings_option
 from harness.fuzz import VARIANT_MODES
 from harness.oracle.suite import ORACLES
+from harness.version import version
 from server_sim.binlog.show import BASE64_OUTPUT
 from server_sim.flavor import DEFAULT_FLAVOR, FLAVORS
 
@@ -19,6 +20,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="rplharness",
         description="Replay scenarios on a simulated MySQL master and slave and check that replication keeps them consistent.",
     )
+    parser.add_argument("--version", action="version", version=f"rplharness {version()}", help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
     for add in (_add_run, _add_fuzz, _add_record, _add_check, _add_replay, _add_explain, _add_binlog):
         add(commands)
