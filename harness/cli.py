@@ -164,16 +164,30 @@ def _add_explain(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def _add_binlog(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     binlog_parser = commands.add_parser("binlog", help="binlog file tools")
     binlog_commands = binlog_parser.add_subparsers(dest="binlog_command", required=True)
-    show_parser = binlog_commands.add_parser("show", help="print a binlog the way mysqlbinlog -vv does")
+    show_parser = binlog_commands.add_parser(
+        "show",
+        help="print a binlog the way mysqlbinlog does (-v, -vv: row events decoded)",
+        description="Print FILE as mysqlbinlog prints a binlog: each event's position and header, statements, "
+        "and with -v the rows of row events as ### INSERT/UPDATE/DELETE pseudo-SQL, with -vv also each "
+        "value's column type and the statement behind the rows (Rows_query).",
+    )
     show_parser.set_defaults(handler=binlog.show)
     show_parser.add_argument("file", type=Path, metavar="FILE")
+    show_parser.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        dest="verbosity",
+        help="-v: decode row events' rows as ### pseudo-SQL; -vv: with column types and Rows_query events, as mysqlbinlog -vv",
+    )
     show_parser.add_argument(
         "--base64-output",
         default="DECODE-ROWS",
         type=str.upper,
         choices=BASE64_OUTPUT,
         help="AUTO also prints the format description and each statement's row events as BINLOG '...' statements, "
-        "which replay on a master (default %(default)s: rows only decoded)",
+        "which replay on a master (default %(default)s: no BINLOG statements)",
     )
 
 

@@ -22,8 +22,8 @@ def show(arguments: argparse.Namespace) -> int:
         for event in read_binlog(path):
             events.append(event)
     except BinlogCorruptError as error:
-        sys.stdout.write(show_events(events, arguments.base64_output))
+        sys.stdout.write(show_events(events, arguments.base64_output, arguments.verbosity))
         print(f"rplharness: {error}", file=sys.stderr)
         return 1
-    sys.stdout.write(show_events(events, arguments.base64_output))
+    sys.stdout.write(show_events(events, arguments.base64_output, arguments.verbosity))
     return 0
