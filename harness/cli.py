@@ -8,9 +8,11 @@ import sys
 from pathlib import Path
 
 from harness.commands import binlog, explain, fuzz, oracle, replay, run
-from harness.commands.common import add_settings_option
+from harness.commands.common import EXIT_USAGE, SPARK_LOG, add_settings_option, spark_hint, spark_unavailable
+from harness.compare import COMPARE_MODES
 from harness.fuzz import VARIANT_MODES
 from harness.oracle.suite import ORACLES
+from harness.spark import SparkUnavailable
 from harness.version import version
 from server_sim.binlog.show import BASE64_OUTPUT
 from server_sim.flavor import DEFAULT_FLAVOR, FLAVORS
@@ -32,7 +34,7 @@ def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "run",
         help="run scenario files or suites under every binlog format and compare master and slave",
         description="Run every variant of every scenario under PATH (files or directories), compare master and "
-        "slave tables with Spark, print a verdict per run and write OUT/report.json, OUT/junit.xml and "
+        "slave tables (with Spark, or in-process with --compare python), print a verdict per run and write OUT/report.json, OUT/junit.xml and "
         "OUT/report.html. Exit 0 when every expect holds and no run is a finding or a simulator error, 1 "
         "otherwise, 2 on usage or input errors.",
     )
@@ -40,7 +42,7 @@ def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     run_parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="scenario YAML files or directories of them")
     run_parser.add_argument("--flavor", default=DEFAULT_FLAVOR.name, choices=sorted(FLAVORS), help="server being modelled (default %(default)s)")
     run_parser.add_argument("--out", type=Path, default=Path("rplharness-out"), help="output directory (default %(default)s)")
-    run_parser.add_argument("--spark-master", default=None, metavar="URL", help="Spark master URL for the comparison (default: embedded local[*])")
+    _add_comparison_options(run_parser)
     run_parser.add_argument("--seed", type=int, default=0, help="base seed of the simulated servers (default %(default)s)")
     run_parser.add_argument(
         "--oracle",
@@ -75,6 +77,7 @@ def _add_fuzz(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     add("--flavor", default=DEFAULT_FLAVOR.name, choices=sorted(FLAVORS), help="server being modelled (default %(default)s)")
     add("--out", type=Path, default=Path("rplharness-out"), help="output directory (default %(default)s)")
     add("--spark-master", default=None, metavar="URL", help="Spark master URL for the comparison (default: embedded local[*])")
+    _add_verbose_option(fuzz_parser)
     add("--workers", type=int, default=None, metavar="N", help="worker processes (default: one per core)")
     add("--shrink-limit", type=int, default=10, metavar="N", help="findings to shrink, each kind in turn (default %(default)s)")
     add("--shrink-budget", type=int, default=300, metavar="RUNS", help="candidate runs per shrink (default %(default)s)")
@@ -92,8 +95,8 @@ def _add_record(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     record.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     record.add_argument("--oracle", choices=sorted(ORACLES), default="mariadb")
     record.add_argument("--out", type=Path, default=Path("rplharness-out"), help="work directory (default %(default)s)")
-    record.add_argument("--spark-master", default=None, metavar="URL")
-    record.add_argument("--step-timeout", type=float, default=0.5, metavar="SECONDS")
+    _add_comparison_options(record)
+    record.add_argument("--step-timeout", type=float, default=0.5, metavar="SECONDS", help="a step not done by then is recorded as blocked (default %(default)s)")
 
 
 def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -108,8 +111,8 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     check.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     check.add_argument("--oracle", choices=sorted(ORACLES), default="mariadb")
     check.add_argument("--out", type=Path, default=Path("rplharness-out"), help="output directory (default %(default)s)")
-    check.add_argument("--spark-master", default=None, metavar="URL")
-    check.add_argument("--seed", type=int, default=0)
+    _add_comparison_options(check)
+    check.add_argument("--seed", type=int, default=0, help="base seed of the simulated servers (default %(default)s)")
 
 
 def _add_replay(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -191,9 +194,43 @@ def _add_binlog(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
 
 
+def _add_comparison_options(parser: argparse.ArgumentParser) -> None:
+    """--compare, --spark-master and --verbose: how a command compares master and slave."""
+    parser.add_argument(
+        "--compare",
+        choices=COMPARE_MODES,
+        default="spark",
+        help="spark: every run in one Spark job (large suites; a cluster with --spark-master); python: run by run "
+        "in this process, no JVM to start (a few runs, editing a scenario: seconds instead of ~10 s) "
+        "(default %(default)s)",
+    )
+    parser.add_argument("--spark-master", default=None, metavar="URL", help="Spark master URL for the comparison (default: embedded local[*])")
+    _add_verbose_option(parser)
+
+
+def _add_verbose_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help=f"let Spark's JVM write its log to the terminal (without it, the log goes to OUT/{SPARK_LOG})",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
-    arguments = _parser().parse_args(argv)
-    return arguments.handler(arguments)
+    parser = _parser()
+    arguments = parser.parse_args(argv)
+    if getattr(arguments, "compare", None) == "python" and arguments.spark_master:
+        parser.error("--spark-master is where Spark compares; --compare python compares without Spark")
+    if hasattr(arguments, "spark_master"):
+        problem = spark_unavailable(arguments)
+        if problem is not None:
+            print(f"rplharness: {problem}{spark_hint(arguments)}", file=sys.stderr)
+            return EXIT_USAGE
+    try:
+        return arguments.handler(arguments)
+    except SparkUnavailable as error:
+        print(f"rplharness: {error}{spark_hint(arguments)}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":

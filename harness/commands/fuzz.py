@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from scenarios.model import Verdict
 from server_sim.flavor import get_flavor
 
-from .common import EXIT_USAGE, SparkStarter, print_paths, settings
+from .common import EXIT_USAGE, print_paths, settings, spark_starter
 
 if TYPE_CHECKING:
     from harness.fuzz import FuzzResult
@@ -54,9 +54,9 @@ def fuzz(arguments: argparse.Namespace) -> int:
         print(f"rplharness: fuzz: {error}", file=sys.stderr)
         return EXIT_USAGE
     flavor = get_flavor(arguments.flavor)
-    spark = SparkStarter(arguments.spark_master)
+    spark = spark_starter(arguments)  # no console: it starts in a thread while the progress line draws
     early = Prestart(spark)  # started while the workers run
-    progress = Progress(config.count, unit="workloads")
+    progress = Progress(config.count, unit="workloads", findings=True)
     try:
         result = fuzz(config, flavor, arguments.out, early, arguments.workers, progress)
     finally:
