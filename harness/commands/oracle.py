@@ -48,7 +48,7 @@ def check(arguments: argparse.Namespace) -> int:
     finally:
         console.close()
         spark.stop()
-    paths = write_reports(result.simulator, ORACLES[arguments.oracle].name, arguments.out, result.fidelity)
+    paths = write_reports(result.simulator, ORACLES[arguments.oracle].name, arguments.out, result.fidelity, command="check-fidelity")
     for error in result.simulator.input_errors:
         print(f"INPUT ERROR  {error}")
     print(result.fidelity.summary())
