@@ -231,3 +231,11 @@ def test_run_with_the_oracle_says_when_the_servers_start_and_shows_their_progres
     assert any(line.startswith("simulator: [####") and "3/3 runs" in line for line in lines[:starting])
     assert lines[-1].startswith("server: [####") and "3/3 runs" in lines[-1]
     assert "fidelity of the simulator" in out
+
+
+def test_fuzz_leaves_a_session_it_did_not_start_running(spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """fuzz starts Spark from a thread of its own, where the caller's session is not the
+    active one: still, it must not stop a session it found."""
+    assert main(["fuzz", "--count", "2", "--statements", "4", "--out", str(tmp_path / "fuzz")]) in (0, 1)
+    capsys.readouterr()
+    assert spark.range(3).count() == 3

@@ -19,22 +19,24 @@ class SparkStarter:
     JVM it starts writes there, not to the terminal; `console` is told when it starts one."""
 
     def __init__(self, master: str | None, log: Path | None = None, console: Console | None = None) -> None:
+        from pyspark.sql import SparkSession
+
         self.master = master
         self.log = log
         self.console = console
+        # Looked up here, in the caller's thread: the active session is per thread, and a
+        # Prestart calls this starter from a thread of its own, which would see none.
+        self.existing = SparkSession.getActiveSession()
         self.started: list[object] = []
 
     def __call__(self) -> object:
-        from pyspark.sql import SparkSession
-
         from harness.spark import start_spark
 
-        existing = SparkSession.getActiveSession()
-        if existing is None and self.console is not None:
+        if self.existing is None and self.console is not None:
             where = f" (its log: {self.log})" if self.log is not None else ""
             self.console.note(f"starting Spark to compare master and slave tables{where} ...")
         session = start_spark(self.master, self.log)
-        if existing is None:
+        if self.existing is None:
             self.started.append(session)
         return session
 
