@@ -20,6 +20,10 @@ from pyspark.sql import functions as F
 from harness.snapshot import ServerSnapshot, TableSnapshot, canonical, row_key
 
 SIDES = ("master", "slave")
+# How master and slave tables are compared: `spark`, all runs in one Spark job (the
+# reference, and the fast path for many runs), or `python`, run by run in this process with
+# diff_snapshots (no JVM to start: seconds for a few runs).
+COMPARE_MODES: tuple[str, ...] = ("spark", "python")
 MAX_SAMPLES = 5
 KEYS = ("run_id", "table_name", "row_key")
 # `pk_key`: the row's primary-key values, null for a table without one; it lets a row
@@ -148,6 +152,11 @@ def diff_snapshots(master: ServerSnapshot, slave: ServerSnapshot) -> RunDiff:
                         result.mismatches[position] = result.mismatches.get(position, 0) + 1
         result.key_matched = len(matched)
     return _assemble(batch, found)["run"]
+
+
+def compare_in_process(pairs: Mapping[str, tuple[ServerSnapshot, ServerSnapshot]]) -> dict[str, RunDiff]:
+    """compare_runs without Spark: every run by diff_snapshots, which gives the same diffs."""
+    return {run_id: diff_snapshots(master, slave) for run_id, (master, slave) in pairs.items()}
 
 
 def _as_text(value: object) -> str | None:

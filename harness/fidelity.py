@@ -19,6 +19,7 @@ from pathlib import Path
 import yaml
 
 from .observation import EventObservation, Observation, RowImage, StepObservation, TableObservation
+from .percent import percent, rate
 
 CATEGORIES: tuple[str, ...] = ("steps", "diagnostics", "blocking", "binlog", "replica", "tables", "verdict")
 NOT_NULL = "<not null>"
@@ -250,18 +251,15 @@ class FidelityResult:
     runs: list[RunFidelity] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # runs with no recorded or live server result
 
-    def rates(self) -> dict[str, dict[str, float | int]]:
-        table: dict[str, dict[str, float | int]] = {}
+    def rates(self) -> dict[str, dict[str, float | int | None]]:
+        """Per category, then `overall` (every item) and `runs` (runs with no disagreement):
+        compared, agreed, and their exact ratio, None when nothing was compared."""
+        counts: dict[str, tuple[int, int]] = {}
         for category in CATEGORIES:
-            compared = sum(run.compared[category] for run in self.runs)
-            agreed = sum(run.agreed[category] for run in self.runs)
-            table[category] = {"compared": compared, "agreed": agreed, "rate": round(agreed / compared, 4) if compared else 1.0}
-        compared = sum(row["compared"] for row in table.values())
-        agreed = sum(row["agreed"] for row in table.values())
-        table["overall"] = {"compared": compared, "agreed": agreed, "rate": round(agreed / compared, 4) if compared else 1.0}
-        runs_agreeing = sum(run.agrees for run in self.runs)
-        table["runs"] = {"compared": len(self.runs), "agreed": runs_agreeing, "rate": round(runs_agreeing / len(self.runs), 4) if self.runs else 1.0}
-        return table
+            counts[category] = (sum(run.compared[category] for run in self.runs), sum(run.agreed[category] for run in self.runs))
+        counts["overall"] = (sum(compared for compared, _ in counts.values()), sum(agreed for _, agreed in counts.values()))
+        counts["runs"] = (len(self.runs), sum(run.agrees for run in self.runs))
+        return {name: {"compared": compared, "agreed": agreed, "rate": rate(agreed, compared)} for name, (compared, agreed) in counts.items()}
 
     @property
     def unexplained(self) -> list[Disagreement]:
@@ -288,9 +286,10 @@ class FidelityResult:
         }
 
     def summary(self) -> str:
-        lines = [f"fidelity of the simulator against {self.system}:", f"  {'CATEGORY':<12} {'AGREED':>8} {'COMPARED':>9} {'RATE':>7}"]
+        lines = [f"fidelity of the simulator against {self.system}:", f"  {'CATEGORY':<12} {'AGREED':>8} {'COMPARED':>9} {'RATE':>9}"]
         for category, row in self.rates().items():
-            lines.append(f"  {category:<12} {row['agreed']:>8} {row['compared']:>9} {row['rate'] * 100:>6.1f}%")
+            agreed, compared = int(row["agreed"] or 0), int(row["compared"] or 0)
+            lines.append(f"  {category:<12} {agreed:>8} {compared:>9} {percent(agreed, compared):>9}")
         for disagreement in self.unexplained:
             lines.append(f"  DISAGREES  {disagreement}")
         if self.explained:

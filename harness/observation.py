@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import re
-import tempfile
 from dataclasses import asdict, dataclass, field
 from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
@@ -30,6 +28,7 @@ from server_sim.binlog.events import (
     User_var_log_event,
     type_name_of,
 )
+from scenarios.writer import write_atomically
 from server_sim.binlog.file import read_binlog
 
 from .runner import RunRecord
@@ -190,12 +189,7 @@ def _tables_from_json(tables: dict[str, dict[str, list]]) -> dict[str, TableObse
 
 def save_observation(observation: Observation, path: Path) -> None:
     """Write atomically: a recording is never left half-written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".obs-", suffix=".json")
-    with os.fdopen(handle, "w", encoding="utf-8") as file:
-        json.dump(observation.to_json(), file, indent=1, sort_keys=False, default=str)
-        file.write("\n")
-    os.replace(temporary, path)
+    write_atomically(path, json.dumps(observation.to_json(), indent=1, sort_keys=False, default=str) + "\n")
 
 
 def load_observation(path: Path) -> Observation:

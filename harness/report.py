@@ -206,9 +206,9 @@ def _finding(finding: Finding) -> dict[str, object]:
     }
 
 
-def write_reports(result: SuiteResult, flavor: str, out: Path, fidelity: FidelityResult | None = None) -> dict[str, Path]:
+def write_reports(result: SuiteResult, flavor: str, out: Path, fidelity: FidelityResult | None = None, command: str = "run") -> dict[str, Path]:
     """OUT/report.json, OUT/junit.xml and OUT/report.html for `run` and `check-fidelity`."""
-    return write_documents(report_json(result, flavor, fidelity), out)
+    return write_documents(report_json(result, flavor, fidelity, command), out)
 
 
 def write_documents(document: dict[str, object], out: Path) -> dict[str, Path]:

@@ -2,47 +2,100 @@
 
 Startup dominates Spark's cost here (4-10 s), so callers should start one session
 per process and reuse it; see the platform-costs reference.
+
+Spark's JVM writes to the terminal (its log4j lines, the JVM's own warnings) unless it
+is given somewhere else to write: `start_spark(log=PATH)` starts it with its stdout and
+stderr on that file, so a command's terminal shows only what the command says.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+from pathlib import Path
 
+from pyspark import SparkConf, SparkContext
+from pyspark.errors import PySparkRuntimeError
 from pyspark.sql import SparkSession
 
 LOCAL_MASTER = "local[*]"
+JAVA_NEEDED = "Java 17"
 
 
-def start_spark(master: str | None = None) -> SparkSession:
-    """Start (or reuse) the harness's session: local by default, or on the cluster at `master`."""
+class SparkUnavailable(Exception):
+    """Spark cannot start here: the message says why, in one line for the person at the terminal."""
+
+
+def java_problem() -> str | None:
+    """Why Spark's JVM cannot start, found without starting it: spark-submit runs
+    $JAVA_HOME/bin/java when JAVA_HOME is set, else the java on PATH. None when it is there."""
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        java = Path(home) / "bin" / "java"
+        return None if os.access(java, os.X_OK) else f"JAVA_HOME is {home}, which has no bin/java"
+    return None if shutil.which("java") else "no java on PATH and JAVA_HOME unset"
+
+
+def spark_options(master: str | None = None) -> dict[str, str]:
+    """The session's configuration: local by default, or on the cluster at `master`."""
     url = master or LOCAL_MASTER
-    local = url.startswith("local")
-    builder = (
-        SparkSession.builder.master(url)
-        .appName("rplharness")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.catalogImplementation", "in-memory")
-    )
-    if local:
+    options = {
+        "spark.master": url,
+        "spark.app.name": "rplharness",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.catalogImplementation": "in-memory",
+    }
+    if url.startswith("local"):
+        options |= {
+            # The parallel GC costs startup time and buys nothing on 2 cores; the JIT's
+            # optimising tier compiles longer than a small job runs (C1 alone: -3 s a command).
+            "spark.driver.extraJavaOptions": "-XX:+UseSerialGC -XX:TieredStopAtLevel=1",
+            # Adaptive execution re-plans stages, which costs more than it saves on small data.
+            "spark.sql.adaptive.enabled": "false",
+            # The default 200 shuffle partitions make every small job ~50 % slower.
+            "spark.sql.shuffle.partitions": "2",
+            "spark.default.parallelism": "2",
+            "spark.driver.host": "127.0.0.1",
+            "spark.driver.bindAddress": "127.0.0.1",
+        }
+    return options
+
+
+def start_spark(master: str | None = None, log: Path | None = None) -> SparkSession:
+    """Start (or reuse) the harness's session. With `log`, a JVM started here writes its
+    output to that file instead of the terminal. SparkUnavailable when the JVM does not start."""
+    options = spark_options(master)
+    if options["spark.master"].startswith("local"):
         # Only the env var silences the "hostname resolves to a loopback address" warning;
         # it must be set before the JVM starts.
         os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
-        builder = (
-            # The parallel GC costs startup time and buys nothing on 2 cores; the JIT's
-            # optimising tier compiles longer than a small job runs (C1 alone: -3 s a command).
-            builder.config("spark.driver.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1")
-            # Adaptive execution re-plans stages, which costs more than it saves on small data.
-            .config("spark.sql.adaptive.enabled", "false")
-            # The default 200 shuffle partitions make every small job ~50 % slower.
-            .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.default.parallelism", "2")
-            .config("spark.driver.host", "127.0.0.1")
-            .config("spark.driver.bindAddress", "127.0.0.1")
-        )
-    spark = builder.getOrCreate()
+    try:
+        if log is not None and getattr(SparkContext, "_gateway", None) is None:
+            _start_jvm(options, log)
+        builder = SparkSession.builder
+        for key, value in options.items():
+            builder = builder.config(key, value)
+        spark = builder.getOrCreate()
+    except PySparkRuntimeError as error:
+        if error.getCondition() != "JAVA_GATEWAY_EXITED":
+            raise
+        where = f"its output is in {log}" if log is not None else "its output is above"
+        raise SparkUnavailable(f"Spark's Java process exited before it started ({where})") from error
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def _start_jvm(options: dict[str, str], log: Path) -> None:
+    """Launch Spark's JVM with its stdout and stderr on `log` (pyspark's own launcher, given
+    where its process writes), and make it the process's SparkContext."""
+    from pyspark.java_gateway import launch_gateway
+
+    conf = SparkConf(loadDefaults=False).setAll(list(options.items()))
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "wb") as sink:
+        gateway = launch_gateway(conf, popen_kwargs={"stdout": sink, "stderr": sink})
+    SparkContext(conf=conf, gateway=gateway)
 
 
 def stop_spark(spark: SparkSession) -> None:

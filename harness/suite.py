@@ -10,10 +10,13 @@ from scenarios import load_paths
 from scenarios.model import Scenario, ScenarioError, Verdict
 from server_sim.flavor import Flavor
 
-from .compare import RunDiff, compare_runs
+from .compare import RunDiff, compare_in_process, compare_runs
 from .judge import ErrorCheck, ExpectationResult, Judgement, check_expectations, covered, error_checks, expectation_errors, judge
 from .pool import RunTask, VariantRunner, parallel_map
 from .runner import RunRecord, validate_scenario
+
+# Told (runs done, runs in all) before the first run and after each: a progress line's feed.
+RunsProgress = Callable[[int, int], None]
 
 
 @dataclass
@@ -82,8 +85,9 @@ def load_runnable(paths: Iterable[Path | str], flavor: Flavor, only_flavor: bool
     return scenarios, errors
 
 
-def judge_records(records: list[RunRecord], out: Path, start_spark: Callable[[], object]) -> list[RunOutcome]:
-    """Compare every run's master and slave in one Spark job, then judge each run."""
+def judge_records(records: list[RunRecord], out: Path, start_spark: Callable[[], object], compare: str = "spark") -> list[RunOutcome]:
+    """Compare every run's master and slave in one Spark job (`compare` "spark") or in this
+    process ("python", no JVM started), then judge each run."""
     pairs = {
         record.run_id: (record.master_snapshot, record.slave_snapshot)
         for record in records
@@ -91,7 +95,7 @@ def judge_records(records: list[RunRecord], out: Path, start_spark: Callable[[],
     }
     diffs: dict[str, RunDiff] = {}
     if pairs:
-        diffs = compare_runs(start_spark(), pairs, out / "snapshots")
+        diffs = compare_in_process(pairs) if compare == "python" else compare_runs(start_spark(), pairs, out / "snapshots")
     outcomes = []
     for record in records:
         diff = diffs.get(record.run_id)
@@ -106,14 +110,30 @@ def run_suite(
     out: Path,
     start_spark: Callable[[], object],
     seed: int = 0,
+    progress: RunsProgress | None = None,
+    compare: str = "spark",
 ) -> SuiteResult:
     """Run every variant of every scenario under `paths`; a bad scenario is reported and skipped."""
     scenarios, errors = load_runnable(paths, flavor)
-    return SuiteResult(judge_records(simulate(scenarios, flavor, out, seed), out, start_spark), errors)
+    return SuiteResult(judge_records(simulate(scenarios, flavor, out, seed, progress=progress), out, start_spark, compare), errors)
 
 
-def simulate(scenarios: list[Scenario], flavor: Flavor, out: Path, seed: int = 0, workers: int | None = None) -> list[RunRecord]:
+def simulate(
+    scenarios: list[Scenario],
+    flavor: Flavor,
+    out: Path,
+    seed: int = 0,
+    workers: int | None = None,
+    progress: RunsProgress | None = None,
+) -> list[RunRecord]:
     """Every variant of every scenario through the simulators, on every core; binlogs
-    under OUT/binlogs."""
+    under OUT/binlogs. `progress(done, total)` is told of each run as it comes back."""
     tasks = [RunTask(scenario, variant) for scenario in scenarios for variant in scenario.variants()]
-    return list(parallel_map(VariantRunner(flavor, out / "binlogs", seed), tasks, workers))
+    records: list[RunRecord] = []
+    if progress is not None:
+        progress(0, len(tasks))
+    for record in parallel_map(VariantRunner(flavor, out / "binlogs", seed), tasks, workers):
+        records.append(record)
+        if progress is not None:
+            progress(len(records), len(tasks))
+    return records

@@ -8,6 +8,7 @@ scalars, each step a one-line flow mapping with its SQL double-quoted, short lis
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from dataclasses import asdict
@@ -114,10 +115,12 @@ def write_scenario(scenario: Scenario, path: Path) -> None:
 
 def write_atomically(path: Path, text: str) -> Path:
     """Write `text` to a temporary file beside `path`, then rename it over `path`: a reader
-    never sees half a file."""
+    never sees half a file. The file gets the mode any new file gets (0666 less the umask),
+    not mkstemp's private 0600: a report is for others to read too."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
     try:
+        os.fchmod(handle, 0o666 & ~process_umask())
         with os.fdopen(handle, "w", encoding="utf-8") as file:
             file.write(text)
         os.replace(temporary, path)
@@ -133,6 +136,23 @@ def _step(step: Step) -> _Flow:
     if step.errors:
         entry["error"] = step.errors[0] if len(step.errors) == 1 else _FlowList(step.errors)
     return entry
+
+
+@functools.cache
+def process_umask() -> int:
+    """The process's umask, read once. Linux shows it in /proc; elsewhere reading it means
+    setting it, so it is set to a restrictive value for the instant before it is restored
+    (a file another thread creates meanwhile is private, never world-writable)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
 
 
 def _settings(settings: dict[str, str]) -> dict[str, _Setting]:

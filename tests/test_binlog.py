@@ -44,6 +44,7 @@ from server_sim.binlog.events import (
     type_code_of,
 )
 from server_sim.binlog.file import BinlogCorruptError, BinlogWriter, PositionedEvent, encode, read_binlog
+from server_sim.binlog.show import show
 from server_sim.flavor import MARIADB_1011, MYSQL_80, Flavor
 from slave_sim.slave import Slave
 
@@ -578,7 +579,7 @@ def test_binlog_show_prints_every_event_like_mysqlbinlog(tmp_path: Path, capsys:
     path = tmp_path / "show.binlog"
     _, events = run_master(path, MYSQL_80, [CREATE_T], ["INSERT INTO t VALUES (1, 1)", "UPDATE t SET b = 5 WHERE a = 1"])
 
-    code = main(["binlog", "show", str(path)])
+    code = main(["binlog", "show", "-vv", str(path)])
     out, err = capsys.readouterr()
 
     assert code == 0 and err == ""
@@ -606,7 +607,7 @@ def test_binlog_show_marks_ignorable_events_and_names_unknown_ones(tmp_path: Pat
     path = tmp_path / "show.binlog"
     write_binlog(path, [Rows_query_log_event(server_id=1, timestamp=T0, query="INSERT INTO t VALUES (1, 1)"), unknown(50, 0)])
 
-    assert main(["binlog", "show", str(path)]) == 0
+    assert main(["binlog", "show", "-vv", str(path)]) == 0
     out = capsys.readouterr().out
 
     assert "Rows_query\t/* ignorable */" in out
@@ -619,7 +620,7 @@ def test_binlog_show_of_corrupt_file_prints_what_it_read_then_the_error(tmp_path
     positions = write_binlog(path, GOOD)
     bad_at = append_lines(path, b'{"type":"Query"')[0]
 
-    code = main(["binlog", "show", str(path)])
+    code = main(["binlog", "show", "-v", str(path)])
     out, err = capsys.readouterr()
 
     assert code == 1
@@ -653,3 +654,28 @@ def test_rplharness_command_exit_codes_for_corrupt_and_missing_files(tmp_path: P
     assert f"position {bad_at}" in shown.stderr
     assert missing.returncode == 2
     assert "no such file" in missing.stderr
+
+
+@pytest.mark.parametrize("flavor", [MYSQL_80, MARIADB_1011], ids=lambda flavor: flavor.name)
+def test_binlog_show_decodes_rows_with_v_and_types_with_vv_as_mysqlbinlog(tmp_path: Path, flavor: Flavor, capsys: pytest.CaptureFixture[str]) -> None:
+    """mysqlbinlog prints a row event's header only; -v adds its rows as ### pseudo-SQL,
+    -vv each value's column type and MySQL's Rows_query events. MariaDB's Annotate_rows
+    event is printed at every level, as mysqlbinlog prints it."""
+    path = tmp_path / "levels.binlog"
+    annotate = {"binlog_rows_query_log_events": "ON"} if flavor is MYSQL_80 else {}  # MariaDB annotates by default
+    _, events = run_master(path, flavor, [CREATE_T], ["INSERT INTO t VALUES (1, NULL)"], **annotate)
+    printed = []
+    for options in ([], ["-v"], ["-vv"], ["--verbose", "--verbose"]):
+        assert main(["binlog", "show", *options, str(path)]) == 0
+        printed.append(capsys.readouterr().out)
+    plain, decoded, typed, long_options = printed
+    statement = "#Q> INSERT INTO t VALUES (1, NULL)"
+
+    assert long_options == typed
+    assert "Write_rows" in plain and "###" not in plain
+    assert "### INSERT INTO `test`.`t`\n### SET\n###   @1=1\n###   @2=NULL\n" in decoded
+    assert "###   @1=1 /* INT meta=0 nullable=0 is_null=0 */\n###   @2=NULL /* INT meta=0 nullable=1 is_null=1 */\n" in typed
+    assert [statement in text for text in (plain, decoded, typed)] == ([False, False, True] if flavor is MYSQL_80 else [True, True, True])
+    for text in printed:  # every event keeps its position, a Rows_query event's too
+        assert [line for line in text.splitlines() if line.startswith("# at ")] == [f"# at {p.position}" for p in events]
+    assert show(events) == typed  # library callers (the HTML report) keep -vv

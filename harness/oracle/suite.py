@@ -13,6 +13,7 @@ from pathlib import Path
 
 from harness.fidelity import KNOWN_DIFFERENCES_FILE, FidelityResult, KnownDifference, compare_observations, explain, load_known_differences
 from harness.observation import Observation, load_observation, observe_run, save_observation, simulator_events
+from harness.progress import Console
 from harness.runner import run_id_for
 from harness.suite import RunOutcome, SuiteResult, judge_records, load_runnable, simulate
 from scenarios.loader import EXPECTED_DIR
@@ -64,11 +65,35 @@ def _known_differences(scenarios: list[Scenario], errors: list[ScenarioError]) -
     return known
 
 
-def _run_on_server(scenarios: list[Scenario], flavor: Flavor, pair_factory: Callable[[Flavor], ReplicationPair], step_timeout: float) -> list[OracleRun]:
-    """Every variant on one master/replica pair, started for this and always stopped."""
+def _run_on_server(
+    scenarios: list[Scenario],
+    flavor: Flavor,
+    pair_factory: Callable[[Flavor], ReplicationPair],
+    step_timeout: float,
+    console: Console | None = None,
+) -> list[OracleRun]:
+    """Every variant on one master/replica pair, started for this and always stopped; the
+    console, if any, is told when the servers start, when they are up, and of each run."""
+    variants = [(scenario, variant) for scenario in scenarios for variant in scenario.variants()]
+    console = console or Console.silent()
+    name = _server_name(flavor)
+    console.note(f"starting {name} master and replica ...")
     with pair_factory(flavor) as pair:
         client = OracleClient(pair, step_timeout)
-        return [client.run_variant(scenario, variant) for scenario in scenarios for variant in scenario.variants()]
+        console.note(f"{name} master and replica are up ({client.server_version})")
+        progress = console.runs("server")
+        runs: list[OracleRun] = []
+        progress(0, len(variants))
+        for scenario, variant in variants:
+            runs.append(client.run_variant(scenario, variant))
+            progress(len(runs), len(variants))
+        return runs
+
+
+def _server_name(flavor: Flavor) -> str:
+    """`MariaDB` for mariadb-10.11, as people name the server."""
+    product = flavor.name.partition("-")[0]
+    return {"mariadb": "MariaDB", "mysql": "MySQL"}.get(product, product)
 
 
 def _fidelity(system: str, scenarios: list[Scenario], simulated: list[RunOutcome], server: Callable[[Scenario, dict[str, str]], Observation | None], known: list[KnownDifference]) -> FidelityResult:
@@ -96,14 +121,16 @@ def run_with_oracle(
     seed: int = 0,
     pair_factory: Callable[[Flavor], ReplicationPair] = ReplicationPair,
     step_timeout: float = 0.5,
+    console: Console | None = None,
+    compare: str = "spark",
 ) -> OracleResult:
-    """Every variant on the simulator and on the real servers; one Spark job judges both."""
+    """Every variant on the simulator and on the real servers; one comparison judges both."""
     flavor = ORACLES[oracle]
     scenarios, errors = load_runnable(paths, flavor, only_flavor=True)
     known = _known_differences(scenarios, errors)
-    simulated = simulate(scenarios, flavor, out, seed)
-    real_runs = _run_on_server(scenarios, flavor, pair_factory, step_timeout)
-    outcomes = judge_records(simulated + [run.record for run in real_runs], out, start_spark)
+    simulated = simulate(scenarios, flavor, out, seed, progress=console.runs("simulator") if console else None)
+    real_runs = _run_on_server(scenarios, flavor, pair_factory, step_timeout, console)
+    outcomes = judge_records(simulated + [run.record for run in real_runs], out, start_spark, compare)
     simulator_outcomes, server_outcomes = outcomes[: len(simulated)], outcomes[len(simulated) :]
     observations = _server_observations(real_runs, server_outcomes)
     system = real_runs[0].server_version if real_runs else oracle
@@ -127,12 +154,14 @@ def record_oracle(
     start_spark: Callable[[], object],
     pair_factory: Callable[[Flavor], ReplicationPair] = ReplicationPair,
     step_timeout: float = 0.5,
+    console: Console | None = None,
+    compare: str = "spark",
 ) -> tuple[list[Path], list[ScenarioError], list[RunOutcome]]:
     """Run every variant on the real servers and store each observation in expected/."""
     flavor = ORACLES[oracle]
     scenarios, errors = load_runnable(paths, flavor, only_flavor=True)
-    real_runs = _run_on_server(scenarios, flavor, pair_factory, step_timeout)
-    outcomes = judge_records([run.record for run in real_runs], out, start_spark)
+    real_runs = _run_on_server(scenarios, flavor, pair_factory, step_timeout, console)
+    outcomes = judge_records([run.record for run in real_runs], out, start_spark, compare)
     observations = _server_observations(real_runs, outcomes)
     written = []
     for outcome in outcomes:
@@ -142,12 +171,21 @@ def record_oracle(
     return written, errors, outcomes
 
 
-def check_fidelity(paths: Iterable[Path | str], oracle: str, out: Path, start_spark: Callable[[], object], seed: int = 0) -> OracleResult:
+def check_fidelity(
+    paths: Iterable[Path | str],
+    oracle: str,
+    out: Path,
+    start_spark: Callable[[], object],
+    seed: int = 0,
+    console: Console | None = None,
+    compare: str = "spark",
+) -> OracleResult:
     """The simulator against the recorded server observations: no server needed."""
     flavor = ORACLES[oracle]
     scenarios, errors = load_runnable(paths, flavor, only_flavor=True)
     known = _known_differences(scenarios, errors)
-    simulated = judge_records(simulate(scenarios, flavor, out, seed), out, start_spark)
+    progress = console.runs("simulator") if console else None
+    simulated = judge_records(simulate(scenarios, flavor, out, seed, progress=progress), out, start_spark, compare)
     systems: set[str] = set()
 
     def recorded(scenario: Scenario, variant: dict[str, str]) -> Observation | None:

@@ -1,4 +1,11 @@
-"""Print a binlog the way `mysqlbinlog -vv` does: positions, headers, statements, decoded rows.
+"""Print a binlog the way `mysqlbinlog` does: positions, headers, statements, and, as its
+`-v` and `-vv` do, row events decoded.
+
+Verbosity follows mysqlbinlog's: at 0 a row event is its header only; at 1 (`-v`) its rows
+follow as `### INSERT INTO ... ### SET ###   @1=...` pseudo-SQL; at 2 (`-vv`) each value
+carries a comment on its column's type (`/* INT meta=0 nullable=1 is_null=0 */`), and
+MySQL's Rows_query events (the statement behind the rows) are printed, which MariaDB's
+Annotate_rows events are at every level.
 
 With `--base64-output=AUTO` (mysqlbinlog's default) the format description and each
 statement's table maps and row events are also printed as `BINLOG '...'` statements, so
@@ -30,6 +37,8 @@ from .events import STMT_END_F
 from .file import PositionedEvent
 
 BASE64_OUTPUT = ("DECODE-ROWS", "AUTO")
+DECODED = 1  # -v: rows as pseudo-SQL
+TYPED = 2  # -vv: with their columns' types, and Rows_query events
 
 
 def _value(value: object, type_text: str) -> str:
@@ -40,7 +49,7 @@ def _value(value: object, type_text: str) -> str:
     return str(value)
 
 
-def _image(label: str, values: list[object], present: list[bool], table_map: Table_map_log_event | None) -> list[str]:
+def _image(label: str, values: list[object], present: list[bool], table_map: Table_map_log_event | None, verbosity: int) -> list[str]:
     lines = [f"### {label}"]
     columns = iter(values)
     for index, included in enumerate(present, start=1):
@@ -50,13 +59,34 @@ def _image(label: str, values: list[object], present: list[bool], table_map: Tab
         info = table_map.columns[index - 1] if table_map and index - 1 < len(table_map.columns) else None
         type_text = info.type if info else "?"
         nullable = int(info.nullable) if info else 1
-        lines.append(f"###   @{index}={_value(value, type_text)} /* {type_text} meta=0 nullable={nullable} is_null={int(value is None)} */")
+        comment = f" /* {type_text} meta=0 nullable={nullable} is_null={int(value is None)} */" if verbosity >= TYPED else ""
+        lines.append(f"###   @{index}={_value(value, type_text)}{comment}")
     return lines
 
 
-def show(events: Iterable[PositionedEvent], base64_output: str = "DECODE-ROWS") -> str:
+def _rows(event: Rows_log_event, table_map: Table_map_log_event | None, verbosity: int) -> list[str]:
+    """A row event's rows as `### INSERT INTO ...` pseudo-SQL, as mysqlbinlog -v prints them."""
+    lines: list[str] = []
+    target = f"`{table_map.database}`.`{table_map.table}`" if table_map else f"table id {event.table_id}"
+    for row in event.rows:
+        if isinstance(event, Update_rows_log_event):
+            lines.append(f"### UPDATE {target}")
+            lines.extend(_image("WHERE", row.before or [], event.columns_before, table_map, verbosity))
+            lines.extend(_image("SET", row.after or [], event.columns_after, table_map, verbosity))
+        elif row.after is not None:
+            lines.append(f"### INSERT INTO {target}")
+            lines.extend(_image("SET", row.after, event.columns_after, table_map, verbosity))
+        else:
+            lines.append(f"### DELETE FROM {target}")
+            lines.extend(_image("WHERE", row.before or [], event.columns_before, table_map, verbosity))
+    return lines
+
+
+def show(events: Iterable[PositionedEvent], base64_output: str = "DECODE-ROWS", verbosity: int = TYPED) -> str:
     """The text of a whole binlog, event by event; with base64_output AUTO, BINLOG
-    statements too."""
+    statements too. `verbosity` is mysqlbinlog's number of -v; the default, -vv, is what
+    a reader of a report wants (library callers); the command line's default is 0, as
+    mysqlbinlog's."""
     out: list[str] = []
     table_maps: dict[int, Table_map_log_event] = {}
     statement_events: list[Log_event] = []  # a statement's table maps and row events so far
@@ -83,22 +113,13 @@ def show(events: Iterable[PositionedEvent], base64_output: str = "DECODE-ROWS") 
                 out.append(f"{binlog_statement(statement_events)}/*!*/;")
             if event.rows_flags & STMT_END_F:
                 statement_events = []
-            table_map = table_maps.get(event.table_id)
-            target = f"`{table_map.database}`.`{table_map.table}`" if table_map else f"table id {event.table_id}"
-            for row in event.rows:
-                if isinstance(event, Update_rows_log_event):
-                    out.append(f"### UPDATE {target}")
-                    out.extend(_image("WHERE", row.before or [], event.columns_before, table_map))
-                    out.extend(_image("SET", row.after or [], event.columns_after, table_map))
-                elif row.after is not None:
-                    out.append(f"### INSERT INTO {target}")
-                    out.extend(_image("SET", row.after, event.columns_after, table_map))
-                else:
-                    out.append(f"### DELETE FROM {target}")
-                    out.extend(_image("WHERE", row.before or [], event.columns_before, table_map))
+            if verbosity >= DECODED:
+                out.extend(_rows(event, table_maps.get(event.table_id), verbosity))
         elif isinstance(event, Xid_log_event):
             out.append(f"{header}\tXid = {event.xid}")
             out.append("COMMIT/*!*/;")
+        elif isinstance(event, Rows_query_log_event) and verbosity < TYPED:
+            pass  # mysqlbinlog prints a Rows_query event only at -vv
         elif isinstance(event, (Rows_query_log_event, Annotate_rows_log_event)):
             out.append(header)
             out.append(f"#Q> {event.query}")

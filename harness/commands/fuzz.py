@@ -1,0 +1,110 @@
+"""`rplharness fuzz`: generated workloads run, judged, their findings shrunk."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from scenarios.model import Verdict
+from server_sim.flavor import get_flavor
+
+from .common import EXIT_USAGE, print_paths, settings, spark_starter
+
+if TYPE_CHECKING:
+    from harness.fuzz import FuzzResult
+
+
+def parse_range(text: str) -> tuple[int, int]:
+    """`2` or `2-3` as (min, max)."""
+    low, _, high = text.partition("-")
+    try:
+        return int(low), int(high or low)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected N or MIN-MAX, got {text!r}") from None
+
+
+def fuzz(arguments: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from harness.fuzz import FuzzConfig, fuzz
+    from harness.prestart import Prestart
+    from harness.progress import Progress
+    from harness.report import fuzz_report_json, write_documents
+    from scenarios.generator import GeneratorConfig
+
+    try:
+        generator = replace(
+            GeneratorConfig(),
+            **{name: value for name, value in (("tables", arguments.tables), ("sessions", arguments.sessions), ("statements", arguments.statements)) if value is not None},
+            **_rates(arguments.rate),
+        )
+        config = FuzzConfig(
+            count=arguments.count,
+            seed=arguments.seed,
+            interleavings=arguments.interleavings,
+            variants=arguments.variants,
+            generator=generator,
+            shrink_limit=arguments.shrink_limit,
+            shrink_budget=arguments.shrink_budget,
+            keep_binlogs=arguments.keep_binlogs,
+        )
+    except (ValueError, TypeError) as error:
+        print(f"rplharness: fuzz: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    flavor = get_flavor(arguments.flavor)
+    spark = spark_starter(arguments)  # no console: it starts in a thread while the progress line draws
+    early = Prestart(spark)  # started while the workers run
+    progress = Progress(config.count, unit="workloads", findings=True)
+    try:
+        result = fuzz(config, flavor, arguments.out, early, arguments.workers, progress)
+    finally:
+        progress.close()
+        early.wait()
+        spark.stop()
+    paths = write_documents(fuzz_report_json(result, flavor.name, config), arguments.out)
+    print(fuzz_summary(result))
+    print_paths(paths)
+    return result.exit_code
+
+
+def _rates(pairs: list[str]) -> dict[str, float]:
+    """`--rate NAME=P` options; ValueError names an unknown rate or a bad number."""
+    from scenarios.generator import GeneratorConfig
+
+    known = sorted(name for name in GeneratorConfig.__dataclass_fields__ if name.endswith("_rate"))
+    rates = {}
+    for name, value in settings(pairs).items():
+        if name not in known:
+            raise ValueError(f"--rate {name}: unknown rate; rates are {', '.join(known)}")
+        rates[name] = float(value)
+    return rates
+
+
+def fuzz_summary(result: FuzzResult) -> str:
+    """Verdict counts, what was explored, and each group of findings once, with its count
+    and smallest shrunk example."""
+    verdicts = Counter(run.judgement.verdict.value for run in result.suite.runs)
+    exploration = result.exploration
+    lines = [
+        f"{exploration.workloads} workloads, {exploration.interleavings} interleavings, {exploration.runs} runs: "
+        + ", ".join(f"{verdicts.get(verdict.value, 0)} {verdict.value}" for verdict in Verdict),
+        f"distinct binlogs: {exploration.distinct_binlogs}, distinct master end states: {exploration.distinct_master_states}",
+    ]
+    for outcome in result.suite.runs:
+        if outcome.judgement.verdict in (Verdict.ERROR, Verdict.UNSUPPORTED):
+            lines.append(f"{outcome.judgement.verdict.value.upper():<8} {outcome.record.run_id}: {outcome.judgement.explanation[0]}")
+    for group in result.groups:
+        example = group.example
+        runs = "run" if len(group.findings) == 1 else "runs"
+        formats = "/".join(sorted({finding.outcome.record.variant.get("binlog_format", "") for finding in group.findings}))
+        lines.append(f"FINDING  {group.signature.title}: {len(group.findings)} {runs} under {formats}, e.g. {example.outcome.record.run_id}")
+        lines.append(f"         {example.kind}")
+        statement = example.statement
+        if statement is not None:
+            lines.append(f"         caused by step {statement.index} ({statement.session}): {statement.sql}")
+        if example.shrunk is not None:
+            shrunk = example.shrunk
+            lines.append(f"         shrunk to {len(shrunk.scenario.steps)} steps: {shrunk.yaml} and {shrunk.test}")
+    return "\n".join(lines)

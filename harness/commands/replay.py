@@ -1,0 +1,49 @@
+"""`rplharness replay`: a binlog applied to a slave kept in a DuckDB file, resumable."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from server_sim.flavor import get_flavor
+
+from .common import EXIT_USAGE, settings
+
+
+def replay(arguments: argparse.Namespace) -> int:
+    from server_sim.errors import SqlError
+    from slave_sim.replay import replay
+    from slave_sim.slave import SlaveConfigurationError
+
+    binlog: Path = arguments.binlog
+    if not binlog.is_file():
+        print(f"rplharness: {binlog}: no such file", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        variables = settings(arguments.settings)
+        schema = arguments.slave_schema.read_text() if arguments.slave_schema else None
+        result = replay(binlog, arguments.db, get_flavor(arguments.flavor), variables, schema, arguments.start_position, arguments.seed)
+    except (ValueError, OSError, SlaveConfigurationError) as error:
+        print(f"rplharness: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except SqlError as error:
+        print(f"rplharness: {arguments.slave_schema or 'settings'}: {error.message}", file=sys.stderr)
+        return EXIT_USAGE
+    for sql, condition in result.schema_errors:
+        print(f"rplharness: {arguments.slave_schema}: {sql.strip()!r}: error {condition.code}: {condition.message}", file=sys.stderr)
+    if result.schema_errors:
+        print(f"rplharness: {arguments.db}: not provisioned (nothing was written)", file=sys.stderr)
+        return EXIT_USAGE
+    status = result.status
+    start = f"resumed at position {result.resumed_from}" if result.resumed_from is not None else "new database"
+    print(f"{arguments.db}: {start}; applied {status.events_applied} events; position {status.applied_position}")
+    for retry in status.retries:
+        print(f"retry {retry.attempt} of the transaction at {retry.position} after {retry.wait_seconds:.2f} s: error {retry.code}: {retry.message}")
+    for warning in status.warnings:
+        print(f"warning: {warning}")
+    if not status.running:
+        error = status.error
+        print(f"slave stopped at position {status.error_position} ({status.error_event}): error {error.code} ({error.name}): {error.message}")
+        return 1
+    return 0
