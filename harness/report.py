@@ -23,7 +23,7 @@ from .suite import RunOutcome, SuiteResult
 if TYPE_CHECKING:
     from .fuzz import Finding, FindingGroup, FuzzConfig, FuzzResult
 
-REPORT_FORMAT_VERSION = 2
+REPORT_FORMAT_VERSION = 3
 
 
 def _condition(condition: Condition | None) -> dict[str, object] | None:

@@ -145,8 +145,13 @@ def reports(spark, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[s
     tmp = tmp_path_factory.mktemp("report-format")
     capture = pytest.MonkeyPatch()
     (tmp / "broken.yaml").write_text("name: [unclosed\n")
+    (tmp / "declared.yaml").write_text(
+        "name: declared-error\nsettings: {binlog_format: ROW}\n"
+        'master_schema: ["CREATE TABLE t (a INT PRIMARY KEY)", "INSERT INTO t VALUES (1)"]\n'
+        'steps: [{session: con1, sql: "INSERT INTO t VALUES (1)", error: ER_DUP_ENTRY}]\n'
+    )
     files = ["sysdate-insert", "uuid-insert", "slave-missing-row", "update-limit-slave-pk-differs", "slave-table-with-extra-columns", "impossible-1663-unsafe-and-stmt-engine"]
-    main(["run", *(str(SUITE / f"{name}.yaml") for name in files), str(tmp / "broken.yaml"), "--compare", "python", "--out", str(tmp / "run")])
+    main(["run", *(str(SUITE / f"{name}.yaml") for name in files), str(tmp / "declared.yaml"), str(tmp / "broken.yaml"), "--compare", "python", "--out", str(tmp / "run")])
 
     suite = tmp / "oracle"
     (suite / "expected").mkdir(parents=True)
