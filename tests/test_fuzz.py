@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.commands.fuzz import fuzz_summary
 from harness.compare import diff_snapshots
 from harness.fuzz import FuzzConfig, fuzz, workload_variants
 from harness.judge import judge
@@ -99,6 +100,15 @@ def test_a_planted_unsafe_detection_gap_is_found_shrunk_and_reproduced(spark, tm
     result = fuzz(config, gap, tmp_path / "fuzz", lambda: spark)
     assert result.findings, "the planted gap went unnoticed"
     assert result.exit_code == 1
+    # Each group once, with its count: the counts add up to the findings.
+    document = fuzz_report_json(result, gap.name, config)
+    groups = document["finding_groups"]
+    assert sum(group["count"] for group in groups) == len(result.findings) == len(document["findings"])
+    assert len({group["title"] for group in groups}) == len(groups)
+    assert all(group["flavor"] == gap.name and group["example"]["signature"] == group["signature"] for group in groups)
+    summary = fuzz_summary(result)
+    assert summary.count("FINDING  ") == len(groups)
+    assert all(f"FINDING  {group['title']}: {group['count']} run" in summary for group in groups)
     shrunk_findings = [finding.shrunk for finding in result.findings if finding.shrunk is not None]
     assert len(shrunk_findings) == min(2, len(result.findings))
     for shrunk in shrunk_findings:
