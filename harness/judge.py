@@ -13,6 +13,7 @@ from server_sim.errors import Condition, ErrorCode
 from server_sim.flavor import FLAVORS
 
 from .compare import RunDiff
+from .judgement import Judgement
 from .observation import EVENT_KINDS, UNSAFE_NOTE, EventObservation, simulator_events
 from .runner import RunRecord
 
@@ -22,12 +23,6 @@ from .runner import RunRecord
 UNSUPPORTED_CODES: frozenset[int] = frozenset({ErrorCode.ER_PARSE_ERROR.code, ErrorCode.ER_NOT_SUPPORTED_YET.code})
 # Events that carry rows: a slave stopping at one applies a statement logged in row format.
 ROW_EVENT_PREFIXES: tuple[str, ...] = ("Table_map", "Write_rows", "Update_rows", "Delete_rows")
-
-
-@dataclass(frozen=True)
-class Judgement:
-    verdict: Verdict
-    explanation: tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ from dataclasses import asdict, dataclass, field
 from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from master_sim.master import StepResult
 from server_sim.binlog.events import (
@@ -31,11 +30,10 @@ from server_sim.binlog.events import (
 from scenarios.writer import write_atomically
 from server_sim.binlog.file import read_binlog
 
+from .judgement import Judgement
 from .runner import RunRecord
 from .snapshot import ServerSnapshot, canonical
 
-if TYPE_CHECKING:  # the judge checks expectations against observations
-    from .judge import Judgement
 
 OBSERVATION_FORMAT_VERSION = 1
 UNSAFE_NOTE = 1592

@@ -26,7 +26,7 @@ from .parser import Statement, StatementKind, WriteMode
 from .server import Server
 from .session import ChangeKind, RowChange, Session
 from .storage import ROW_ID, quote
-from .system_tables import refuse_write
+from .system_table_access import refuse_write
 from .triggers import RowVersion, TriggerDefinition, TriggerEvent, TriggerOrder, TriggerTiming, row_version
 from .types import TypeFamily
 from .udf import check_loadable

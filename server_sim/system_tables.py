@@ -15,8 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from .errors import ErrorCode, SqlError, not_supported
-from .parser import StatementKind
 
 
 class TableCategory(Enum):
@@ -136,21 +134,3 @@ DEFAULT_CONSUMERS: tuple[tuple[str, str], ...] = (
     ("thread_instrumentation", "YES"),
     ("statements_digest", "YES"),
 )
-
-
-# The privilege a write needs, as ER_TABLEACCESS_DENIED_ERROR names it.
-_PRIVILEGE = {StatementKind.REPLACE: "INSERT", StatementKind.TRUNCATE: "DROP"}
-
-
-def refuse_write(spec: SystemTable, kind: StatementKind, user: str) -> None:
-    """Raise the server's error when a statement of `kind` may not change `spec`."""
-    if kind.value in spec.writable_by:
-        return
-    if not kind.is_dml and kind is not StatementKind.TRUNCATE:
-        raise not_supported(f"{kind.value} of {spec.qualified_name}")
-    name, _, host = user.partition("@")
-    if spec.category is TableCategory.LOG:
-        raise SqlError(ErrorCode.ER_CANT_LOCK_LOG_TABLE)
-    if spec.category is TableCategory.INFORMATION:
-        raise SqlError(ErrorCode.ER_DBACCESS_DENIED_ERROR, name, host, spec.database)
-    raise SqlError(ErrorCode.ER_TABLEACCESS_DENIED_ERROR, _PRIVILEGE.get(kind, kind.value), name, host, spec.name)
