@@ -22,8 +22,8 @@ from sqlglot import exp
 
 from scenarios.model import Scenario
 from server_sim.errors import SqlError
-from server_sim.executor import target_tables
 from server_sim.parser import Statement, StatementKind, parse_statement, unparse
+from server_sim.statement import target_tables
 
 DEFAULT_BUDGET = 500
 

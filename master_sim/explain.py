@@ -17,10 +17,9 @@ from pathlib import Path
 from server_sim.binlog.events import Log_event, type_name_of
 from server_sim.catalog import Table
 from server_sim.errors import Condition, ErrorCode, SqlError
-from server_sim.executor import target_tables
 from server_sim.flavor import Flavor
 from server_sim.parser import Statement, StatementKind, parse_statement
-from server_sim.triggers import TriggerDefinition
+from server_sim.statement import TriggerDefinition, target_tables
 
 from .analysis import analyze
 from .binlog_cache import LogTarget

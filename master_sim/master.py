@@ -21,15 +21,14 @@ from server_sim.binlog.file import BinlogWriter
 from server_sim.catalog import Table, show_create_table
 from server_sim.engines import EngineRegistry
 from server_sim.errors import Condition, ErrorCode, SqlError, note
-from server_sim.executor import Executor, Outcome, target_tables
+from server_sim.executor import Executor, Outcome
 from server_sim.expressions import StatementContext
 from server_sim.flavor import Flavor
-from server_sim.multi_table import source_nodes
 from server_sim.parser import Statement, StatementKind, parse_statement
 from server_sim.server import Server, ServerIdentity
 from server_sim.session import Savepoint, Session
 from server_sim.storage import Storage
-from server_sim.triggers import logged_create_trigger
+from server_sim.statement import logged_create_trigger, source_nodes, target_tables
 
 from .analysis import Analysis, analyze
 from .binlog_cache import BinlogCache, CachedEvents, EventFactory, LogTarget

@@ -21,7 +21,7 @@ from .engines import BUILTIN_ENGINES, DEFAULT_ENGINE, SYSTEM_ENGINES, Engine, En
 from .errors import ErrorCode, SqlError, not_supported
 from .expressions import constant_value, is_constant
 from .system_tables import SystemTable, TableCategory
-from .triggers import TriggerDefinition, TriggerEvent, TriggerTiming
+from .statement import TriggerDefinition, TriggerEvent, TriggerTiming
 from .udf import Udf
 from .types import ColumnType, TypeFamily, column_type_from_sqlglot
 

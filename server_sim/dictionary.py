@@ -13,7 +13,7 @@ from typing import Any
 
 from .catalog import Catalog, Column, DefaultKind, Key, KeyKind, Table
 from .engines import Engine
-from .triggers import parse_create_trigger
+from .parser import parse_create_trigger
 from .udf import parse_create_function
 from .types import ColumnType
 

@@ -21,13 +21,26 @@ from .catalog import Catalog, Column, DefaultKind, Key, KeyKind, Table, TableBui
 from .errors import Condition, ErrorCode, SqlError, not_supported, note
 from .expressions import StatementContext, Translator, constant_value, is_constant, literal
 from .mirror_scan import Context, Declined, RowValues, Subqueries, row_values, scan_plan, select_plan, select_source
-from .multi_table import MultiTableRun, is_multi_table
-from .parser import Statement, StatementKind, WriteMode
+from .multi_table import MultiTableRun
 from .server import Server
 from .session import ChangeKind, RowChange, Session
 from .storage import ROW_ID, quote
 from .system_table_access import refuse_write
-from .triggers import RowVersion, TriggerDefinition, TriggerEvent, TriggerOrder, TriggerTiming, row_version
+from .statement import (
+    ROW_STATEMENTS,
+    RowVersion,
+    Statement,
+    StatementKind,
+    TriggerDefinition,
+    TriggerEvent,
+    TriggerOrder,
+    TriggerTiming,
+    WriteMode,
+    is_multi_table,
+    row_version,
+    target_tables,
+    used_tables,
+)
 from .types import TypeFamily
 from .udf import check_loadable
 
@@ -54,32 +67,6 @@ class Outcome:
     def statement_of(self, change: RowChange, statement_sql: str) -> str:
         """The text of the statement (the top one, or a trigger's) that made `change`."""
         return self.trigger_statements.get(id(change), statement_sql)
-
-
-# The statements the executor carries out row by row (and that a trigger body may be).
-ROW_STATEMENTS = (StatementKind.INSERT, StatementKind.REPLACE, StatementKind.UPDATE, StatementKind.DELETE)
-
-
-def target_tables(statement: Statement) -> list[exp.Table]:
-    """The tables a DML or DDL statement changes, as written."""
-    ast = statement.ast
-    if isinstance(ast, exp.Insert):
-        target = ast.this
-        return [target.this if isinstance(target, exp.Schema) else target]
-    if isinstance(ast, (exp.Update, exp.Delete)):
-        return [ast.this]
-    if isinstance(ast, exp.TruncateTable):
-        return list(ast.expressions)
-    if isinstance(ast, exp.Drop):
-        return list(ast.args.get("tables") or [])
-    if isinstance(ast, exp.Create):
-        schema = ast.this
-        return [schema.this if isinstance(schema, exp.Schema) else schema]
-    if isinstance(ast, exp.Alter):
-        return [ast.this]
-    if statement.trigger is not None:
-        return [exp.to_table(statement.trigger.table)]
-    return []
 
 
 @dataclass
@@ -115,7 +102,7 @@ class Executor:
         outcome = Outcome()
         self.server.current_session = session
         self.forced_auto_increment = _ForcedAutoIncrement(insert_id)
-        self._tables_in_use = _used_tables(statement)
+        self._tables_in_use = used_tables(statement)
         try:
             kind = statement.kind
             for node in target_tables(statement):
@@ -202,7 +189,7 @@ class Executor:
                 raise SqlError(ErrorCode.ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, node.name)
         sub = Outcome()
         in_use, last_insert_id = self._tables_in_use, session.last_insert_id
-        self._tables_in_use = in_use + _used_tables(body)
+        self._tables_in_use = in_use + used_tables(body)
         try:
             self._dml(session, body, context, sub)
         finally:
@@ -1109,11 +1096,6 @@ def _scan_limit(ast: exp.Update | exp.Delete) -> int | None:
     if not is_constant(limit_value):
         raise not_supported("a LIMIT that is not a constant")
     return int(constant_value(limit_value))  # type: ignore[arg-type]
-
-
-def _used_tables(statement: Statement) -> list[str]:
-    """The tables a statement names, by lowercase name."""
-    return [node.name.lower() for node in statement.table_nodes]
 
 
 def _refuse_self_reference(ast: exp.Expression, table: Table) -> None:

@@ -31,7 +31,7 @@ from .catalog import Column, Table
 from .errors import ErrorCode, SqlError, not_supported
 from .expressions import StatementContext, constant_value, is_constant
 from .mirror_scan import Joined, join_rows
-from .parser import Statement
+from .statement import Statement, from_clause, reference_nodes, delete_list
 from .session import Session
 from .storage import ROW_ID, quote
 
@@ -63,59 +63,9 @@ class Target:
     assignments: list[tuple[Column, exp.Expression]] = field(default_factory=list)
 
 
-def is_multi_table(ast: exp.Expression | None) -> bool:
-    """UPDATE over a join or table list; DELETE with a list of targets or USING."""
-    if isinstance(ast, exp.Update):
-        return bool(ast.this.args.get("joins"))
-    if isinstance(ast, exp.Delete):
-        return bool(ast.args.get("tables")) or bool(ast.args.get("using"))
-    return False
-
-
-def _from_clause(ast: exp.Update | exp.Delete) -> exp.Table:
-    using = ast.args.get("using") if isinstance(ast, exp.Delete) else None
-    if using:
-        if len(using) != 1:
-            raise not_supported("DELETE ... USING with more than one table expression")
-        return using[0]
-    return ast.this
-
-
-def reference_nodes(ast: exp.Update | exp.Delete) -> list[exp.Table]:
-    """The tables of the FROM clause (an UPDATE's table list), in the order written."""
-    first = _from_clause(ast)
-    nodes = [first]
-    for join in first.args.get("joins") or []:
-        if not isinstance(join.this, exp.Table) or not isinstance(join.this.this, exp.Identifier):
-            raise not_supported(f"a join over {join.this.sql(dialect='mysql')!r} in a multi-table statement")
-        nodes.append(join.this)
-    return nodes
-
-
-def _delete_list(ast: exp.Delete) -> list[exp.Table]:
-    """A multi-table DELETE's targets as written: before FROM, or after FROM with USING."""
-    if ast.args.get("using"):
-        return [ast.this, *(join.this for join in ast.this.args.get("joins") or [])]
-    return list(ast.args.get("tables") or [])
-
-
-def source_nodes(statement: Statement) -> list[exp.Table]:
-    """Every table node that opens a table: the FROM clause first, then subqueries'. A
-    multi-table DELETE's target list only names tables of its FROM clause."""
-    ast = statement.ast
-    if not is_multi_table(ast):
-        return list(statement.table_nodes)
-    assert isinstance(ast, (exp.Update, exp.Delete))
-    references = reference_nodes(ast)
-    skipped = {id(node) for node in references}
-    if isinstance(ast, exp.Delete):
-        skipped |= {id(node) for node in _delete_list(ast)}
-    return references + [node for node in ast.find_all(exp.Table) if id(node) not in skipped]
-
-
 def references(ast: exp.Update | exp.Delete, lookup: Callable[[exp.Table], Table]) -> list[Reference]:
     """The FROM clause's tables, each resolved; a name used twice is ER_NONUNIQ_TABLE."""
-    first = _from_clause(ast)
+    first = from_clause(ast)
     joins = list(first.args.get("joins") or [])
     result: list[Reference] = []
     for node, join in zip(reference_nodes(ast), [None, *joins]):
@@ -136,7 +86,7 @@ def targets(ast: exp.Update | exp.Delete, tables: list[Reference]) -> list[Targe
             reference, column = resolve_column(item.this, tables)
             found.setdefault(id(reference), Target(reference)).assignments.append((column, item.expression))
     else:
-        for node in _delete_list(ast):
+        for node in delete_list(ast):
             reference = next((r for r in tables if r.is_named(node.name)), None)
             if reference is None:
                 raise SqlError(ErrorCode.ER_UNKNOWN_TABLE, node.name, "MULTI DELETE")

@@ -1,7 +1,7 @@
 """Parse one SQL statement with sqlglot (MySQL dialect) and classify it.
 
 A few statements sqlglot mis-reads are recognised first: `SAVEPOINT x` (parsed as an
-alias), `RELEASE SAVEPOINT x`, `CREATE TRIGGER` (a Command; read by server_sim.triggers),
+alias), `RELEASE SAVEPOINT x`, `CREATE TRIGGER` (a Command; its header read here, its body parsed as a statement),
 and `REPLACE` (a Command): REPLACE is parsed as the INSERT it extends and flagged;
 `BINLOG '...'`, by its form, with its events decoded. The duplicate-key keywords sqlglot
 rejects, `UPDATE IGNORE` and `CREATE TABLE ... IGNORE|REPLACE SELECT`, are taken out
@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
-from enum import Enum
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 import sqlglot
 from sqlglot import exp
@@ -25,108 +23,24 @@ from sqlglot.tokens import Token, TokenType
 from .binlog.base64_events import decode_events
 from .binlog.events import Log_event
 from .errors import ErrorCode, SqlError, not_supported
-from .triggers import CREATE_TRIGGER_START, TriggerDefinition, parse_create_trigger
-from .udf import CREATE_FUNCTION_START, Udf, parse_create_function
+from .statement import (
+    ROW_STATEMENTS,
+    RowVersion,
+    Statement,
+    StatementKind,
+    TriggerDefinition,
+    TriggerEvent,
+    TriggerOrder,
+    TriggerTiming,
+    WriteMode,
+    row_version,
+)
+from .udf import CREATE_FUNCTION_START, parse_create_function
+
+# What the parser gives its callers: the statements it reads, and their kinds and modes.
+__all__ = ["Statement", "StatementKind", "WriteMode", "parse_create_trigger", "parse_statement", "split_statements", "unparse"]
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
-
-
-class StatementKind(Enum):
-    INSERT = "INSERT"
-    REPLACE = "REPLACE"
-    UPDATE = "UPDATE"
-    DELETE = "DELETE"
-    SELECT = "SELECT"
-    CREATE_TABLE = "CREATE TABLE"
-    ALTER_TABLE = "ALTER TABLE"
-    DROP_TABLE = "DROP TABLE"
-    TRUNCATE = "TRUNCATE"
-    CREATE_TRIGGER = "CREATE TRIGGER"
-    DROP_TRIGGER = "DROP TRIGGER"
-    CREATE_FUNCTION = "CREATE FUNCTION"  # a loadable function (SONAME)
-    DROP_FUNCTION = "DROP FUNCTION"
-    BEGIN = "BEGIN"
-    COMMIT = "COMMIT"
-    ROLLBACK = "ROLLBACK"
-    SAVEPOINT = "SAVEPOINT"
-    ROLLBACK_TO_SAVEPOINT = "ROLLBACK TO SAVEPOINT"
-    RELEASE_SAVEPOINT = "RELEASE SAVEPOINT"
-    SET = "SET"
-    BINLOG = "BINLOG"
-
-    @property
-    def is_dml(self) -> bool:
-        """Statements that change rows; BINLOG '...' changes those its row events carry."""
-        return self in (StatementKind.INSERT, StatementKind.REPLACE, StatementKind.UPDATE, StatementKind.DELETE, StatementKind.BINLOG)
-
-    @property
-    def is_ddl(self) -> bool:
-        return self in (
-            StatementKind.CREATE_TABLE,
-            StatementKind.ALTER_TABLE,
-            StatementKind.DROP_TABLE,
-            StatementKind.TRUNCATE,
-            StatementKind.CREATE_TRIGGER,
-            StatementKind.DROP_TRIGGER,
-            StatementKind.CREATE_FUNCTION,
-            StatementKind.DROP_FUNCTION,
-        )
-
-    @property
-    def is_transaction_control(self) -> bool:
-        return self in (
-            StatementKind.BEGIN,
-            StatementKind.COMMIT,
-            StatementKind.ROLLBACK,
-            StatementKind.SAVEPOINT,
-            StatementKind.ROLLBACK_TO_SAVEPOINT,
-            StatementKind.RELEASE_SAVEPOINT,
-        )
-
-
-class WriteMode(Enum):
-    """What a duplicate key does to a statement that writes rows."""
-
-    ERROR = "error"
-    IGNORE = "ignore"
-    REPLACE = "replace"
-    UPDATE = "on duplicate key update"
-
-
-@dataclass(frozen=True)
-class Statement:
-    """A parsed statement: its text, kind and sqlglot tree (shared; copy before changing)."""
-
-    sql: str
-    kind: StatementKind
-    ast: exp.Expression | None = None
-    savepoint: str | None = None
-    write_mode: WriteMode = WriteMode.ERROR
-    trigger: TriggerDefinition | None = None  # CREATE TRIGGER's definition (sqlglot has no tree for it)
-    udf: Udf | None = None  # CREATE FUNCTION ... SONAME's function (sqlglot has no tree for it either)
-    events: tuple[Log_event, ...] = ()  # what a BINLOG '...' statement carries
-
-    @cached_property
-    def table_nodes(self) -> tuple[exp.Table, ...]:
-        """Every table node of the tree, found once: the tree is shared and never changed,
-        and the analysis, the locks and the executor each look for them."""
-        return tuple(self.ast.find_all(exp.Table)) if self.ast is not None else ()
-
-    @property
-    def creates_from_select(self) -> bool:
-        """CREATE [TEMPORARY] TABLE ... SELECT: DDL that also writes rows."""
-        return self.kind is StatementKind.CREATE_TABLE and self.ast is not None and self.ast.expression is not None
-
-    @property
-    def temporary(self) -> bool:
-        """CREATE/DROP TEMPORARY TABLE."""
-        ast = self.ast
-        if isinstance(ast, exp.Drop):
-            return bool(ast.args.get("temporary"))
-        if isinstance(ast, exp.Create):
-            properties = ast.args.get("properties")
-            return bool(properties and any(isinstance(p, exp.TemporaryProperty) for p in properties.expressions))
-        return False
 
 
 _SAVEPOINT = re.compile(r"^\s*SAVEPOINT\s+(`?)(\w+)\1\s*$", re.IGNORECASE)
@@ -222,21 +136,9 @@ def parse_statement(sql: str) -> Statement:
     text = sql.strip().rstrip(";").strip()
     if not text:
         raise _syntax_error(sql, "empty statement")
-    for pattern, kind in (
-        (_SAVEPOINT, StatementKind.SAVEPOINT),
-        (_RELEASE, StatementKind.RELEASE_SAVEPOINT),
-        (_ROLLBACK_TO, StatementKind.ROLLBACK_TO_SAVEPOINT),
-    ):
-        match = pattern.match(text)
-        if match:
-            return Statement(text, kind, savepoint=match.group(2))
-    if CREATE_TRIGGER_START.match(text):
-        return Statement(text, StatementKind.CREATE_TRIGGER, trigger=parse_create_trigger(text))
-    if CREATE_FUNCTION_START.match(text):
-        return Statement(text, StatementKind.CREATE_FUNCTION, udf=parse_create_function(text))
-    binlog = _BINLOG.match(text)
-    if binlog:
-        return Statement(text, StatementKind.BINLOG, events=tuple(decode_events(binlog.group(2))))
+    special = _special_form(text)
+    if special is not None:
+        return special
     is_replace = bool(_REPLACE.match(text))
     source = _REPLACE.sub("INSERT", text, count=1) if is_replace else text
     keyword = _duplicate_keyword(source)
@@ -256,7 +158,31 @@ def parse_statement(sql: str) -> Statement:
         for clause in ("order", "limit"):
             if tree.args.get(clause) is not None:
                 raise _syntax_error(text, f"a multi-table DELETE takes no {clause.upper().replace('ORDER', 'ORDER BY')}")
-    mode = _write_mode(tree, is_replace, keyword)
+    return _classified(text, tree, _write_mode(tree, is_replace, keyword), is_replace)
+
+
+def _special_form(text: str) -> Statement | None:
+    """The statements sqlglot mis-reads, recognised by their form before it sees them."""
+    for pattern, kind in (
+        (_SAVEPOINT, StatementKind.SAVEPOINT),
+        (_RELEASE, StatementKind.RELEASE_SAVEPOINT),
+        (_ROLLBACK_TO, StatementKind.ROLLBACK_TO_SAVEPOINT),
+    ):
+        match = pattern.match(text)
+        if match:
+            return Statement(text, kind, savepoint=match.group(2))
+    if CREATE_TRIGGER_START.match(text):
+        return Statement(text, StatementKind.CREATE_TRIGGER, trigger=parse_create_trigger(text))
+    if CREATE_FUNCTION_START.match(text):
+        return Statement(text, StatementKind.CREATE_FUNCTION, udf=parse_create_function(text))
+    binlog = _BINLOG.match(text)
+    if binlog:
+        return Statement(text, StatementKind.BINLOG, events=tuple(decode_events(binlog.group(2))))
+    return None
+
+
+def _classified(text: str, tree: exp.Expression, mode: WriteMode, is_replace: bool) -> Statement:
+    """The statement `tree` is, by its node type (CREATE and DROP: only of the objects modelled)."""
     if is_replace:
         if not isinstance(tree, exp.Insert) or tree.args.get("conflict") is not None:
             raise _syntax_error(text, "REPLACE takes no ON DUPLICATE KEY UPDATE clause")
@@ -278,6 +204,76 @@ def parse_statement(sql: str) -> Statement:
             return Statement(text, kind, tree, write_mode=mode)
     first_word = text.split(None, 1)[0].upper()
     raise not_supported(f"{first_word} statements (the simulator models DML, DDL on tables, SET and transaction control)")
+
+
+# -- CREATE TRIGGER ---------------------------------------------------------------------
+# sqlglot reads CREATE TRIGGER only as an opaque command, so the header (name, timing,
+# event, table, FOLLOWS/PRECEDES) is read here and the one-statement body is parsed as a
+# statement: an INSERT, REPLACE, UPDATE or DELETE, or `SET NEW.col = expr, ...`.
+
+_NAME = r"(?:`(?:[^`]|``)+`|\w+)"
+_DEFINER = r"DEFINER\s*=\s*(?:CURRENT_USER(?:\s*\(\s*\))?|(?:`[^`]*`|'[^']*'|\"[^\"]*\"|[\w.%-]+)(?:\s*@\s*(?:`[^`]*`|'[^']*'|\"[^\"]*\"|[\w.%-]+))?)"
+_CREATE_TRIGGER = re.compile(
+    rf"^\s*CREATE\s+(?:{_DEFINER}\s+)?(?P<keyword>TRIGGER)\s+(?:(?P<db>{_NAME})\s*\.\s*)?(?P<name>{_NAME})\s+"
+    rf"(?P<timing>BEFORE|AFTER)\s+(?P<event>INSERT|UPDATE|DELETE)\s+ON\s+(?:{_NAME}\s*\.\s*)?(?P<table>{_NAME})\s+"
+    rf"FOR\s+EACH\s+ROW\s+(?:(?P<order>FOLLOWS|PRECEDES)\s+(?P<other>{_NAME})\s+)?(?P<body>.+)$",
+    re.IGNORECASE | re.DOTALL,
+)
+CREATE_TRIGGER_START = re.compile(rf"^\s*CREATE\s+(?:{_DEFINER}\s+)?TRIGGER\b", re.IGNORECASE)
+_SET_BODY = re.compile(r"^\s*SET\s+", re.IGNORECASE)
+
+
+def _unquoted(name: str) -> str:
+    return name[1:-1].replace("``", "`") if name.startswith("`") else name
+
+
+def parse_create_trigger(text: str) -> TriggerDefinition:
+    """Read a CREATE TRIGGER statement; raises 1064 on a malformed one, 1235 on a body not modelled."""
+    match = _CREATE_TRIGGER.match(text)
+    if match is None:
+        raise SqlError(ErrorCode.ER_PARSE_ERROR, f"CREATE TRIGGER needs `name {{BEFORE|AFTER}} {{INSERT|UPDATE|DELETE}} ON table FOR EACH ROW statement` (statement: {text!r})")
+    body_text = match.group("body").strip()
+    if re.match(r"^BEGIN\b", body_text, re.IGNORECASE):
+        raise not_supported(f"trigger body {body_text!r} (BEGIN ... END compound statements)")
+    header = {
+        "name": _unquoted(match.group("name")),
+        "timing": TriggerTiming(match.group("timing").upper()),
+        "event": TriggerEvent(match.group("event").upper()),
+        "table": _unquoted(match.group("table")),
+        "sql": text,
+        "body_start": match.start("keyword"),
+        "order": TriggerOrder(match.group("order").upper()) if match.group("order") else None,
+        "other": _unquoted(match.group("other")) if match.group("other") else None,
+    }
+    if _SET_BODY.match(body_text):
+        definition = TriggerDefinition(**header, assignments=_new_row_assignments(body_text))
+    else:
+        body = parse_statement(body_text)
+        if body.kind not in ROW_STATEMENTS:
+            raise not_supported(f"trigger body {body_text!r} (the simulator models one INSERT, REPLACE, UPDATE, DELETE or SET NEW.col = ...)")
+        definition = TriggerDefinition(**header, body=body)
+    definition.check()
+    return definition
+
+
+def _new_row_assignments(body_text: str) -> tuple[tuple[str, exp.Expression], ...]:
+    """A `SET NEW.col = expr, ...` body, read as the SET clause of an UPDATE."""
+    source = "UPDATE _trigger_row " + body_text
+    try:
+        trees = [tree for tree in sqlglot.parse(source, read="mysql") if tree is not None]
+    except (ParseError, TokenError) as error:
+        raise SqlError(ErrorCode.ER_PARSE_ERROR, f"{str(error).splitlines()[0]} (trigger body: {body_text!r})") from None
+    if len(trees) != 1:
+        raise not_supported(f"trigger body {body_text!r} (BEGIN ... END and compound bodies)")
+    assignments = []
+    for item in trees[0].expressions:
+        target = item.this if isinstance(item, exp.EQ) else None
+        if not isinstance(target, exp.Column) or row_version(target) is None:
+            raise not_supported(f"trigger body {body_text!r} (a SET body assigns NEW.column only)")
+        if row_version(target) is RowVersion.OLD:
+            raise SqlError(ErrorCode.ER_TRG_CANT_CHANGE_ROW, "OLD", "")
+        assignments.append((target.name, item.expression))
+    return tuple(assignments)
 
 
 def unparse(statement: Statement, tree: exp.Expression) -> str:

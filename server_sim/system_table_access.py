@@ -7,7 +7,7 @@ the decision is about a statement's kind, the table's category and the user.
 from __future__ import annotations
 
 from .errors import ErrorCode, SqlError, not_supported
-from .parser import StatementKind
+from .statement import StatementKind
 from .system_tables import SystemTable, TableCategory
 
 # The privilege a write needs, as ER_TABLEACCESS_DENIED_ERROR names it.

@@ -19,7 +19,7 @@ from server_sim.executor import Executor, Outcome
 from server_sim.flavor import MARIADB_1011, MYSQL_80
 from server_sim.parser import StatementKind, parse_statement
 from server_sim.server import Server, ServerIdentity
-from server_sim.triggers import TriggerEvent, TriggerTiming, logged_create_trigger
+from server_sim.statement import TriggerEvent, TriggerTiming, logged_create_trigger
 
 
 class Db:

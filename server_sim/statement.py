@@ -1,0 +1,284 @@
+"""What a parsed statement is: its kind, its duplicate-key mode, its tree, and what it names.
+
+The parser builds these; everything after it (the analysis, the locks, the executor, the
+shrinker, the mysqltest writer) reads them, so the helpers that say which tables a
+statement changes or reads live here, with the statement, not with any one of its users.
+A `CREATE TRIGGER`'s definition is part of the statement too: sqlglot has no tree for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from functools import cached_property
+
+from sqlglot import exp
+
+from .binlog.events import Log_event
+from .errors import ErrorCode, SqlError, not_supported
+from .udf import Udf
+
+
+class StatementKind(Enum):
+    INSERT = "INSERT"
+    REPLACE = "REPLACE"
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+    SELECT = "SELECT"
+    CREATE_TABLE = "CREATE TABLE"
+    ALTER_TABLE = "ALTER TABLE"
+    DROP_TABLE = "DROP TABLE"
+    TRUNCATE = "TRUNCATE"
+    CREATE_TRIGGER = "CREATE TRIGGER"
+    DROP_TRIGGER = "DROP TRIGGER"
+    CREATE_FUNCTION = "CREATE FUNCTION"  # a loadable function (SONAME)
+    DROP_FUNCTION = "DROP FUNCTION"
+    BEGIN = "BEGIN"
+    COMMIT = "COMMIT"
+    ROLLBACK = "ROLLBACK"
+    SAVEPOINT = "SAVEPOINT"
+    ROLLBACK_TO_SAVEPOINT = "ROLLBACK TO SAVEPOINT"
+    RELEASE_SAVEPOINT = "RELEASE SAVEPOINT"
+    SET = "SET"
+    BINLOG = "BINLOG"
+
+    @property
+    def is_dml(self) -> bool:
+        """Statements that change rows; BINLOG '...' changes those its row events carry."""
+        return self in (StatementKind.INSERT, StatementKind.REPLACE, StatementKind.UPDATE, StatementKind.DELETE, StatementKind.BINLOG)
+
+    @property
+    def is_ddl(self) -> bool:
+        return self in (
+            StatementKind.CREATE_TABLE,
+            StatementKind.ALTER_TABLE,
+            StatementKind.DROP_TABLE,
+            StatementKind.TRUNCATE,
+            StatementKind.CREATE_TRIGGER,
+            StatementKind.DROP_TRIGGER,
+            StatementKind.CREATE_FUNCTION,
+            StatementKind.DROP_FUNCTION,
+        )
+
+    @property
+    def is_transaction_control(self) -> bool:
+        return self in (
+            StatementKind.BEGIN,
+            StatementKind.COMMIT,
+            StatementKind.ROLLBACK,
+            StatementKind.SAVEPOINT,
+            StatementKind.ROLLBACK_TO_SAVEPOINT,
+            StatementKind.RELEASE_SAVEPOINT,
+        )
+
+
+class WriteMode(Enum):
+    """What a duplicate key does to a statement that writes rows."""
+
+    ERROR = "error"
+    IGNORE = "ignore"
+    REPLACE = "replace"
+    UPDATE = "on duplicate key update"
+
+
+class TriggerTiming(Enum):
+    BEFORE = "BEFORE"
+    AFTER = "AFTER"
+
+
+class TriggerEvent(Enum):
+    """trg_event_type: the row operation that fires a trigger."""
+
+    INSERT = "INSERT"
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+
+
+class RowVersion(str, Enum):
+    """The two pseudo-tables of a trigger body."""
+
+    NEW = "NEW"
+    OLD = "OLD"
+
+
+class TriggerOrder(Enum):
+    FOLLOWS = "FOLLOWS"
+    PRECEDES = "PRECEDES"
+
+
+# The row versions each event has (ER_TRG_NO_SUCH_ROW_IN_TRG for the other).
+_ROWS_OF_EVENT = {
+    TriggerEvent.INSERT: {RowVersion.NEW},
+    TriggerEvent.UPDATE: {RowVersion.NEW, RowVersion.OLD},
+    TriggerEvent.DELETE: {RowVersion.OLD},
+}
+
+
+@dataclass(frozen=True)
+class TriggerDefinition:
+    """A parsed CREATE TRIGGER: the header, and the body as a statement or as assignments to NEW.
+
+    `NEW.col` and `OLD.col` stay in the body's tree as columns of the tables `NEW` and `OLD`;
+    the executor puts the row's values in their places each time the trigger fires."""
+
+    name: str
+    timing: TriggerTiming
+    event: TriggerEvent
+    table: str
+    sql: str  # the statement as written
+    body_start: int  # where the TRIGGER keyword starts in `sql` (the server logs from there)
+    body: Statement | None = None  # an INSERT, REPLACE, UPDATE or DELETE
+    assignments: tuple[tuple[str, exp.Expression], ...] = ()  # SET NEW.col = expr, in order
+    order: TriggerOrder | None = None
+    other: str | None = None  # the trigger FOLLOWS/PRECEDES names
+
+    def row_references(self) -> list[tuple[RowVersion, str]]:
+        """Every NEW.col / OLD.col the body reads or assigns."""
+        trees = [self.body.ast] if self.body is not None else [expression for _, expression in self.assignments]
+        found = [(RowVersion.NEW, column) for column, _ in self.assignments]
+        for tree in trees:
+            for node in tree.find_all(exp.Column):
+                version = row_version(node)
+                if version is not None:
+                    found.append((version, node.name))
+        return found
+
+    def check(self) -> None:
+        """The body's row references against the event and timing (1363, 1362)."""
+        allowed = _ROWS_OF_EVENT[self.event]
+        for version, _ in self.row_references():
+            if version not in allowed:
+                raise SqlError(ErrorCode.ER_TRG_NO_SUCH_ROW_IN_TRG, version.value, self.event.value)
+        if self.assignments and self.timing is TriggerTiming.AFTER:
+            raise SqlError(ErrorCode.ER_TRG_CANT_CHANGE_ROW, "NEW", "after ")
+
+
+def row_version(node: exp.Column) -> RowVersion | None:
+    """NEW or OLD when `node` is `NEW.col` / `OLD.col`."""
+    qualifier = node.table.upper()
+    return RowVersion(qualifier) if qualifier in ("NEW", "OLD") and not node.args.get("db") else None
+
+
+def logged_create_trigger(definition: TriggerDefinition, user: str) -> str:
+    """The text the server writes to the binlog: `CREATE DEFINER=`user`@`host` ` followed by
+    the statement from its TRIGGER keyword on (the definer clause as written is replaced)."""
+    name, _, host = user.partition("@")
+    return f"CREATE DEFINER=`{name}`@`{host}` {definition.sql[definition.body_start:]}"
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A parsed statement: its text, kind and sqlglot tree (shared; copy before changing)."""
+
+    sql: str
+    kind: StatementKind
+    ast: exp.Expression | None = None
+    savepoint: str | None = None
+    write_mode: WriteMode = WriteMode.ERROR
+    trigger: TriggerDefinition | None = None  # CREATE TRIGGER's definition (sqlglot has no tree for it)
+    udf: Udf | None = None  # CREATE FUNCTION ... SONAME's function (sqlglot has no tree for it either)
+    events: tuple[Log_event, ...] = ()  # what a BINLOG '...' statement carries
+
+    @cached_property
+    def table_nodes(self) -> tuple[exp.Table, ...]:
+        """Every table node of the tree, found once: the tree is shared and never changed,
+        and the analysis, the locks and the executor each look for them."""
+        return tuple(self.ast.find_all(exp.Table)) if self.ast is not None else ()
+
+    @property
+    def creates_from_select(self) -> bool:
+        """CREATE [TEMPORARY] TABLE ... SELECT: DDL that also writes rows."""
+        return self.kind is StatementKind.CREATE_TABLE and self.ast is not None and self.ast.expression is not None
+
+    @property
+    def temporary(self) -> bool:
+        """CREATE/DROP TEMPORARY TABLE."""
+        ast = self.ast
+        if isinstance(ast, exp.Drop):
+            return bool(ast.args.get("temporary"))
+        if isinstance(ast, exp.Create):
+            properties = ast.args.get("properties")
+            return bool(properties and any(isinstance(p, exp.TemporaryProperty) for p in properties.expressions))
+        return False
+
+
+# The statements the executor carries out row by row (and that a trigger body may be).
+ROW_STATEMENTS = (StatementKind.INSERT, StatementKind.REPLACE, StatementKind.UPDATE, StatementKind.DELETE)
+
+
+def target_tables(statement: Statement) -> list[exp.Table]:
+    """The tables a DML or DDL statement changes, as written."""
+    ast = statement.ast
+    if isinstance(ast, exp.Insert):
+        target = ast.this
+        return [target.this if isinstance(target, exp.Schema) else target]
+    if isinstance(ast, (exp.Update, exp.Delete)):
+        return [ast.this]
+    if isinstance(ast, exp.TruncateTable):
+        return list(ast.expressions)
+    if isinstance(ast, exp.Drop):
+        return list(ast.args.get("tables") or [])
+    if isinstance(ast, exp.Create):
+        schema = ast.this
+        return [schema.this if isinstance(schema, exp.Schema) else schema]
+    if isinstance(ast, exp.Alter):
+        return [ast.this]
+    if statement.trigger is not None:
+        return [exp.to_table(statement.trigger.table)]
+    return []
+
+
+def used_tables(statement: Statement) -> list[str]:
+    """The tables a statement names, by lowercase name."""
+    return [node.name.lower() for node in statement.table_nodes]
+
+
+def is_multi_table(ast: exp.Expression | None) -> bool:
+    """UPDATE over a join or table list; DELETE with a list of targets or USING."""
+    if isinstance(ast, exp.Update):
+        return bool(ast.this.args.get("joins"))
+    if isinstance(ast, exp.Delete):
+        return bool(ast.args.get("tables")) or bool(ast.args.get("using"))
+    return False
+
+
+def from_clause(ast: exp.Update | exp.Delete) -> exp.Table:
+    """The first table of a multi-table statement's FROM clause (its joins hang on it)."""
+    using = ast.args.get("using") if isinstance(ast, exp.Delete) else None
+    if using:
+        if len(using) != 1:
+            raise not_supported("DELETE ... USING with more than one table expression")
+        return using[0]
+    return ast.this
+
+
+def reference_nodes(ast: exp.Update | exp.Delete) -> list[exp.Table]:
+    """The tables of the FROM clause (an UPDATE's table list), in the order written."""
+    first = from_clause(ast)
+    nodes = [first]
+    for join in first.args.get("joins") or []:
+        if not isinstance(join.this, exp.Table) or not isinstance(join.this.this, exp.Identifier):
+            raise not_supported(f"a join over {join.this.sql(dialect='mysql')!r} in a multi-table statement")
+        nodes.append(join.this)
+    return nodes
+
+
+def delete_list(ast: exp.Delete) -> list[exp.Table]:
+    """A multi-table DELETE's targets as written: before FROM, or after FROM with USING."""
+    if ast.args.get("using"):
+        return [ast.this, *(join.this for join in ast.this.args.get("joins") or [])]
+    return list(ast.args.get("tables") or [])
+
+
+def source_nodes(statement: Statement) -> list[exp.Table]:
+    """Every table node that opens a table: the FROM clause first, then subqueries'. A
+    multi-table DELETE's target list only names tables of its FROM clause."""
+    ast = statement.ast
+    if not is_multi_table(ast):
+        return list(statement.table_nodes)
+    assert isinstance(ast, (exp.Update, exp.Delete))
+    references = reference_nodes(ast)
+    skipped = {id(node) for node in references}
+    if isinstance(ast, exp.Delete):
+        skipped |= {id(node) for node in delete_list(ast)}
+    return references + [node for node in ast.find_all(exp.Table) if id(node) not in skipped]
