@@ -21,7 +21,8 @@ from server_sim.binlog.file import BinlogWriter
 from server_sim.catalog import Table, show_create_table
 from server_sim.engines import EngineRegistry
 from server_sim.errors import Condition, ErrorCode, SqlError, note
-from server_sim.executor import Executor, Outcome
+from server_sim.execute.executor import Executor
+from server_sim.execute.outcome import Outcome
 from server_sim.expressions import StatementContext
 from server_sim.flavor import Flavor
 from server_sim.parser import Statement, StatementKind, parse_statement

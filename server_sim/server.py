@@ -11,6 +11,8 @@ import datetime as dt
 import hashlib
 import random
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,8 +76,13 @@ class Server:
         engines: EngineRegistry | None = None,
         database: Path | None = None,
         schema: str = "test",
+        fast_path: bool = True,
     ) -> None:
         self.flavor = flavor
+        # Whether the executor may ask the storage's Python mirror to answer scans, SET
+        # values, SELECTs and joins before DuckDB: off, DuckDB answers everything (the
+        # differential tests compare the two).
+        self.fast_path = fast_path
         self.identity = identity
         self.engines = engines or EngineRegistry()
         self.registry = VariableRegistry(flavor)
@@ -93,7 +100,7 @@ class Server:
         self._uuid_short_counter = 0
         self._uuid_node = int.from_bytes(hashlib.sha256(f"{identity.server_id}:{identity.seed}".encode()).digest()[:6], "big") | 0x010000000000
         self._next_thread_id = 1
-        self.current_session: Session | None = None
+        self._running: Session | None = None  # the session whose statement runs (see `running`)
         self._seeded_rand: dict[int, tuple[int, int]] = {}
         self._pooled = database is None
         if self._pooled:
@@ -139,9 +146,19 @@ class Server:
         started = int((self.identity.clock_start - EPOCH).total_seconds()) & 0xFFFFFFFF
         return ((self.identity.server_id & 255) << 56) + (started << 24) + self._uuid_short_counter
 
+    @contextmanager
+    def running(self, session: Session) -> Iterator[None]:
+        """Run `session`'s statement: the SQL functions DuckDB calls back (RAND()) draw from
+        that session's generator until the block ends, whatever it raises."""
+        previous, self._running = self._running, session
+        try:
+            yield
+        finally:
+            self._running = previous
+
     def rand(self) -> float:
         """RAND(): the next value of the running session's generator (SET rand_seed1/2)."""
-        session = self.current_session
+        session = self._running
         return session.next_random() if session is not None else self._random.random()
 
     def _rand_seeded(self, seed: int, site: int) -> float:

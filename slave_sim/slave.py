@@ -40,7 +40,8 @@ from server_sim.binlog.events import (
 from server_sim.binlog.file import BinlogCorruptError, BinlogReader, PositionedEvent
 from server_sim.engines import EngineRegistry
 from server_sim.errors import Condition, ErrorCode, SqlError
-from server_sim.executor import Executor, Outcome
+from server_sim.execute.executor import Executor
+from server_sim.execute.outcome import Outcome
 from server_sim.flavor import Flavor
 from server_sim.parser import Statement, StatementKind, parse_statement
 from server_sim.server import EPOCH, Server, ServerIdentity

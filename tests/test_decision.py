@@ -9,7 +9,7 @@ from master_sim.decision import LoggingFormat, TransactionState, decide_logging_
 from master_sim.unsafe import UnsafeReason
 from server_sim.catalog import Column, Table, system_table
 from server_sim.engines import BUILTIN_ENGINES, Engine
-from server_sim.executor import Executor
+from server_sim.execute.executor import Executor
 from server_sim.flavor import MARIADB_1011, MYSQL_80, Flavor
 from server_sim.parser import parse_statement
 from server_sim.server import Server, ServerIdentity

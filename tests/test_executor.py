@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from server_sim.errors import SqlError
-from server_sim.executor import Executor, Outcome
+from server_sim.execute.executor import Executor
+from server_sim.execute.outcome import Outcome
 from server_sim.flavor import MARIADB_1011, MYSQL_80
 from server_sim.parser import parse_statement
 from server_sim.server import Server, ServerIdentity

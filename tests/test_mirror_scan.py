@@ -1,8 +1,8 @@
 """Single-table UPDATE and DELETE, the SELECT of INSERT ... SELECT, and the join of a
 multi-table UPDATE or DELETE, answered from the mirror, against DuckDB answering them: each
 statement runs on two servers holding the same rows, one evaluating its condition, order,
-SET values, select list and join in Python (server_sim/mirror_scan), one with that turned
-off; the rows changed, in order, the errors,
+SET values, select list and join in Python (server_sim/mirror_scan), one with the server's fast_path
+switch off; the rows changed, in order, the errors,
 warnings and the tables left must be the same, and the Python path must answer (or
 decline) as the case says."""
 
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from server_sim import executor as executor_module
 from server_sim import mirror_scan
-from server_sim import multi_table
-from server_sim.executor import Executor
+from server_sim.execute import fast_path
+from server_sim.execute.executor import Executor
+from server_sim.execute.fast_path import FastPath
 from server_sim.flavor import MYSQL_80
 from server_sim.parser import parse_statement
 from server_sim.server import Server, ServerIdentity
@@ -45,7 +45,7 @@ UNDONE = "DELETE FROM nokey WHERE id = 1"
 class _Run:
     """A server holding SCHEMA and DATA, whether its scans may use the mirror or not."""
 
-    def __init__(self, mirror: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, mirror: bool) -> None:
         self.server = Server(MYSQL_80, ServerIdentity(1, "master", 7))
         self.executor = Executor(self.server)
         self.session = self.server.new_session("root@localhost")
@@ -56,11 +56,7 @@ class _Run:
         mark = len(transaction.undo)
         assert self.run(UNDONE).error is None
         transaction.undo_to(mark, self.server.storage)
-        if not mirror:
-            monkeypatch.setattr(executor_module, "scan_plan", lambda *arguments: None)
-            monkeypatch.setattr(executor_module, "row_values", lambda *arguments, **keywords: None)
-            monkeypatch.setattr(executor_module, "select_plan", lambda *arguments: None)
-            monkeypatch.setattr(multi_table, "join_rows", lambda *arguments: None)
+        self.server.fast_path = mirror  # the statement under test: the mirror answers, or DuckDB alone
 
     def run(self, sql: str):
         context = self.server.statement_context(self.session, self.server.tick())
@@ -78,9 +74,9 @@ class _Run:
 def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """What the Python path did: 'answered' or 'declined', each time it was asked."""
     answers: list[str] = []
-    plan_of, rows, values_of, of = executor_module.scan_plan, mirror_scan.ScanPlan.rows, executor_module.row_values, mirror_scan.RowValues.of
-    mirrored_select = Executor.mirrored_select
-    join_rows = multi_table.join_rows
+    plan_of, rows, values_of, of = fast_path.scan_plan, mirror_scan.ScanPlan.rows, fast_path.row_values, mirror_scan.RowValues.of
+    mirrored_select = FastPath.mirrored_select
+    join_rows = fast_path.join_rows
 
     def recorded(function):
         def call(*args, **kwargs):
@@ -94,13 +90,13 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
         return call
 
-    monkeypatch.setattr(executor_module, "scan_plan", recorded(plan_of))
+    monkeypatch.setattr(fast_path, "scan_plan", recorded(plan_of))
     monkeypatch.setattr(mirror_scan.ScanPlan, "rows", recorded(rows))
-    monkeypatch.setattr(executor_module, "row_values", recorded(values_of))
+    monkeypatch.setattr(fast_path, "row_values", recorded(values_of))
     monkeypatch.setattr(mirror_scan.RowValues, "of", recorded(of))
-    monkeypatch.setattr(Executor, "mirrored_select", recorded(mirrored_select))
-    monkeypatch.setattr(multi_table, "join_rows", recorded(join_rows))
-    monkeypatch.setattr(Executor, "mirrored_subqueries", recorded(Executor.mirrored_subqueries))
+    monkeypatch.setattr(FastPath, "mirrored_select", recorded(mirrored_select))
+    monkeypatch.setattr(fast_path, "join_rows", recorded(join_rows))
+    monkeypatch.setattr(FastPath, "mirrored_subqueries", recorded(FastPath.mirrored_subqueries))
     return answers
 
 
@@ -275,10 +271,9 @@ CASES = [
 
 @pytest.mark.parametrize("sql, expected", [case[1:] for case in CASES], ids=[case[0] for case in CASES])
 def test_python_scan_matches_duckdb(monkeypatch: pytest.MonkeyPatch, sql: str, expected: str) -> None:
-    with monkeypatch.context() as off:
-        by_duckdb = _Run(False, off).result(sql)
+    by_duckdb = _Run(mirror=False).result(sql)
     answers = _spy(monkeypatch)
-    by_python = _Run(True, monkeypatch).result(sql)
+    by_python = _Run(mirror=True).result(sql)
     assert by_python == by_duckdb
     assert answers, "the Python path was never asked"
     assert (DECLINED if DECLINED in answers else ANSWERED) == expected, answers

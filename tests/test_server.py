@@ -11,7 +11,7 @@ import pytest
 
 from harness.runner import RunRecord, run_variant
 from scenarios.model import Scenario, Step
-from server_sim.executor import Executor
+from server_sim.execute.executor import Executor
 from server_sim.flavor import MYSQL_80
 from server_sim.parser import parse_statement
 from server_sim.server import Server, ServerIdentity

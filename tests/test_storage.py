@@ -12,7 +12,7 @@ from harness.fuzz import FuzzConfig, WorkloadRunner
 from harness.runner import run_variant
 from scenarios.loader import load_scenario
 from server_sim.flavor import MYSQL_80
-from server_sim.executor import Executor
+from server_sim.execute.executor import Executor
 from server_sim.parser import parse_statement
 from server_sim.server import Server, ServerIdentity
 

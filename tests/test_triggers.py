@@ -15,7 +15,8 @@ from master_sim.analysis import analyze
 from master_sim.decision import LoggingFormat, TransactionState, decide_logging_format
 from master_sim.unsafe import UnsafeReason
 from server_sim.errors import SqlError
-from server_sim.executor import Executor, Outcome
+from server_sim.execute.executor import Executor
+from server_sim.execute.outcome import Outcome
 from server_sim.flavor import MARIADB_1011, MYSQL_80
 from server_sim.parser import StatementKind, parse_statement
 from server_sim.server import Server, ServerIdentity

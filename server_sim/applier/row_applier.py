@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from server_sim.binlog.events import Delete_rows_log_event, Rows_log_event, Table_map_log_event, Write_rows_log_event
 from server_sim.catalog import Table
 from server_sim.errors import Condition, ErrorCode, SqlError
-from server_sim.executor import Executor, Outcome
+from server_sim.execute.executor import Executor
+from server_sim.execute.handler import RowHandler, coerce_row
+from server_sim.execute.outcome import Outcome
 from server_sim.session import Session
 from server_sim.types import column_type_from_sql
 
@@ -42,7 +44,6 @@ class RowApplier:
     or filled with implicit defaults), for the caller to take."""
 
     def __init__(self, executor: Executor) -> None:
-        self.executor = executor
         self.server = executor.server
         self.lookups: list[RowLookup] = []
         self.warnings: list[Condition] = []
@@ -56,12 +57,12 @@ class RowApplier:
         session.ensure_transaction()
         lookup = RowLookup(position, table.name, [])
         try:
-            self._apply(session, table, event, table_map, lookup, outcome)
+            self._apply(RowHandler(self.server, session, outcome), table, event, table_map, lookup)
         finally:
             if lookup.paths:
                 self.lookups.append(lookup)
 
-    def _apply(self, session: Session, table: Table, event: Rows_log_event, table_map: Table_map_log_event, lookup: RowLookup, outcome: Outcome) -> None:
+    def _apply(self, rows: RowHandler, table: Table, event: Rows_log_event, table_map: Table_map_log_event, lookup: RowLookup) -> None:
         master_types = [column_type_from_sql(column.type) for column in table_map.columns]
         check_columns(
             master_types,
@@ -79,10 +80,10 @@ class RowApplier:
         ]
         if isinstance(event, Write_rows_log_event):
             for _, after in images:
-                self._write(session, table, after, len(table_map.columns), outcome)
+                self._write(rows, table, after, len(table_map.columns))
         else:
             for found, after in self._found_rows(table, images, lookup):
-                self._change(session, table, event, found, after, outcome)
+                self._change(rows, table, event, found, after)
 
     def _found_rows(self, table: Table, images: list[tuple[dict[int, object], dict[int, object]]], lookup: RowLookup) -> Iterator[tuple[FoundRow, dict[int, object]]]:
         """The local row of each before image, with its after image, in the order they are
@@ -112,18 +113,18 @@ class RowApplier:
             lookup.paths.append(found.path.value)
             yield found, images[index][1]
 
-    def _change(self, session: Session, table: Table, event: Rows_log_event, found: FoundRow, after: dict[int, object], outcome: Outcome) -> None:
+    def _change(self, rows: RowHandler, table: Table, event: Rows_log_event, found: FoundRow, after: dict[int, object]) -> None:
         if isinstance(event, Delete_rows_log_event):
-            self.executor.delete_row(session, table, found.row_id, found.values, outcome)
+            rows.delete_row(table, found.row_id, found.values)
             return
         values = tuple(row_for_update(found, after))
-        conflict = self.executor.find_conflict(table, values, exclude=found.row_id)
+        conflict = rows.find_conflict(table, values, exclude=found.row_id)
         if conflict is not None:
-            raise self.executor.duplicate_error(table, conflict[0], values)
+            raise rows.duplicate_error(table, conflict[0], values)
         if values != found.values:
-            self.executor.update_row(session, table, found.row_id, found.values, values, self._assigned(table, after), outcome)
+            rows.update_row(table, found.row_id, found.values, values, self._assigned(table, after))
 
-    def _write(self, session: Session, table: Table, after: dict[int, object], master_width: int, outcome: Outcome) -> None:
+    def _write(self, rows: RowHandler, table: Table, after: dict[int, object], master_width: int) -> None:
         values = row_for_write(table, after, master_width, self.server.now(), self.server.flavor, self.warnings)
         auto = table.auto_increment_column
         if auto is not None:
@@ -131,16 +132,16 @@ class RowApplier:
             if values[index] is None:
                 values[index] = table.auto_increment
             table.auto_increment = max(table.auto_increment, int(values[index]) + 1)
-        row = self.executor.coerce_row(table, values, 1)
+        row = coerce_row(table, values, 1)
         assigned = self._assigned(table, after)
-        if self.executor.write_row(session, table, row, assigned, outcome, unless_duplicate=table.unique_keys()) is not None:
+        if rows.write_row(table, row, assigned, unless_duplicate=table.unique_keys()) is not None:
             return
-        conflict = self.executor.find_conflict(table, row, exclude=None)
+        conflict = rows.find_conflict(table, row, exclude=None)
         assert conflict is not None  # the one the write ran into
         if not self._idempotent:
-            raise self.executor.duplicate_error(table, conflict[0], row)
+            raise rows.duplicate_error(table, conflict[0], row)
         row_id, *existing = conflict[1]
-        self.executor.update_row(session, table, row_id, tuple(existing), row, assigned, outcome)
+        rows.update_row(table, row_id, tuple(existing), row, assigned)
 
     @staticmethod
     def _assigned(table: Table, image: dict[int, object]) -> frozenset[str]:

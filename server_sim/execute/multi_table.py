@@ -25,18 +25,16 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from typing import TYPE_CHECKING
-
-from .catalog import Column, Table
-from .errors import ErrorCode, SqlError, not_supported
-from .expressions import StatementContext, constant_value, is_constant
-from .mirror_scan import Joined, join_rows
-from .statement import Statement, from_clause, reference_nodes, delete_list
-from .session import Session
-from .storage import ROW_ID, quote
-
-if TYPE_CHECKING:
-    from .executor import Executor, Outcome
+from ..catalog import Column, Table
+from ..errors import ErrorCode, SqlError, not_supported
+from ..expressions import constant_value, is_constant
+from ..mirror_scan import Joined
+from ..statement import delete_list, from_clause, reference_nodes
+from ..storage import ROW_ID, quote
+from .fast_path import FastPath
+from .reads import refuse_self_reference
+from .row_operations import RowUpdate, apply_update, delete_firing_triggers
+from .run import StatementRun
 
 
 @dataclass(eq=False)
@@ -179,40 +177,35 @@ def row_id_column(reference: Reference) -> str:
 class MultiTableRun:
     """One multi-table UPDATE or DELETE on one server."""
 
-    def __init__(self, executor: Executor, session: Session, statement: Statement, context: StatementContext, outcome: Outcome) -> None:
-        self.executor = executor
-        self.session = session
-        self.statement = statement
-        self.context = context
-        self.outcome = outcome
-        ast = statement.ast
+    def __init__(self, run: StatementRun) -> None:
+        self.run = run
+        ast = run.statement.ast
         assert isinstance(ast, (exp.Update, exp.Delete))
         self.ast = ast
-        self.translator = executor.translator(session, context)
-        self.tables = references(ast, lambda node: executor.table(session, node))
+        self.translator = run.translator()
+        self.tables = references(ast, run.table)
         self.targets = targets(ast, self.tables)
-        storage = executor.storage
+        storage = run.storage
         self.order = join_order(self.tables, [storage.row_count(r.table) if r.table.engine.stores_rows else 0 for r in self.tables])
+        for target in self.targets:
+            refuse_self_reference(ast, target.reference.table)
 
     def _join(self, expressions: list[exp.Expression]) -> list[tuple]:
         """Per join row: each table's row id, each target's columns, then `expressions`;
         from the storage's mirrors where the conditions and expressions allow, else DuckDB's."""
-        storage = self.executor.storage
+        storage = self.run.storage
         if not all(r.table.engine.stores_rows for r in self.tables):
             return []  # a BLACKHOLE table joins no row
         where = self.ast.args.get("where")
-        mirrored = [storage.mirrored(r.table) for r in self.tables]
-        if all(rows is not None for rows in mirrored):
-            rows = join_rows(
-                joined(self.tables),
-                [self.tables.index(r) for r in self.order],
-                where.this if where is not None else None,
-                [self.tables.index(t.reference) for t in self.targets],
-                expressions,
-                mirrored,  # type: ignore[arg-type]
-            )
-            if rows is not None:
-                return rows
+        rows = FastPath(self.run).join(
+            joined(self.tables),
+            [self.tables.index(r) for r in self.order],
+            where.this if where is not None else None,
+            [self.tables.index(t.reference) for t in self.targets],
+            expressions,
+        )
+        if rows is not None:
+            return rows
         selected = [row_id_column(r) for r in self.tables]
         for target in self.targets:
             selected += [f"{quote(target.reference.name)}.{quote(c.name)}" for c in target.reference.table.columns]
@@ -237,7 +230,7 @@ class MultiTableRun:
 
     def update(self) -> None:
         if self.ast.args.get("order") is not None or self.ast.args.get("limit") is not None:
-            if not self.executor.server.flavor.multi_table_update_order_limit_error:
+            if not self.run.server.flavor.multi_table_update_order_limit_error:
                 raise not_supported("multi-table UPDATE with ORDER BY or LIMIT")
             raise SqlError(ErrorCode.ER_WRONG_USAGE, "UPDATE", "ORDER BY" if self.ast.args.get("order") is not None else "LIMIT")
         values = [expression for target in self.targets for _, expression in target.assignments]
@@ -257,7 +250,7 @@ class MultiTableRun:
                 for column, expression in target.assignments:
                     after[table.columns.index(column)] = new_values[id(expression)]
                 row_number += 1
-                self.executor.apply_update(self.session, self.statement, self.context, self.outcome, table, row_id, before, after, target.assignments, row_number)
+                apply_update(self.run, RowUpdate(table, row_id, before, after, target.assignments, row_number))
 
     def delete(self) -> None:
         rows = self._join([])
@@ -269,11 +262,11 @@ class MultiTableRun:
             found = reached[self.targets.index(target)]
             row_ids = list(found) if target in first else self._in_row_id_order(table, list(found))
             for row_id in row_ids:
-                self.executor.delete_firing_triggers(self.session, self.context, self.outcome, table, row_id, found[row_id][0])
+                delete_firing_triggers(self.run, table, row_id, found[row_id][0])
 
     def _in_row_id_order(self, table: Table, row_ids: list[int]) -> list[int]:
         """The rows a DELETE collected for later, in the order of their row ids: the engine's scan order."""
         if len(row_ids) < 2:
             return row_ids
-        position = {row_id: index for index, (row_id, *_) in enumerate(self.executor.storage.scan(table))}
+        position = {row_id: index for index, (row_id, *_) in enumerate(self.run.storage.scan(table))}
         return sorted(row_ids, key=position.__getitem__)

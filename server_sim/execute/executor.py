@@ -1,0 +1,90 @@
+"""The executor's entry: one statement run on one server, dispatched by its kind to the
+module of its family."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sqlglot import exp
+
+from ..catalog import Catalog
+from ..errors import SqlError, not_supported
+from ..expressions import StatementContext
+from ..server import Server
+from ..session import Session
+from ..statement import Statement, StatementKind, target_tables, used_tables
+from ..system_table_access import refuse_write
+from .delete import run_delete
+from .insert import run_insert
+from .object_ddl import create_function, create_trigger, drop_function, drop_trigger
+from .outcome import Outcome
+from .reads import evaluate
+from .run import ForcedAutoIncrement, RowStatementHandler, StatementRun, StatementScope
+from .select import run_select
+from .table_ddl import alter_table, create_table, drop_table, truncate
+from .update import run_update
+
+# The statements carried out row by row: what a trigger's body may be, too.
+ROW_STATEMENT_HANDLERS: Mapping[StatementKind, RowStatementHandler] = {
+    StatementKind.INSERT: run_insert,
+    StatementKind.REPLACE: run_insert,
+    StatementKind.UPDATE: run_update,
+    StatementKind.DELETE: run_delete,
+}
+
+HANDLERS: Mapping[StatementKind, RowStatementHandler] = {
+    **ROW_STATEMENT_HANDLERS,
+    StatementKind.SELECT: run_select,
+    StatementKind.CREATE_TABLE: create_table,
+    StatementKind.DROP_TABLE: drop_table,
+    StatementKind.ALTER_TABLE: alter_table,
+    StatementKind.TRUNCATE: truncate,
+    StatementKind.CREATE_TRIGGER: create_trigger,
+    StatementKind.DROP_TRIGGER: drop_trigger,
+    StatementKind.CREATE_FUNCTION: create_function,
+    StatementKind.DROP_FUNCTION: drop_function,
+}
+
+
+class Executor:
+    """Runs statements against one server's catalog and storage."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+
+    @property
+    def catalog(self) -> Catalog:
+        """The server's catalog as it is now (a reopened slave replaces it)."""
+        return self.server.catalog
+
+    def run(self, session: Session, statement: Statement, context: StatementContext, insert_id: int | None = None) -> Outcome:
+        """Execute a DML, DDL or SELECT statement; `insert_id` forces the first auto value (Intvar)."""
+        outcome = Outcome()
+        run = StatementRun(
+            self.server, session, context, statement, outcome, ROW_STATEMENT_HANDLERS, ForcedAutoIncrement(insert_id), used_tables(statement)
+        )
+        kind = statement.kind
+        with self.server.running(session):
+            try:
+                self._refuse_system_writes(run)
+                handler = HANDLERS.get(kind)
+                if handler is None:
+                    raise not_supported(f"{kind.value} in the executor")
+                handler(run)
+            except SqlError as error:
+                outcome.error = error
+        if outcome.error is None and kind.is_dml:
+            session.row_count = outcome.affected_rows
+        return outcome
+
+    def evaluate(self, session: Session, context: StatementContext, expressions: list[exp.Expression]) -> list[object]:
+        """Values of expressions outside any table's row, as `session`'s statement sees them."""
+        with self.server.running(session):  # whose RAND() it is
+            return evaluate(StatementScope(self.server, session, context), expressions)
+
+    def _refuse_system_writes(self, run: StatementRun) -> None:
+        """A statement that changes a system table: refused as the server's access rules say."""
+        for node in target_tables(run.statement):
+            table = self.catalog.resolve(node.db, node.name, run.session.thread_id)
+            if table is not None and table.system is not None:
+                refuse_write(table.system, run.statement.kind, run.session.user)

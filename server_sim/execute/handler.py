@@ -1,0 +1,95 @@
+"""The handler calls of a statement, one row at a time: write, update and delete a stored
+row, and the unique-key checks around them.
+
+The executor's statements, the triggers they fire and the replica's applier (row events)
+all change rows through these, so each change is recorded once, in the session's
+transaction (for rollback) and in the statement's outcome (for the binlog).
+"""
+
+from __future__ import annotations
+
+from ..catalog import Key, Table
+from ..errors import ErrorCode, SqlError
+from ..server import Server
+from ..session import ChangeKind, RowChange, Session
+from .outcome import Outcome
+
+
+class RowHandler:
+    """Row changes of one statement (or one row event) of `session`, recorded in `outcome`."""
+
+    def __init__(self, server: Server, session: Session, outcome: Outcome) -> None:
+        self.server = server
+        self.storage = server.storage
+        self.session = session
+        self.outcome = outcome
+
+    def find_conflict(self, table: Table, values: tuple, exclude: int | None, keys: list[Key] | None = None) -> tuple[Key, tuple] | None:
+        """The first unique key (in the server's checking order) another row already holds."""
+        if not table.engine.stores_rows:
+            return None
+        for key in keys if keys is not None else table.unique_keys():
+            key_values = _key_values(table, key, values)
+            if key_values is None:
+                continue
+            found = self.storage.find_by_columns(table, key.columns, key_values, exclude)
+            if found:
+                return key, found[0]
+        return None
+
+    def duplicate_error(self, table: Table, key: Key, values: tuple) -> SqlError:
+        """ER_DUP_ENTRY for `values` on `key`, the key named as the flavor's message names it."""
+        shown = "-".join("NULL" if values[table.column_index(c)] is None else shown_value(values[table.column_index(c)]) for c in key.columns)
+        key_name = f"{table.name}.{key.name}" if self.server.flavor.rows_event_version == 2 else key.name
+        return SqlError(ErrorCode.ER_DUP_ENTRY, shown, key_name)
+
+    def write_row(self, table: Table, values: tuple, assigned: frozenset[str], unless_duplicate: list[Key] | None = None) -> RowChange | None:
+        """Write a row; with `unless_duplicate`, only if no other row holds its values of one
+        of those unique keys, checked by the insert itself (None, and nothing written, when
+        one does: find_conflict then tells which)."""
+        row_id = table.next_row_id
+        if table.engine.stores_rows:
+            unless = [(key.columns, key_values) for key in unless_duplicate or [] if (key_values := _key_values(table, key, values)) is not None]
+            if not self.storage.insert(table, row_id, values, unless):
+                return None
+        table.next_row_id += 1
+        return self._record(RowChange(table, ChangeKind.WRITE, row_id, None, values, assigned))
+
+    def update_row(self, table: Table, row_id: int, before: tuple, after: tuple, assigned: frozenset[str]) -> RowChange:
+        if table.engine.stores_rows:
+            self.storage.update(table, row_id, after)
+        return self._record(RowChange(table, ChangeKind.UPDATE, row_id, before, after, assigned))
+
+    def delete_row(self, table: Table, row_id: int, before: tuple) -> RowChange:
+        if table.engine.stores_rows:
+            self.storage.delete(table, [row_id])
+        return self._record(RowChange(table, ChangeKind.DELETE, row_id, before, None))
+
+    def _record(self, change: RowChange) -> RowChange:
+        self.session.ensure_transaction().record(change)
+        self.outcome.changes.append(change)
+        return change
+
+
+def coerce_row(table: Table, values: list[object], row_number: int) -> tuple:
+    """The row as the record stores it: each value of its column's type, NOT NULL checked (1048)."""
+    result = []
+    for column, value in zip(table.columns, values):
+        value = column.type.coerce(value, column.name, row_number)
+        if value is None and not column.nullable:
+            raise SqlError(ErrorCode.ER_BAD_NULL_ERROR, column.name)
+        result.append(value)
+    return tuple(result)
+
+
+def _key_values(table: Table, key: Key, values: tuple) -> list[object] | None:
+    """A row's values of a unique key's columns; None when one is NULL, which never collides."""
+    key_values = [values[table.column_index(name)] for name in key.columns]
+    return None if any(value is None for value in key_values) else key_values
+
+
+def shown_value(value: object) -> str:
+    """A key value as ER_DUP_ENTRY's message shows it."""
+    if isinstance(value, bytes):
+        return value.decode(errors="replace")
+    return str(value)

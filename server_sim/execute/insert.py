@@ -1,0 +1,243 @@
+"""INSERT and REPLACE (and the rows of CREATE ... SELECT): the server's write_record loop.
+
+Each row gets its defaults and auto-increment value, passes the BEFORE INSERT triggers,
+and is written unless another row holds one of its unique keys; the duplicate-key mode
+then decides: fail, skip with a warning (IGNORE), replace the row (REPLACE: updated in
+place or deleted and written again) or update it (ON DUPLICATE KEY UPDATE).
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from ..catalog import Column, DefaultKind, Table
+from ..errors import ErrorCode, SqlError, not_supported
+from ..expressions import literal
+from ..statement import TriggerEvent, TriggerTiming, WriteMode
+from .assignments import Assignments, assignments, sequential, touch_on_update, update_write_set
+from .fast_path import FastPath
+from .handler import coerce_row
+from .reads import RowExpressions, evaluate, in_scan_order
+from .row_operations import before_update, delete_firing_triggers
+from .run import StatementRun
+from .triggers import fire, trigger_write_set
+
+_DEFAULT = object()
+
+
+def run_insert(run: StatementRun) -> None:
+    """INSERT or REPLACE, from VALUES or a SELECT."""
+    ast = run.statement.ast
+    assert isinstance(ast, exp.Insert)
+    target = ast.this
+    table = run.table(target.this if isinstance(target, exp.Schema) else target)
+    if isinstance(target, exp.Schema) and target.expressions:
+        columns = [table.column(node.name) for node in target.expressions]
+    else:
+        columns = list(table.columns)
+    conflict = ast.args.get("conflict")
+    on_duplicate = conflict.expressions if conflict is not None else None
+    InsertRun(run, table, columns, run.statement.write_mode, on_duplicate).run(ast.expression)
+
+
+class InsertRun:
+    """The server's write_record loop over the rows of an INSERT, a REPLACE or a CREATE ... SELECT."""
+
+    def __init__(
+        self, run: StatementRun, table: Table, columns: list[Column], mode: WriteMode, on_duplicate: list[exp.Expression] | None = None
+    ) -> None:
+        self.statement_run = run
+        self.table = table
+        self.columns = columns
+        self.mode = mode
+        self.assignments = assignments(table, on_duplicate or [])  # ON DUPLICATE KEY UPDATE's
+        self.write_set = _insert_write_set(table, columns, self.assignments) | trigger_write_set(run.catalog, table, TriggerEvent.INSERT)
+        if self.assignments:
+            self.write_set |= trigger_write_set(run.catalog, table, TriggerEvent.UPDATE)
+        self.translator = run.translator()
+        variables = run.session.variables
+        self.increment = int(variables.get("auto_increment_increment", "1"))
+        self.offset = int(variables.get("auto_increment_offset", "1"))
+
+    def run(self, source: exp.Expression | None) -> None:
+        run = self.statement_run
+        if isinstance(source, exp.Values):
+            rows = [self._values_row(row.expressions if isinstance(row, exp.Tuple) else [row]) for row in source.expressions]
+        elif isinstance(source, (exp.Select, exp.Union, exp.Subquery)):
+            # Read whole before the first row is written: the SELECT does not see the
+            # statement's own rows, even from the table it inserts into.
+            rows = FastPath(run).mirrored_select(source, self.translator.rewrite)  # type: ignore[assignment]
+            if rows is None:
+                ordered = in_scan_order(run, source)
+                rows = [list(row) for row in run.storage.query(self.translator.sql(ordered))]
+        else:
+            raise not_supported(f"INSERT source {source.sql(dialect='mysql') if source else 'DEFAULT VALUES'}")
+        for number, values in enumerate(rows, start=1):
+            if len(values) != len(self.columns):  # checked for every row before any is written
+                raise SqlError(ErrorCode.ER_WRONG_VALUE_COUNT_ON_ROW, number)
+        for number, values in enumerate(rows, start=1):
+            self._write(number, values)
+
+    def _values_row(self, expressions: list[exp.Expression]) -> list[object]:
+        """A VALUES row, with DEFAULT kept as a marker for the column's default."""
+        given = [node for node in expressions if not _is_default_keyword(node)]
+        computed = iter(evaluate(self.statement_run, given))
+        return [_DEFAULT if _is_default_keyword(node) else next(computed) for node in expressions]
+
+    def _write(self, number: int, given: list[object]) -> None:
+        run, table = self.statement_run, self.table
+        values: list[object] = []
+        by_name = {c.name: v for c, v in zip(self.columns, given)}
+        for column in table.columns:
+            value = by_name.get(column.name, _DEFAULT)
+            if value is _DEFAULT:
+                value = self._default(column)
+            values.append(value)
+        if run.catalog.triggers_of(table, TriggerEvent.INSERT, TriggerTiming.BEFORE):
+            # The trigger sees the row as the record holds it: values of the columns' types,
+            # the auto-increment column not yet given its value (NOT NULL is checked after).
+            typed = [v if v is None else c.type.coerce(v, c.name, number) for c, v in zip(table.columns, values)]
+            values = list(fire(run, table, TriggerEvent.INSERT, TriggerTiming.BEFORE, None, tuple(typed)) or typed)
+        auto = table.auto_increment_column
+        if auto is not None:
+            index = table.columns.index(auto)
+            if values[index] in (None, 0):
+                values[index] = self._next_auto_value()
+            else:
+                self._observe_explicit(int(values[index]))  # type: ignore[arg-type]
+        self._write_record(coerce_row(table, values, number))
+
+    def _default(self, column: Column) -> object:
+        if column.auto_increment:
+            return None
+        if column.default_kind is DefaultKind.CURRENT_TIMESTAMP:
+            return self.statement_run.context.timestamp
+        if column.default_kind is DefaultKind.NONE:
+            raise SqlError(ErrorCode.ER_NO_DEFAULT_FOR_FIELD, column.name)
+        return column.default
+
+    def _next_auto_value(self) -> int:
+        table, run = self.table, self.statement_run
+        forced = run.forced
+        if forced.applies_to(table):
+            # The Intvar's value opens an interval the statement's later rows continue in
+            # (handler::update_auto_increment), whatever the server's own counter says.
+            forced.owner = table
+            value = forced.next
+            assert value is not None
+            forced.next = self._aligned(value + 1)
+        else:
+            value = self._aligned(max(table.auto_increment, 1))
+        table.auto_increment = max(table.auto_increment, value + 1)
+        if run.outcome.insert_id is None:
+            run.outcome.insert_id = value
+            run.session.last_insert_id = value
+        return value
+
+    def _aligned(self, value: int) -> int:
+        """The first value from `value` on that auto_increment_offset and _increment allow."""
+        if (value - self.offset) % self.increment:
+            value += self.increment - (value - self.offset) % self.increment
+        return value
+
+    def _observe_explicit(self, value: int) -> None:
+        forced = self.statement_run.forced
+        if value >= self.table.auto_increment:
+            self.table.auto_increment = value + 1
+        if forced.applies_to(self.table) and value >= forced.next:  # type: ignore[operator]
+            forced.next = self._aligned(value + 1)
+
+    def _write_record(self, row: tuple) -> None:
+        run, table = self.statement_run, self.table
+        rows, outcome = run.rows, run.outcome
+        unique_keys = table.unique_keys()
+        write_set = self.write_set
+        while True:
+            if rows.write_row(table, row, write_set, unless_duplicate=unique_keys) is not None:
+                outcome.affected_rows += 1
+                self._after_insert(row)
+                return
+            conflict = rows.find_conflict(table, row, exclude=None, keys=unique_keys)
+            assert conflict is not None  # the one the write ran into
+            key, (row_id, *existing) = conflict
+            before = tuple(existing)
+            outcome.duplicates.append((table, before))
+            if self.mode is WriteMode.ERROR:
+                raise rows.duplicate_error(table, key, row)
+            if self.mode is WriteMode.IGNORE:
+                outcome.warnings.append(rows.duplicate_error(table, key, row).condition("Warning"))
+                return
+            if run.server.flavor.duplicate_key_logs_all_columns:
+                write_set = frozenset(column.name for column in table.columns)
+            if self.mode is WriteMode.REPLACE:
+                if key is unique_keys[-1] and not run.catalog.triggers_of(table, TriggerEvent.DELETE):
+                    self._replace_in_place(row_id, before, row, write_set)
+                    return
+                # With DELETE triggers the conflicting row is always deleted, firing them.
+                delete_firing_triggers(run, table, row_id, before)
+                continue
+            self.write_set = write_set
+            self._duplicate_key_update(row_id, before, row)
+            return
+
+    def _replace_in_place(self, row_id: int, before: tuple, row: tuple, write_set: frozenset[str]) -> None:
+        """REPLACE's conflict on the last unique key: the row is updated in place, and an
+        identical row is not touched at all. The write set it was updated with stays for
+        the statement's later rows."""
+        run = self.statement_run
+        self.write_set = write_set
+        if before != row:
+            run.rows.update_row(self.table, row_id, before, row, write_set)
+            run.outcome.affected_rows += 1
+        run.outcome.affected_rows += 1
+        self._after_insert(row)  # the server acts as if the row was inserted
+
+    def _after_insert(self, row: tuple) -> None:
+        fire(self.statement_run, self.table, TriggerEvent.INSERT, TriggerTiming.AFTER, None, row)
+
+    def _duplicate_key_update(self, row_id: int, before: tuple, proposed: tuple) -> None:
+        run, table = self.statement_run, self.table
+        pairs = self.assignments
+        proposed_by_name = {c.name.lower(): v for c, v in zip(table.columns, proposed)}
+
+        def values_function(node: exp.Expression) -> exp.Expression:
+            if isinstance(node, exp.Anonymous) and node.name.upper() == "VALUES" and node.expressions:
+                return literal(proposed_by_name[node.expressions[0].name.lower()])
+            return node
+
+        expressions = [expression.transform(values_function) for _, expression in sequential(pairs, table)]
+        values = list(before)
+        compiled = FastPath(run).compiled(expressions, table, table.name)
+        new_values = RowExpressions(run, self.translator, table, table.name, expressions, compiled).of(row_id)
+        for (column, _), value in zip(pairs, new_values):
+            values[table.columns.index(column)] = value
+        after = coerce_row(table, values, 1)
+        after = before_update(run, table, before, after, 1)
+        if after == before:
+            return
+        after = touch_on_update(table, after, pairs, run.context.timestamp)
+        conflict_found = run.rows.find_conflict(table, after, exclude=row_id)
+        if conflict_found is not None:
+            run.outcome.duplicates.append((table, tuple(conflict_found[1][1:])))
+            raise run.rows.duplicate_error(table, conflict_found[0], after)
+        run.rows.update_row(table, row_id, before, after, self.write_set)
+        run.outcome.affected_rows += 2
+        fire(run, table, TriggerEvent.UPDATE, TriggerTiming.AFTER, before, after)
+
+
+def _insert_write_set(table: Table, columns: list[Column], pairs: Assignments) -> frozenset[str]:
+    """The columns an INSERT writes, and so what a MINIMAL after image carries: those it lists,
+    the auto-increment column, those whose default is a function evaluated per row (MySQL
+    COPY_INFO::add_function_default_columns, MariaDB TABLE::mark_default_fields_for_write),
+    and with ON DUPLICATE KEY UPDATE that clause's write set too, on its insert path as well."""
+    written = {column.name for column in columns}
+    written |= {column.name for column in table.columns if column.auto_increment or column.default_kind is DefaultKind.CURRENT_TIMESTAMP}
+    if pairs:
+        written |= update_write_set(table, pairs)
+    return frozenset(written)
+
+
+def _is_default_keyword(node: exp.Expression) -> bool:
+    return isinstance(node, (exp.Var, exp.Column)) and node.name.upper() == "DEFAULT" and not (
+        isinstance(node, exp.Column) and node.this.args.get("quoted")
+    )

@@ -1,0 +1,146 @@
+"""What a statement reads: expression values, the rows an UPDATE or DELETE reaches, a
+SELECT's rows in scan order. The mirror answers first where it can (`fast_path`), DuckDB
+otherwise; both give the same answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from ..catalog import Table
+from ..errors import ErrorCode, SqlError, not_supported
+from ..expressions import Translator, constant_value, is_constant
+from ..mirror_scan import RowValues
+from ..storage import ROW_ID, quote
+from .fast_path import FastPath
+from .run import StatementScope
+
+
+def evaluate(scope: StatementScope, expressions: list[exp.Expression]) -> list[object]:
+    """Values of expressions outside any table's row: constants, what the mirror's
+    compiler evaluates (`FLOOR(RAND() * 4)`) and what translates to a
+    constant (`@@server_id`, `CURRENT_USER()`) directly; the rest in one SELECT."""
+    values = [constant_value(e) if is_constant(e) else None for e in expressions]
+    pending = [i for i, e in enumerate(expressions) if not is_constant(e)]
+    if not pending:
+        return values
+    fast = FastPath(scope)
+    compiled = fast.compiled([expressions[index] for index in pending], None, rand=True)
+    found = fast.answer(lambda: compiled.of(())) if compiled is not None else None
+    if found is not None:
+        for index, value in zip(pending, found):
+            values[index] = value
+        return values
+    translator = scope.translator()
+    translated = {index: translator.translate(expressions[index]) for index in pending}
+    for index, tree in list(translated.items()):
+        if is_constant(tree):
+            values[index] = constant_value(tree)
+            del translated[index]
+    if translated:
+        projection = ", ".join(tree.sql(dialect="duckdb", copy=False) for tree in translated.values())
+        reads = any(expressions[index].find(exp.Table) is not None for index in translated)
+        row = scope.storage.query(f"SELECT {projection}", reads_tables=reads)[0]
+        for index, value in zip(translated, row):
+            values[index] = value
+    return values
+
+
+@dataclass
+class RowExpressions:
+    """Expressions over one table's rows (an UPDATE's SET values, ON DUPLICATE KEY UPDATE's):
+    constants directly, `compiled` (the same expressions compiled by the mirror) over the
+    mirror's row where it can, else one SELECT of the row."""
+
+    scope: StatementScope
+    translator: Translator
+    table: Table
+    alias: str
+    expressions: list[exp.Expression]
+    compiled: RowValues | None
+
+    def of(self, row_id: int) -> list[object]:
+        expressions, table = self.expressions, self.table
+        if all(is_constant(e) for e in expressions):
+            return [constant_value(e) for e in expressions]
+        storage = self.scope.storage
+        compiled = self.compiled
+        mirrored = storage.mirrored(table) if compiled is not None else None
+        if mirrored is not None and row_id in mirrored:
+            found = FastPath(self.scope).answer(lambda: compiled.of(mirrored[row_id]))  # type: ignore[union-attr]
+            if found is not None:
+                return found
+        projection = ", ".join(self.translator.sql(e) for e in expressions)
+        sql = f"SELECT {projection} FROM {storage.qualified(table)} AS {quote(self.alias)} WHERE {quote(ROW_ID)} = ?"
+        return list(storage.query(sql, [row_id])[0])
+
+
+def scan(scope: StatementScope, ast: exp.Update | exp.Delete, table: Table) -> list[tuple]:
+    """The rows an UPDATE or DELETE reaches, in the order it reaches them: from the
+    storage's mirror where the statement's condition and order allow, else from DuckDB."""
+    refuse_self_reference(ast, table)
+    alias = ast.this.alias or table.name
+    found = FastPath(scope).scan(ast, table, alias, lambda: scan_limit(ast))
+    if found is not None:
+        return found
+    where = ast.args.get("where")
+    translator = scope.translator()
+    condition = translator.sql(where.this) if where is not None else ""
+    order_node = ast.args.get("order")
+    storage = scope.storage
+    physical = storage.physical_order(table, alias)
+    order = physical
+    if order_node is not None:
+        order = ", ".join(translator.sql(item) for item in order_node.expressions) + ", " + physical
+    limit = scan_limit(ast)
+    if not table.engine.stores_rows:
+        return []
+    return storage.rows(table, condition, order, limit, alias=alias)
+
+
+def scan_limit(ast: exp.Update | exp.Delete) -> int | None:
+    """An UPDATE's or DELETE's LIMIT, which must be a constant."""
+    limit_node = ast.args.get("limit")
+    if limit_node is None:
+        return None
+    limit_value = limit_node.expression if limit_node.expression is not None else limit_node.this
+    if not is_constant(limit_value):
+        raise not_supported("a LIMIT that is not a constant")
+    return int(constant_value(limit_value))  # type: ignore[arg-type]
+
+
+def refuse_self_reference(ast: exp.Expression, table: Table) -> None:
+    """ER_UPDATE_TABLE_USED: a subquery may not read the table being changed."""
+    for subquery in ast.find_all(exp.Select):
+        for node in subquery.find_all(exp.Table):
+            if node.name.lower() == table.name.lower():
+                raise SqlError(ErrorCode.ER_UPDATE_TABLE_USED, table.name)
+
+
+def impossible_where(scope: StatementScope, table: Table, ast: exp.Update | exp.Delete) -> bool:
+    """A WHERE on a table its engine knows to be empty: the server stops at optimization."""
+    if not table.engine.exact_row_count or ast.args.get("where") is None:
+        return False
+    return not table.engine.stores_rows or scope.storage.is_empty(table)
+
+
+def in_scan_order(scope: StatementScope, query: exp.Expression) -> exp.Expression:
+    """A single-table SELECT without ORDER BY returns rows in the engine's scan order
+    (InnoDB: primary key), which decides what INSERT ... SELECT and LIMIT see."""
+    if not isinstance(query, exp.Select) or query.args.get("order") or query.args.get("joins") or query.args.get("group"):
+        return query
+    if query.find(exp.AggFunc) is not None or query.args.get("distinct"):
+        return query
+    source = query.args.get("from_")
+    node = source.this if source is not None else None
+    if not isinstance(node, exp.Table) or not isinstance(node.this, exp.Identifier):
+        return query
+    try:
+        columns = scope.table(node).scan_order()
+    except SqlError:
+        return query  # an unknown table fails with its own error when the query runs
+    if not columns:
+        return query
+    alias = node.alias_or_name
+    return query.copy().order_by(*(exp.column(name, table=alias, quoted=True) for name in columns), copy=False)

@@ -1,0 +1,105 @@
+"""One statement being executed: the server and session it runs in, its fixed values, and
+what it has done so far, passed to every part of the executor instead of each part taking
+them one by one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from ..catalog import Catalog, Table
+from ..expressions import StatementContext, Translator
+from ..server import Server
+from ..session import Session
+from ..statement import Statement, StatementKind, used_tables
+from ..storage import Storage
+from .handler import RowHandler
+from .outcome import Outcome
+
+
+@dataclass
+class ForcedAutoIncrement:
+    """auto_inc_intervals_forced: the value an Intvar event gives a replayed statement. The
+    first table that asks for an auto-increment value takes it as an open interval its later
+    rows continue in; any other table (one a trigger inserts into) counts on its own."""
+
+    next: int | None = None
+    owner: Table | None = None
+
+    def applies_to(self, table: Table) -> bool:
+        return self.next is not None and (self.owner is None or self.owner is table)
+
+
+@dataclass(eq=False)
+class StatementScope:
+    """What evaluating anything of a statement needs: the server, the session whose
+    statement it is (its RAND() generator, its temporary tables) and the statement's fixed
+    values. The master evaluates expressions in one without running a statement."""
+
+    server: Server
+    session: Session
+    context: StatementContext
+
+    @property
+    def catalog(self) -> Catalog:
+        """The server's catalog as it is now (a reopened slave replaces it)."""
+        return self.server.catalog
+
+    @property
+    def storage(self) -> Storage:
+        return self.server.storage
+
+    def table(self, node: exp.Table) -> Table:
+        """The table `node` names for this session; a system table filled as this session sees it."""
+        table = self.catalog.require(node.db, node.name, self.session.thread_id)
+        if table.system is not None:
+            self.server.fill_system_table(table, self.session)
+        return table
+
+    def translator(self) -> Translator:
+        """A fresh translation to DuckDB SQL (each numbers its own RAND(N) call sites)."""
+
+        def table_source(node: exp.Table) -> exp.Expression:
+            """A derived table of the catalog's columns: the hidden row id stays out of `*`."""
+            table = self.table(node)
+            stored = exp.table_(exp.to_identifier(table.storage_name, quoted=True), db=exp.to_identifier(self.storage.schema, quoted=True))
+            return exp.select(*(exp.column(c.name, quoted=True) for c in table.columns)).from_(stored)
+
+        return Translator(self.context, table_source)
+
+
+# Runs one row statement (INSERT, REPLACE, UPDATE, DELETE): a trigger's body through it.
+RowStatementHandler = Callable[["StatementRun"], None]
+
+
+@dataclass(eq=False)
+class StatementRun(StatementScope):
+    """One statement on one server, or a trigger's statement inside it (a sub-run sharing
+    the session, context and forced auto-increment, with an outcome of its own)."""
+
+    statement: Statement
+    outcome: Outcome
+    # The executor's handlers of row statements, by kind: what a trigger's body runs through.
+    row_statements: Mapping[StatementKind, RowStatementHandler]
+    forced: ForcedAutoIncrement = field(default_factory=ForcedAutoIncrement)
+    # Tables the statement and the triggers it fired use: a trigger may not change them (1442).
+    tables_in_use: list[str] = field(default_factory=list)
+    rows: RowHandler = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rows = RowHandler(self.server, self.session, self.outcome)
+
+    def sub_run(self, statement: Statement) -> StatementRun:
+        """A trigger body's run: its own outcome, the tables it names in use as well."""
+        return StatementRun(
+            self.server,
+            self.session,
+            self.context,
+            statement,
+            Outcome(),
+            self.row_statements,
+            self.forced,
+            self.tables_in_use + used_tables(statement),
+        )

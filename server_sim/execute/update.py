@@ -1,0 +1,39 @@
+"""UPDATE of one table: the rows its scan reaches, in order, each given the SET values
+computed from the row as it was (single-table SET is evaluated left to right). A
+multi-table UPDATE is `multi_table`'s."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from ..statement import is_multi_table
+from .assignments import assignments, sequential
+from .fast_path import FastPath
+from .multi_table import MultiTableRun
+from .reads import RowExpressions, impossible_where, scan
+from .row_operations import RowUpdate, apply_update
+from .run import StatementRun
+
+
+def run_update(run: StatementRun) -> None:
+    ast = run.statement.ast
+    assert isinstance(ast, exp.Update)
+    if is_multi_table(ast):
+        MultiTableRun(run).update()
+        return
+    table = run.table(ast.this)
+    pairs = assignments(table, ast.expressions)
+    if impossible_where(run, table, ast):
+        run.outcome.executed = False
+        return
+    translator = run.translator()
+    expressions = sequential(pairs, table)
+    alias = ast.this.alias or table.name
+    set_expressions = [e for _, e in expressions]
+    compiled = FastPath(run).compiled(set_expressions, table, alias, rand=True, context=translator.rewrite)
+    set_values = RowExpressions(run, translator, table, alias, set_expressions, compiled)
+    for row_number, (row_id, *old) in enumerate(scan(run, ast, table), start=1):
+        values = list(old)
+        for (column, _), value in zip(expressions, set_values.of(row_id)):
+            values[table.columns.index(column)] = value
+        apply_update(run, RowUpdate(table, row_id, tuple(old), values, pairs, row_number))
