@@ -1,7 +1,7 @@
 """Imports go one way: scenarios | server_sim <- master_sim, slave_sim <- harness, and no
 module imports itself back through others. Every import counts, function-level ones and
 those under `if TYPE_CHECKING:` included: a cycle a type checker sees is still a cycle in
-the design.
+the design. Inside server_sim, modules import their own layer or lower ones (SERVER_LAYERS).
 """
 
 from __future__ import annotations
@@ -15,6 +15,25 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES: dict[str, int] = {"scenarios": 0, "server_sim": 0, "master_sim": 1, "slave_sim": 1, "harness": 2}
 # Packages of one level that must still not import each other.
 APART: set[frozenset[str]] = {frozenset({"scenarios", "server_sim"}), frozenset({"master_sim", "slave_sim"})}
+
+# The layers inside server_sim, lowest first: a module imports its own layer or lower ones.
+# A name stands for the module and, when it is a package, every module in it.
+SERVER_LAYERS: list[tuple[str, frozenset[str]]] = [
+    # Errors, values and the server's static data; the binlog format.
+    ("base", frozenset({"errors", "types", "flavor", "sysvars", "engines", "system_tables", "udf", "binlog"})),
+    # Statements and expressions: what a text means, before any table is looked at.
+    ("sql", frozenset({"statement", "parser", "expressions", "system_table_access"})),
+    # Tables, triggers and functions with MySQL meaning, and their saved form.
+    ("catalog", frozenset({"catalog", "dictionary"})),
+    # Rows: DuckDB, its Python mirror, and the sessions' transactions over them.
+    ("storage", frozenset({"storage", "mirror_scan", "session"})),
+    # One server: identity, clock, generators, catalog and storage together.
+    ("server", frozenset({"server"})),
+    # Running statements on a server.
+    ("execute", frozenset({"execute"})),
+    # Applying row events, through the executor's row operations.
+    ("applier", frozenset({"applier"})),
+]
 
 
 def module_name(path: Path) -> str:
@@ -107,6 +126,29 @@ def test_packages_import_downwards() -> None:
                 continue
             if PACKAGES[destination] > PACKAGES[source] or frozenset({source, destination}) in APART:
                 wrong.append(f"{module} -> {target}")
+    assert sorted(wrong) == []
+
+
+def server_layer(module: str) -> int | None:
+    """The index in SERVER_LAYERS of a server_sim module's layer; None for one in no layer."""
+    name = module.removeprefix("server_sim.").split(".")[0]
+    return next((index for index, (_, members) in enumerate(SERVER_LAYERS) if name in members), None)
+
+
+def test_every_server_module_has_a_layer() -> None:
+    assert sorted(name for name in graph() if name.startswith("server_sim.") and server_layer(name) is None) == []
+
+
+def test_server_modules_import_their_layer_or_lower() -> None:
+    wrong = []
+    for module, targets in graph().items():
+        if not module.startswith("server_sim."):
+            continue
+        source = server_layer(module)
+        for target in targets:
+            destination = server_layer(target) if target.startswith("server_sim.") else None
+            if source is not None and destination is not None and destination > source:
+                wrong.append(f"{module} ({SERVER_LAYERS[source][0]}) -> {target} ({SERVER_LAYERS[destination][0]})")
     assert sorted(wrong) == []
 
 
