@@ -19,20 +19,20 @@ from .insert import run_insert
 from .object_ddl import create_function, create_trigger, drop_function, drop_trigger
 from .outcome import Outcome
 from .reads import evaluate
-from .run import ForcedAutoIncrement, RowStatementHandler, StatementRun, StatementScope
+from .run import ForcedAutoIncrement, StatementHandler, StatementRun, StatementScope
 from .select import run_select
 from .table_ddl import alter_table, create_table, drop_table, truncate
 from .update import run_update
 
 # The statements carried out row by row: what a trigger's body may be, too.
-ROW_STATEMENT_HANDLERS: Mapping[StatementKind, RowStatementHandler] = {
+ROW_STATEMENT_HANDLERS: Mapping[StatementKind, StatementHandler] = {
     StatementKind.INSERT: run_insert,
     StatementKind.REPLACE: run_insert,
     StatementKind.UPDATE: run_update,
     StatementKind.DELETE: run_delete,
 }
 
-HANDLERS: Mapping[StatementKind, RowStatementHandler] = {
+HANDLERS: Mapping[StatementKind, StatementHandler] = {
     **ROW_STATEMENT_HANDLERS,
     StatementKind.SELECT: run_select,
     StatementKind.CREATE_TABLE: create_table,

@@ -70,8 +70,8 @@ class StatementScope:
         return Translator(self.context, table_source)
 
 
-# Runs one row statement (INSERT, REPLACE, UPDATE, DELETE): a trigger's body through it.
-RowStatementHandler = Callable[["StatementRun"], None]
+# Carries out one kind of statement; the row statements' handlers also run trigger bodies.
+StatementHandler = Callable[["StatementRun"], None]
 
 
 @dataclass(eq=False)
@@ -82,7 +82,7 @@ class StatementRun(StatementScope):
     statement: Statement
     outcome: Outcome
     # The executor's handlers of row statements, by kind: what a trigger's body runs through.
-    row_statements: Mapping[StatementKind, RowStatementHandler]
+    row_statements: Mapping[StatementKind, StatementHandler]
     forced: ForcedAutoIncrement = field(default_factory=ForcedAutoIncrement)
     # Tables the statement and the triggers it fired use: a trigger may not change them (1442).
     tables_in_use: list[str] = field(default_factory=list)
