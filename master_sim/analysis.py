@@ -17,8 +17,8 @@ from server_sim.expressions import function_name, is_constant, constant_value
 from server_sim.flavor import Flavor
 from server_sim.execute.multi_table import references, targets
 from server_sim.parser import Statement, StatementKind, WriteMode
-from server_sim.system_tables import TableCategory
 from server_sim.statement import TriggerDefinition, TriggerEvent, TriggerTiming, is_multi_table, source_nodes, target_tables
+from server_sim.system_tables import TableCategory
 
 from .row_injection import injected_tables
 from .unsafe import UnsafeReason, parse_time_reasons
