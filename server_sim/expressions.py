@@ -80,6 +80,8 @@ class Translator:
         function = lookup(node)
         if function is not None:
             return node if function.duckdb is None else function.duckdb(node, self)
+        if not isinstance(node, exp.Func):
+            return node  # syntax
         name = function_name(node)
         if name is None:
             return node

@@ -54,12 +54,16 @@ def function_name(node: exp.Expression) -> str | None:
 
 def lookup(node: exp.Expression) -> SqlFunction | None:
     """The library's entry for a call (or operator, or variable) node; None for syntax and
-    for functions the library does not hold."""
+    for functions the library does not hold. Called on every node a statement translates,
+    so it looks at a node's name only where `function_name` would give one."""
     function = _BY_NODE.get(type(node))
-    if function is not None:
+    if function is not None or not isinstance(node, exp.Func):
         return function
-    name = function_name(node)
-    return None if name is None else _BY_NAME.get(name)
+    if isinstance(node, exp.Anonymous):
+        return _BY_NAME.get(node.name.upper())
+    if isinstance(node, _UNNAMED):
+        return None
+    return _BY_NAME.get(node.sql_name().upper())
 
 
 def is_udf_call(node: exp.Expression) -> bool:
