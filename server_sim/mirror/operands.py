@@ -34,6 +34,8 @@ INTEGER_DIGITS = {8: 3, 16: 5, 24: 10, 32: 10, 64: 19}
 
 
 class Kind(Enum):
+    """How DuckDB types a value, which decides what it may be compared or combined with."""
+
     NUMBER = "number"  # int or Decimal
     DOUBLE = "double"  # float: RAND() and what is computed from it
     TEXT = "text"  # str, compared under the column's collation
@@ -43,6 +45,8 @@ class Kind(Enum):
 
 @dataclass(frozen=True)
 class Operand:
+    """A compiled value and its DuckDB typing."""
+
     value: Value
     kind: Kind
     literal: bool

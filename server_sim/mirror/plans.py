@@ -24,6 +24,8 @@ from .operands import Context, Kind, Predicate, Value, Values
 
 @dataclass(frozen=True)
 class SortKey:
+    """One ORDER BY or scan-order column: its position, whether the collation orders it."""
+
     index: int
     text: bool
     descending: bool = False
