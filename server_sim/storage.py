@@ -7,157 +7,22 @@ the catalog's business; DuckDB is never asked to enforce them.
 
 from __future__ import annotations
 
-import atexit
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from pathlib import Path
-from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import duckdb
 
 from .catalog import Column, Table
-from .errors import ErrorCode, SqlError
+from .collation import equality_key
+from .declined import Declined
+from .duckdb_connection import ConnectionPool, execute, lock_configuration, open_connection, quote, translate_error
 from .expressions import HIDDEN_ROW_ID
-from .mirror_scan import Declined, table_scan
+from .mirror.plans import table_scan
+from .write_back import Unwritten, column_names, create_table_sql, stored_columns, write_changes
 
 ROW_ID = HIDDEN_ROW_ID
 
-# Scenario SQL must not reach files, other databases or extensions.
-_LOCKED_DOWN = {
-    "enable_external_access": False,
-    "autoload_known_extensions": False,
-    "autoinstall_known_extensions": False,
-    "allow_community_extensions": False,
-    "threads": 1,
-}
-
-
-def quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def open_connection(database: Path | None = None) -> duckdb.DuckDBPyConnection:
-    """A DuckDB database, in memory or in the file `database`, that cannot touch any other file."""
-    return duckdb.connect(str(database) if database is not None else ":memory:", config=dict(_LOCKED_DOWN))
-
-
-def lock_configuration(connection: duckdb.DuckDBPyConnection) -> None:
-    """Freeze the configuration, after the server has registered its functions."""
-    connection.execute("SET lock_configuration = true")
-
-
-Prepared = TypeVar("Prepared")
-
-# Every table, temporary ones too: what an in-memory connection must lose before the next
-# server gets it. Servers create nothing but schemas and their tables in DuckDB, and an
-# empty schema left behind changes nothing for the next.
-_TABLES = "SELECT database_name, schema_name, table_name FROM duckdb_tables()"
-
-
-class ConnectionPool(Generic[Prepared]):
-    """In-memory DuckDB databases that the servers of one process use one after another.
-
-    Opening a connection costs ~15 ms and closing one ~5 ms, as much as a whole run should
-    take; emptying a returned one costs ~1 ms, dropping the one schema a server's storage
-    made in it ~0.2 ms (`Storage.discard`). What `prepare` set up on a new connection
-    (the server's functions) stays with it. A forked child leaves its parent's connections
-    alone: DuckDB crashes closing them there.
-    """
-
-    def __init__(self, prepare: Callable[[duckdb.DuckDBPyConnection], Prepared]) -> None:
-        self._prepare = prepare
-        self._idle: list[tuple[duckdb.DuckDBPyConnection, Prepared]] = []
-        self._inherited: list[tuple[duckdb.DuckDBPyConnection, Prepared]] = []
-        os.register_at_fork(after_in_child=self._leave_to_parent)
-        atexit.register(self.close)
-
-    def acquire(self) -> tuple[duckdb.DuckDBPyConnection, Prepared]:
-        """An empty, locked-down in-memory connection and what `prepare` made of it."""
-        if self._idle:
-            return self._idle.pop()
-        connection = open_connection()
-        prepared = self._prepare(connection)
-        lock_configuration(connection)
-        return connection, prepared
-
-    def release(self, connection: duckdb.DuckDBPyConnection, prepared: Prepared, emptied: bool = False) -> None:
-        """Take a connection back, emptied here unless its user already `emptied` it; one
-        that cannot be emptied is closed instead."""
-        try:
-            if not emptied:
-                _empty(connection)
-        except duckdb.Error:
-            connection.close()
-        else:
-            self._idle.append((connection, prepared))
-
-    def close(self) -> None:
-        for connection, _ in self._idle:
-            connection.close()
-        self._idle.clear()
-
-    def _leave_to_parent(self) -> None:
-        self._inherited.extend(self._idle)
-        self._idle.clear()
-
-
-def _empty(connection: duckdb.DuckDBPyConnection) -> None:
-    """End any open transaction and drop every table: a schema's all at once, with it."""
-    try:
-        connection.execute("ROLLBACK")
-    except duckdb.TransactionException:
-        pass  # no transaction was open
-    schemas: set[tuple[str, str]] = set()
-    for database, schema, table in connection.execute(_TABLES).fetchall():
-        if schema == "main":  # a database's own schema, which cannot be dropped
-            connection.execute(f"DROP TABLE {quote(database)}.{quote(schema)}.{quote(table)}")
-        else:
-            schemas.add((database, schema))
-    for database, schema in schemas:
-        connection.execute(f"DROP SCHEMA {quote(database)}.{quote(schema)} CASCADE")
-
-
-class _Uncertain(Exception):
-    """Python cannot tell whether two values are equal as DuckDB's collation compares them."""
-
-
-def _equality_key(value: object) -> object:
-    """What a value compares as under NOACCENT.NOCASE: for ASCII text its lower case; other
-    text is left to DuckDB. Numbers, dates and bytes were coerced to the column's type, so
-    Python's equality is DuckDB's."""
-    if isinstance(value, str):
-        if not value.isascii():
-            raise _Uncertain
-        return value.lower()
-    return value
-
-
-@dataclass
-class _Unwritten:
-    """A table's row changes DuckDB has not received yet, as their net effect: the rows to
-    delete, the rows to update in place and the rows to append, in that order, whose values
-    the mirror holds. DuckDB keeps a row it updates where it is and puts a row it inserts
-    last, as the mirror does, so the two list rows in the same order afterwards."""
-
-    table: Table
-    removed: set[int] = field(default_factory=set)  # rows DuckDB holds that were deleted
-    updated: set[int] = field(default_factory=set)  # rows DuckDB holds whose values changed
-    appended: dict[int, None] = field(default_factory=dict)  # rows DuckDB lacks, in insertion order
-
-    def insert(self, row_id: int) -> None:
-        self.appended[row_id] = None
-
-    def update(self, row_id: int) -> None:
-        if row_id not in self.appended:
-            self.updated.add(row_id)
-
-    def delete(self, row_id: int) -> None:
-        if row_id in self.appended:
-            del self.appended[row_id]  # DuckDB never had it
-        else:
-            self.removed.add(row_id)
-            self.updated.discard(row_id)
+__all__ = ["ROW_ID", "ConnectionPool", "Storage", "lock_configuration", "open_connection", "quote", "translate_error"]
 
 
 @dataclass
@@ -188,7 +53,7 @@ class Storage:
         self.schema = schema
         self._mirrors: dict[str, _Mirror] = {}
         # Tables whose rows the mirror holds ahead of DuckDB, by storage name.
-        self._unwritten: dict[str, _Unwritten] = {}
+        self._unwritten: dict[str, Unwritten] = {}
         # Tables created since DuckDB was last brought up to date, which it does not have yet.
         self._uncreated: dict[str, Table] = {}
         self._schema_created = False
@@ -203,10 +68,7 @@ class Storage:
         return self._execute(sql, parameters)
 
     def _execute(self, sql: str, parameters: Sequence[object]) -> list[tuple]:
-        try:
-            return self.connection.execute(_parsed(self.connection, sql), list(parameters)).fetchall()
-        except duckdb.Error as error:
-            raise translate_error(error, sql) from None
+        return execute(self.connection, sql, parameters)
 
     def discard(self) -> bool:
         """Drop everything this storage created in DuckDB (its schema, with its tables);
@@ -228,40 +90,16 @@ class Storage:
         self._create_schema()
         uncreated, self._uncreated = self._uncreated, {}
         for table in uncreated.values():
-            columns = ", ".join(f"{quote(c.name)} {c.type.duckdb_type}" for c in table.columns)
-            self._execute(f"CREATE TABLE {self.qualified(table)} ({quote(ROW_ID)} BIGINT, {columns})", ())
+            self._execute(create_table_sql(table, self.qualified(table)), ())
         unwritten, self._unwritten = self._unwritten, {}
         for changes in unwritten.values():
             table = changes.table
-            rows = self._mirrors[table.storage_name].rows
-            stored = self.qualified(table)
-            for ids in _parts(changes.removed):
-                self._execute(f"DELETE FROM {stored} WHERE {quote(ROW_ID)} IN ({', '.join('?' for _ in ids)})", ids)
-            marks = "(" + ", ".join("?" for _ in range(len(table.columns) + 1)) + ")"
-            for part in _parts(changes.updated):
-                if len(part) == 1:
-                    [row_id] = part
-                    assignments = ", ".join(f"{quote(c.name)} = ?" for c in table.columns)
-                    self._execute(f"UPDATE {stored} SET {assignments} WHERE {quote(ROW_ID)} = ?", [*rows[row_id], row_id])
-                    continue
-                # One UPDATE joined to the new rows; the casts keep VALUES from choosing
-                # column types of its own.
-                assignments = ", ".join(f"{quote(c.name)} = CAST(new.{quote(c.name)} AS {_cast_type(c)})" for c in table.columns)
-                self._execute(
-                    f"UPDATE {stored} SET {assignments} FROM (VALUES {', '.join([marks] * len(part))}) AS new({_stored_columns(table)}) "
-                    f"WHERE {stored}.{quote(ROW_ID)} = new.{quote(ROW_ID)}",
-                    [v for row_id in part for v in (row_id, *rows[row_id])],
-                )
-            for part in _parts(changes.appended):
-                self._execute(
-                    f"INSERT INTO {stored} ({_stored_columns(table)}) VALUES {', '.join([marks] * len(part))}",
-                    [v for row_id in part for v in (row_id, *rows[row_id])],
-                )
+            write_changes(self._execute, self.qualified(table), changes, self._mirrors[table.storage_name].rows)
 
-    def _changes(self, table: Table) -> _Unwritten:
+    def _changes(self, table: Table) -> Unwritten:
         changes = self._unwritten.get(table.storage_name)
         if changes is None:
-            changes = self._unwritten[table.storage_name] = _Unwritten(table)
+            changes = self._unwritten[table.storage_name] = Unwritten(table)
         return changes
 
     def _create_schema(self) -> None:
@@ -274,7 +112,7 @@ class Storage:
         refused every type DuckDB cannot store)."""
         table.storage_name = storage_name
         self._uncreated[storage_name] = table
-        self._mirrors[storage_name] = _Mirror(_column_names(table), {})
+        self._mirrors[storage_name] = _Mirror(column_names(table), {})
 
     def drop(self, table: Table) -> None:
         name = table.storage_name
@@ -353,7 +191,7 @@ class Storage:
             parameters.extend(key_values)
         # One subquery for all keys: a NOT EXISTS per key makes a two-key insert cost a third more.
         holder = f"SELECT 1 FROM {self.qualified(table)} AS {name} WHERE {' OR '.join(matches)}"
-        [(inserted,)] = self.query(f"INSERT INTO {self.qualified(table)} ({_stored_columns(table)}) SELECT {marks} WHERE NOT EXISTS ({holder})", parameters)
+        [(inserted,)] = self.query(f"INSERT INTO {self.qualified(table)} ({stored_columns(table)}) SELECT {marks} WHERE NOT EXISTS ({holder})", parameters)
         if inserted == 1:
             self._mirror(table).rows[row_id] = tuple(values)  # DuckDB has it: loaded or not, the mirror does too
         return inserted == 1
@@ -402,7 +240,7 @@ class Storage:
         """The table's rows as the mirror holds them (row id -> values in catalog order, the
         changes held back included), or None when no mirror follows the table's columns."""
         mirror = self._mirrors.get(table.storage_name)
-        if mirror is None or mirror.columns != _column_names(table):
+        if mirror is None or mirror.columns != column_names(table):
             return None
         return mirror.rows
 
@@ -428,83 +266,20 @@ class Storage:
         mirror = self._mirror(table)
         positions = [mirror.columns.index(name.lower()) for name in columns]
         try:
-            wanted = [_equality_key(value) for value in values]
+            wanted = [equality_key(value) for value in values]
             return [
                 row_id
                 for row_id, row in mirror.rows.items()
-                if row_id != exclude and all(_equality_key(row[position]) == key for position, key in zip(positions, wanted))
+                if row_id != exclude and all(equality_key(row[position]) == key for position, key in zip(positions, wanted))
             ]
-        except _Uncertain:
+        except Declined:  # text only DuckDB's collation can compare
             return None
 
     def _mirror(self, table: Table) -> _Mirror:
         """The table's mirror, (re)loaded from DuckDB when it does not follow the table's columns."""
-        names = _column_names(table)
+        names = column_names(table)
         mirror = self._mirrors.get(table.storage_name)
         if mirror is None or mirror.columns != names:
             mirror = _Mirror(names, {row_id: tuple(values) for row_id, *values in self.rows(table)})
             self._mirrors[table.storage_name] = mirror
         return mirror
-
-
-def _cast_type(column: Column) -> str:
-    """The column's DuckDB type without its collation, which a CAST does not take."""
-    return column.type.duckdb_type.split(" COLLATE ")[0]
-
-
-# Rows per statement when DuckDB receives a table's changes: each row is a parameter per column.
-_ROWS_PER_STATEMENT = 1000
-
-
-def _parts(row_ids: Iterable[int]) -> Iterator[list[int]]:
-    """The row ids in order, a statement's worth at a time."""
-    ids = list(row_ids)
-    for start in range(0, len(ids), _ROWS_PER_STATEMENT):
-        yield ids[start : start + _ROWS_PER_STATEMENT]
-
-
-def _stored_columns(table: Table) -> str:
-    """The DuckDB table's column list: the row id, then the catalog's columns."""
-    return ", ".join([quote(ROW_ID), *(quote(c.name) for c in table.columns)])
-
-
-def _column_names(table: Table) -> tuple[str, ...]:
-    return tuple(column.key for column in table.columns)
-
-
-# DuckDB's parse of the SQL texts the storage ran: executing a parsed statement skips the
-# parser, a fifth of a small statement's cost, and most texts recur (values travel as
-# parameters). A parse depends on the text alone, not on the connection or its catalog.
-_PARSED: dict[str, duckdb.Statement] = {}
-_PARSED_LIMIT = 4096
-# Freed before the interpreter tears DuckDB down, which otherwise reports them as leaks.
-atexit.register(_PARSED.clear)
-
-
-def _parsed(connection: duckdb.DuckDBPyConnection, sql: str) -> duckdb.Statement:
-    statement = _PARSED.get(sql)
-    if statement is None:
-        if len(_PARSED) >= _PARSED_LIMIT:
-            _PARSED.clear()  # texts with literals in them (a scan's WHERE) rarely come back
-        [statement] = connection.extract_statements(sql)
-        _PARSED[sql] = statement
-    return statement
-
-
-_DUCKDB_COLUMN_NOT_FOUND = ('Referenced column "', 'column "')
-
-
-def translate_error(error: duckdb.Error, sql: str) -> SqlError:
-    """A MySQL error for a DuckDB failure, naming the statement DuckDB could not run."""
-    text = str(error)
-    if isinstance(error, duckdb.TransactionException):
-        # A write-write conflict with another transaction: the server's deadlock victim.
-        return SqlError(ErrorCode.ER_LOCK_DEADLOCK)
-    if isinstance(error, duckdb.BinderException) and "not found" in text:
-        for marker in _DUCKDB_COLUMN_NOT_FOUND:
-            if marker in text:
-                name = text.split(marker, 1)[1].split('"', 1)[0]
-                return SqlError(ErrorCode.ER_BAD_FIELD_ERROR, name, "field list")
-    if isinstance(error, (duckdb.ConversionException, duckdb.OutOfRangeException)):
-        return SqlError(ErrorCode.ER_UNKNOWN_ERROR, f"value conversion failed: {text.splitlines()[0]}")
-    return SqlError(ErrorCode.ER_UNKNOWN_ERROR, f"the simulator could not evaluate this statement: {text.splitlines()[0]}")

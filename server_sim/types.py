@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from sqlglot import exp
 
+from .collation import DUCKDB_COLLATION
 from .errors import ErrorCode, SqlError, not_supported
 
 
@@ -143,8 +144,8 @@ class ColumnType:
         if self.family is TypeFamily.DECIMAL:
             return f"DECIMAL({self.length},{self.scale})"
         if self.family is TypeFamily.STRING:
-            # The servers' default collations ignore case and accents.
-            return "VARCHAR COLLATE NOACCENT.NOCASE"
+            # The servers' default collations ignore case and accents (server_sim/collation.py).
+            return f"VARCHAR COLLATE {DUCKDB_COLLATION}"
         if self.is_integer and self.unsigned:
             return {8: "UTINYINT", 16: "USMALLINT", 24: "UINTEGER", 32: "UINTEGER", 64: "UBIGINT"}[base.bits]
         return base.duckdb

@@ -1,0 +1,45 @@
+"""The collation of the simulated servers' text columns, written once.
+
+MySQL's default collations ignore case and accents; DuckDB stores text columns with
+NOACCENT.NOCASE for that. Python compares text exactly as that collation does only for
+ASCII, by its lower case; any other text raises `Declined` and DuckDB compares it. The
+storage's unique-key checks and the compiled conditions and orders both key text here,
+so the two cannot disagree about which strings are equal or how they order.
+"""
+
+from __future__ import annotations
+
+from .declined import Declined
+
+# The DuckDB collation of every text column (types.ColumnType.duckdb_type).
+DUCKDB_COLLATION = "NOACCENT.NOCASE"
+
+
+def text_key(text: str) -> str:
+    """What text compares as under the collation: ASCII by its lower case; other text is
+    DuckDB's to compare (Declined)."""
+    if not text.isascii():
+        raise Declined
+    return text.lower()
+
+
+def equality_key(value: object) -> object:
+    """What a column value is equal by: text its `text_key`; numbers, dates and bytes were
+    coerced to the column's type, so Python's equality is DuckDB's."""
+    if isinstance(value, str):
+        if not value.isascii():
+            raise Declined
+        return value.lower()
+    return value
+
+
+def ordered_key(value: object, text: bool) -> tuple:
+    """A sort key in MySQL's order: NULL before every value, text under the collation."""
+    if value is None:
+        return (0,)
+    return (1, text_key(value) if text else value)  # type: ignore[arg-type]
+
+
+def without_collation(duckdb_type: str) -> str:
+    """A column's DuckDB type without its collation, which a CAST does not take."""
+    return duckdb_type.split(" COLLATE ")[0]

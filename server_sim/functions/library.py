@@ -1,0 +1,86 @@
+"""What one MySQL function (or operator) is to the simulator, and the two evaluators' view of it.
+
+An entry says how the DuckDB translation renders a call (`duckdb`; None: sqlglot's DuckDB
+rendering already evaluates it as MySQL does) and how the fast path evaluates it in Python
+(`python` for a value, `condition` for a comparison; None: the fast path declines and DuckDB
+evaluates it). Both evaluators look entries up by the call's node, so a function's two
+implementations, and the MySQL semantics they share (NULL in, NULL out; the statement's
+context; the server's generators), are written side by side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from sqlglot import exp
+
+from .statement import StatementContext
+
+if TYPE_CHECKING:
+    from ..mirror.operands import Context, Operand, Predicate
+
+
+class Translating(Protocol):
+    """What a DuckDB translation of a call may use: the statement's context and a number
+    for each call site that keeps a generator of its own (RAND(N))."""
+
+    context: StatementContext
+
+    def next_rand_site(self) -> int: ...
+
+
+class Compiling(Protocol):
+    """What a fast-path implementation may use: the compiled operands of its arguments, the
+    server's RAND() (None: declined) and the statement's translation (None: declined)."""
+
+    rand: Callable[[], float] | None
+    context: Context | None
+
+    def operand(self, node: exp.Expression) -> Operand: ...
+
+
+# The syntax every evaluator understands on its own: no function call, nothing to look up.
+STRUCTURE: tuple[type[exp.Expression], ...] = (
+    exp.Column, exp.Identifier, exp.Literal, exp.Null, exp.Boolean, exp.Star, exp.Paren,
+    exp.Neg, exp.Not, exp.And, exp.Or, exp.Xor, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv,
+    exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.Is, exp.In,
+    exp.Between, exp.Like, exp.Subquery, exp.Select, exp.From, exp.Where, exp.Join, exp.Table,
+    exp.TableAlias, exp.Alias, exp.Order, exp.Ordered, exp.Limit, exp.Offset, exp.Group,
+    exp.Having, exp.Distinct, exp.Exists, exp.DataType, exp.DataTypeParam, exp.If, exp.Interval,
+    exp.Var, exp.Tuple, exp.BitwiseAnd, exp.BitwiseOr, exp.BitwiseXor, exp.DPipe, exp.Union,
+    exp.Lock,
+)
+
+Translate = Callable[[exp.Expression, Translating], exp.Expression]
+Compile = Callable[[exp.Expression, Compiling], "Operand"]
+CompileCondition = Callable[[exp.Expression, Compiling], "Predicate"]
+
+
+@dataclass(frozen=True)
+class SqlFunction:
+    """One MySQL function or operator the simulator evaluates.
+
+    `names` are the MySQL names a call may have (sqlglot leaves most server functions
+    unnamed, exp.Anonymous), `nodes` the typed sqlglot nodes that stand for it. A
+    `from_context` function's value is fixed for the statement and read from its context
+    (StatementContext); the fast path compiles a statement reading one for that run only.
+    """
+
+    names: tuple[str, ...] = ()
+    nodes: tuple[type[exp.Expression], ...] = ()
+    duckdb: Translate | None = None
+    python: Compile | None = None
+    condition: CompileCondition | None = None
+    from_context: bool = False
+
+    @property
+    def portable(self) -> bool:
+        """sqlglot's DuckDB rendering of the node is the translation (no rewrite)."""
+        return self.duckdb is None
+
+
+def arguments_of(node: exp.Expression) -> list[exp.Expression]:
+    """The argument nodes of a call, whichever of sqlglot's slots hold them."""
+    return [argument for argument in node.args.values() if isinstance(argument, exp.Expression)]

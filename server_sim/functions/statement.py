@@ -1,0 +1,30 @@
+"""What the functions of a statement's context read, on the server that runs it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from ..udf import Udf
+
+
+@dataclass
+class StatementContext:
+    """What a statement's fixed-per-statement functions read, on the server that runs it.
+
+    On the master these come from the session; on the slave from the events that precede
+    a statement (timestamp, Intvar, User_var, thread id).
+    """
+
+    timestamp: dt.datetime
+    user: str
+    thread_id: int
+    database: str
+    version: str
+    last_insert_id: int = 0
+    found_rows: int = 0
+    row_count: int = -1
+    user_variables: dict[str, object] = field(default_factory=dict)
+    system_variable: Callable[[str, str | None], object] = lambda name, scope: None
+    udfs: Mapping[str, Udf] = field(default_factory=dict)  # the server's loadable functions

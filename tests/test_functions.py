@@ -1,0 +1,76 @@
+"""The function library: each entry is found by the nodes and names that stand for it, the
+translation and the fast path read a context value the same way, and the collation keys
+text as the storage and the compiler both need it."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+import sqlglot
+from sqlglot import exp
+
+from server_sim.collation import equality_key, ordered_key, text_key
+from server_sim.declined import Declined
+from server_sim.expressions import StatementContext, Translator
+from server_sim.functions import FUNCTIONS, function_name, is_udf_call, lookup
+from server_sim.mirror.compiler import Compiler
+
+CONTEXT = StatementContext(
+    timestamp=dt.datetime(2026, 1, 2, 3, 4, 5), user="root@localhost", thread_id=7, database="test", version="8.0.36",
+    last_insert_id=4, found_rows=2, row_count=1, user_variables={"x": 5, "s": "a"}, system_variable=lambda name, scope: 1,
+)
+
+
+def _call(sql: str) -> exp.Expression:
+    return sqlglot.parse_one(f"SELECT {sql}", read="mysql").expressions[0]
+
+
+def test_every_entry_is_found_by_its_nodes_and_names() -> None:
+    for function in FUNCTIONS:
+        for node in function.nodes:
+            assert lookup(node()) is function
+        for name in function.names:
+            assert lookup(exp.Anonymous(this=name, expressions=[])) is function
+            assert not is_udf_call(exp.Anonymous(this=name.lower(), expressions=[]))
+
+
+def test_a_function_the_library_does_not_hold_is_a_udf_call_or_refused() -> None:
+    assert lookup(_call("my_udf(1)")) is None and is_udf_call(_call("my_udf(1)"))
+    assert function_name(_call("SIN(1)")) == "SIN" and lookup(_call("SIN(1)")) is None
+
+
+@pytest.mark.parametrize(
+    ("sql", "value"),
+    [("CONNECTION_ID()", 7), ("USER()", "root@localhost"), ("CURRENT_USER()", "root@localhost"), ("DATABASE()", "test"),
+     ("LAST_INSERT_ID()", 4), ("FOUND_ROWS()", 2), ("ROW_COUNT()", 1), ("VERSION()", "8.0.36"), ("@x", 5), ("@s", "a"),
+     ("@@server_id", 1), ("@nothing", None)],
+)
+def test_the_fast_path_reads_a_context_value_as_the_translation_does(sql: str, value: object) -> None:
+    translator = Translator(CONTEXT, lambda table: table)
+    node = _call(sql)
+    assert Compiler([], context=translator.rewrite).operand(node).value(()) == value
+    translated = translator.rewrite(node)
+    assert translated.this == str(value) if value is not None else isinstance(translated, exp.Null)
+
+
+@pytest.mark.parametrize("sql", ["NOW()", "CURDATE()", "UUID()", "SYSDATE()", "RAND(3)", "LAST_INSERT_ID(3)", "SLEEP(1)"])
+def test_the_fast_path_declines_what_only_duckdb_evaluates(sql: str) -> None:
+    translator = Translator(CONTEXT, lambda table: table)
+    with pytest.raises(Declined):
+        Compiler([], rand=lambda: 0.5, context=translator.rewrite).operand(_call(sql))
+
+
+def test_rand_and_floor_are_evaluated_on_doubles() -> None:
+    draws = iter([0.25, 0.75])
+    compiled = Compiler([], rand=lambda: next(draws)).operand(_call("FLOOR(RAND() * 10)"))
+    assert [compiled.value(()), compiled.value(())] == [2.0, 7.0]
+
+
+def test_the_collation_keys_ascii_text_by_its_lower_case_and_declines_other_text() -> None:
+    assert text_key("AbC") == "abc" and equality_key("AbC") == equality_key("abc")
+    assert equality_key(3) == 3
+    assert ordered_key(None, text=True) < ordered_key("A", text=True) == ordered_key("a", text=True)
+    for key in (text_key, equality_key):
+        with pytest.raises(Declined):
+            key("é")
