@@ -25,7 +25,7 @@ from .catalog import Table
 from .declined import Declined, none_when_declined
 from .mirror.compiler import Compiler, Source, Subqueries, is_context_value
 from .mirror.joins import Joined, NestedLoop, compile_conditions, join_sources, scanned, too_many_rows
-from .mirror.operands import Context, Predicate, Value, Values
+from .operands import Context, Predicate, Value, Values
 from .mirror.plans import RowValues, ScanPlan, SelectPlan, cached, compile_scan, compile_select, select_source, table_scan
 
 __all__ = [

@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from ..declined import Declined
 from ..errors import SqlError, not_supported
-from ..mirror.operands import Operand
+from ..operands import Operand
 from .library import Compiling, SqlFunction, Translating, arguments_of
 from .statement import StatementContext
 

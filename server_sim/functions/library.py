@@ -19,7 +19,7 @@ from sqlglot import exp
 from .statement import StatementContext
 
 if TYPE_CHECKING:
-    from ..mirror.operands import Context, Operand, Predicate
+    from ..operands import Context, Operand, Predicate
 
 
 class Translating(Protocol):

@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from ..collation import text_key
 from ..declined import Declined
-from ..mirror.operands import DECIMAL_DIGITS, EXACT, Kind, Operand, Predicate, Values, both, exact_in_double
+from ..operands import DECIMAL_DIGITS, EXACT, Kind, Operand, Predicate, Values, both, exact_in_double
 from .library import Compiling, SqlFunction, Translating
 
 

@@ -20,7 +20,7 @@ from ..declined import Declined
 from ..expressions import HIDDEN_ROW_ID
 from ..functions import comparison, lookup
 from ..types import TypeFamily
-from .operands import INTEGER_DIGITS, Context, Kind, Operand, Predicate, Values, decimal_bounds, decimal_digits, literal_operand
+from ..operands import INTEGER_DIGITS, Context, Kind, Operand, Predicate, Values, decimal_bounds, decimal_digits, literal_operand
 
 # The values uncorrelated IN subqueries read, by their SELECT node's id: its table, and the
 # value of its one column in each row it returns.

@@ -12,7 +12,7 @@ from sqlglot import exp
 from ..catalog import Table
 from ..declined import Declined
 from .compiler import Compiler, Source
-from .operands import Predicate, Value, Values
+from ..operands import Predicate, Value, Values
 from .plans import table_scan
 
 # Join rows beyond which a nested loop in Python costs more than DuckDB's join.

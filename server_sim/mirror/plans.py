@@ -19,7 +19,7 @@ from ..collation import ordered_key, text_key
 from ..declined import Declined, none_when_declined
 from ..types import TypeFamily
 from .compiler import Compiler, Source, Subqueries, is_comparison
-from .operands import Context, Kind, Predicate, Value, Values
+from ..operands import Context, Kind, Predicate, Value, Values
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from enum import Enum
 
 from sqlglot import exp
 
-from ..declined import Declined
-from ..types import ColumnType
+from .declined import Declined
+from .types import ColumnType
 
 Values = tuple  # a row's values in the catalog's column order
 Value = Callable[[Values], object]
