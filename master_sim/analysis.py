@@ -13,7 +13,6 @@ from sqlglot import exp
 
 from server_sim.catalog import Catalog, Table
 from server_sim.errors import SqlError
-from server_sim.executor import target_tables
 from server_sim.expressions import function_name, is_constant, constant_value
 from server_sim.flavor import Flavor
 from server_sim.multi_table import is_multi_table, references, source_nodes, targets
@@ -22,6 +21,7 @@ from server_sim.system_tables import TableCategory
 from server_sim.triggers import TriggerDefinition, TriggerEvent, TriggerTiming
 
 from .row_injection import injected_tables
+from .server_executor import target_tables
 from .unsafe import UnsafeReason, parse_time_reasons
 
 

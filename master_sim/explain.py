@@ -17,7 +17,6 @@ from pathlib import Path
 from server_sim.binlog.events import Log_event, type_name_of
 from server_sim.catalog import Table
 from server_sim.errors import Condition, ErrorCode, SqlError
-from server_sim.executor import target_tables
 from server_sim.flavor import Flavor
 from server_sim.parser import Statement, StatementKind, parse_statement
 from server_sim.triggers import TriggerDefinition
@@ -26,6 +25,7 @@ from .analysis import analyze
 from .binlog_cache import LogTarget
 from .master import Master
 from .row_injection import injected_rows
+from .server_executor import target_tables
 
 SCHEMA_SESSION = "schema"
 EXPLAIN_SESSION = "explain"
