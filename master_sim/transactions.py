@@ -85,6 +85,7 @@ class TransactionControl:
         self._end_transaction(ms)
 
     def _flush(self, ms: MasterSession, cache: BinlogCache, end: str, xid: bool) -> None:
+        """flush_with_boundaries: the cache as one binlog transaction, BEGIN ... `end` (or Xid)."""
         if cache.empty:
             return
         timestamp = cache.events[0].timestamp
@@ -110,6 +111,7 @@ class TransactionControl:
         ms.binlog_participant = False
 
     def _end_transaction(self, ms: MasterSession) -> None:
+        """The transaction is over: its savepoints go, and its locks, which may wake others."""
         ms.session.transaction = None
         ms.savepoints.clear()
         ms.binlog_participant = False
@@ -119,6 +121,7 @@ class TransactionControl:
     # -- savepoints ------------------------------------------------------------------------
 
     def _savepoint(self, ms: MasterSession, statement: Statement) -> None:
+        """SAVEPOINT, ROLLBACK TO SAVEPOINT, RELEASE SAVEPOINT (1305 for an unknown name)."""
         transaction = ms.session.transaction
         name = statement.savepoint or ""
         if statement.kind is StatementKind.SAVEPOINT:
