@@ -9,6 +9,7 @@ nowhere. It builds no event and touches no cache, so seed 004's tables test it d
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from server_sim.parser import StatementKind
 
@@ -38,9 +39,9 @@ class RoutingInput:
     creates_from_select: bool = False
     executed: bool = True
     failed: bool = False
-    mixed_stmt_unsafe: bool = False  # is_mixed_stmt_unsafe(): a statement event must go to the trx cache
+    mixed_stmt_unsafe: bool = False  # is_mixed_stmt_unsafe(): a statement event must go to the trx cache (moot with a T-write)
 
-    @property
+    @cached_property
     def kept(self) -> tuple[bool, ...]:
         """Per change: whether the binlog may carry it. A failed statement's transactional
         changes are undone; a no_replicate table's never reach the binlog."""

@@ -29,8 +29,12 @@ from .sessions import MasterSession
 from .transactions import unix_time
 
 
+_TABLE_USES = {(t, temporary, replicated): TableUse(t, temporary, replicated) for t in (True, False) for temporary in (True, False) for replicated in (True, False)}
+
+
 def _use(table: Table) -> TableUse:
-    return TableUse(table.engine.transactional, table.temporary, not table.no_replicate)
+    """The routing's view of a table (one shared value per kind: a statement may change many rows)."""
+    return _TABLE_USES[(bool(table.engine.transactional), bool(table.temporary), not table.no_replicate)]
 
 
 class StatementLogger:
@@ -72,7 +76,7 @@ class StatementLogger:
             temporary=statement.temporary,
             creates_from_select=statement.creates_from_select,
             failed=failed,
-            mixed_stmt_unsafe=decision.format is LoggingFormat.STATEMENT and is_mixed_stmt_unsafe(analysis, state),
+            mixed_stmt_unsafe=_mixed_stmt_unsafe(statement, analysis, decision, state),
         )
         kept = [change for change, keep in zip(outcome.changes, facts.kept) if keep]
         if failed and any(not c.table.engine.transactional for c in kept):
@@ -148,6 +152,14 @@ class StatementLogger:
             (ms.trx_cache if target is LogTarget.TRX_CACHE else ms.stmt_cache).add(events, nontransactional)
             ms.binlog_participant = True
         result.logged_to.append(CachedEvents(target, list(events)))
+
+
+def _mixed_stmt_unsafe(statement: Statement, analysis: Analysis, decision: Decision, state: TransactionState) -> bool:
+    """is_mixed_stmt_unsafe(), asked only where route_events reads it: a statement event of
+    a statement that writes no transactional table and is not DDL (it costs a table walk)."""
+    if decision.format is not LoggingFormat.STATEMENT or (statement.kind.is_ddl and not statement.temporary):
+        return False
+    return not any(t.engine.transactional for t in analysis.writes) and is_mixed_stmt_unsafe(analysis, state)
 
 
 def _note_engines_joined(ms: MasterSession, statement: Statement, analysis: Analysis, outcome: Outcome, kept: list[RowChange]) -> None:

@@ -19,14 +19,14 @@ from .server import Server
 from .session import Session, Transaction
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _TableCounters:
     table: Table
     auto_increment: int
     next_row_id: int
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _SessionState:
     rand_seeds: tuple[int, int]
     last_insert_id: int
@@ -37,14 +37,14 @@ class _SessionState:
     undo_mark: int
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _ServerState:
     clock: dt.datetime
     uuid_counter: int
     uuid_short_counter: int
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class StatementCheckpoint:
     """The state one statement may change, to put back if it must wait and run again."""
 
