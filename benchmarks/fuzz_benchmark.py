@@ -35,7 +35,7 @@ from harness.pool import collect_less_often  # noqa: E402
 from harness.prestart import Prestart  # noqa: E402
 from harness.report import fuzz_report_json, write_documents  # noqa: E402
 from harness.spark import start_spark, stop_spark  # noqa: E402
-from master_sim import master  # noqa: E402
+from master_sim import master, pipeline  # noqa: E402
 from scenarios.generator import generate_workload  # noqa: E402
 from scenarios.interleavings import explore  # noqa: E402
 from server_sim.flavor import DEFAULT_FLAVOR, get_flavor  # noqa: E402
@@ -72,7 +72,7 @@ class StageClock:
 def instrumented(clock: StageClock) -> Iterator[None]:
     """Time the stages of a run by wrapping the functions that make them up."""
     targets = [
-        (master, "parse_statement", "parse"),
+        (pipeline, "parse_statement", "parse"),
         (slave, "parse_statement", "parse"),
         (master.Master, "__init__", "master"),
         (master.Master, "submit", "master"),

@@ -32,6 +32,15 @@ EPOCH = dt.datetime(2026, 1, 1, 12, 0, 0)
 
 
 @dataclass(frozen=True)
+class GeneratorState:
+    """A server's clock and UUID() / UUID_SHORT() counters at one moment."""
+
+    clock: dt.datetime
+    uuid_counter: int
+    uuid_short_counter: int
+
+
+@dataclass(frozen=True)
 class ServerIdentity:
     """What makes one server different from another: id, host name, clock start, seed."""
 
@@ -125,6 +134,14 @@ class Server:
     def advance_clock_to(self, moment: dt.datetime) -> None:
         if moment > self._clock:
             self._clock = moment
+
+    def generators(self) -> GeneratorState:
+        """The clock and the UUID counters: what a statement that must run again later
+        takes back (server_sim/checkpoint.py)."""
+        return GeneratorState(self._clock, self._uuid_counter, self._uuid_short_counter)
+
+    def restore_generators(self, state: GeneratorState) -> None:
+        self._clock, self._uuid_counter, self._uuid_short_counter = state.clock, state.uuid_counter, state.uuid_short_counter
 
     def _uuid(self) -> str:
         """A time-based (version 1) UUID from this server's clock and node, as MySQL's UUID()."""

@@ -29,7 +29,7 @@ SERVER_LAYERS: list[tuple[str, frozenset[str]]] = [
     # Rows: DuckDB, its Python mirror, and the sessions' transactions over them.
     ("storage", frozenset({"storage", "mirror_scan", "mirror", "session", "duckdb_connection", "write_back"})),
     # One server: identity, clock, generators, catalog and storage together.
-    ("server", frozenset({"server"})),
+    ("server", frozenset({"server", "checkpoint"})),
     # Running statements on a server.
     ("execute", frozenset({"execute"})),
     # Applying row events, through the executor's row operations.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
 
@@ -124,6 +125,25 @@ def test_a_waiting_insert_takes_its_auto_increment_values_when_it_runs(make_mast
     master.submit("con1", "COMMIT", 4)
     master.finish()
     assert waiting.status == "ok" and master.server.dump()["u"][1] == [(1, 5), (2, 6)]
+
+
+def test_a_waiting_statement_leaves_no_trace_of_its_first_attempt(make_master) -> None:
+    """The attempt that ran into con1's row on the unique key is taken back whole: its row,
+    the row id it took and its tick of the clock too, so the statements after it see the
+    server as if it had not run yet, and it takes them again when it runs."""
+    master = make_master()
+    master.submit("setup", KEYED)
+    master.submit("con1", "BEGIN", 1)
+    master.submit("con1", "INSERT INTO u (id, k) VALUES (1, 1)", 2)
+    table = master.server.catalog.get("u")
+    next_row_id, clock = table.next_row_id, master.server.now()
+    waiting = master.submit("con2", "INSERT INTO u (id, k) VALUES (3, 3), (2, 1)", 3)
+    assert waiting.blocked_by == "con1"
+    assert (table.next_row_id, master.server.now()) == (next_row_id, clock)
+    master.submit("con1", "ROLLBACK", 4)
+    assert waiting.status == "ok" and waiting.ran_after_step == 4
+    assert table.next_row_id == next_row_id + 2 and master.server.now() == clock + dt.timedelta(seconds=1)
+    master.finish()
 
 
 def test_a_statement_naming_a_missing_table_fails_without_taking_locks(make_master) -> None:

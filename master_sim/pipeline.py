@@ -1,0 +1,196 @@
+"""The life of a statement on the master: parse, analyze, decide_logging_format, lock,
+execute, log into the statement or transaction cache, flush at statement or transaction
+end, respond. A statement that needs a lock another transaction holds reports that it
+must wait, leaving no trace; the scheduler runs it again later."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from server_sim.applier.row_applier import RowApplier
+from server_sim.checkpoint import StatementCheckpoint
+from server_sim.errors import ErrorCode, SqlError
+from server_sim.expressions import StatementContext
+from server_sim.flavor import Flavor
+from server_sim.parser import Statement, StatementKind, parse_statement
+from server_sim.server import Server
+
+from .analysis import Analysis, analyze
+from .decision import Decision, LoggingFormat, TransactionState, ddl_decision, decide_logging_format
+from .lock_requests import row_lock_requests, statement_lock_requests
+from .locks import Deadlock, LockManager, LockRequest
+from .results import RowEffect, StepResult
+from .row_injection import check_events, inject, injected_rows
+from server_sim.execute.executor import Executor
+from server_sim.execute.outcome import Outcome
+from .sessions import MasterSession
+from .set_statement import SetStatement
+from .statement_log import StatementLogger
+from .transactions import TransactionControl, transaction_state
+
+_TRANSACTION_CONTROL = frozenset(
+    {
+        StatementKind.BEGIN,
+        StatementKind.COMMIT,
+        StatementKind.ROLLBACK,
+        StatementKind.SAVEPOINT,
+        StatementKind.ROLLBACK_TO_SAVEPOINT,
+        StatementKind.RELEASE_SAVEPOINT,
+    }
+)
+
+
+class MustWait(Exception):
+    """The statement needs a lock `holder` holds: it has been undone and runs later."""
+
+    def __init__(self, holder: str) -> None:
+        super().__init__(holder)
+        self.holder = holder
+
+
+@dataclass
+class _Planned:
+    """A statement analysed and decided, before it runs."""
+
+    statement: Statement
+    analysis: Analysis
+    state: TransactionState
+    decision: Decision
+    logging: bool  # sql_log_bin
+    injection: bool  # a BINLOG '...' statement
+
+
+class StatementPipeline:
+    """Runs one statement of one session through the stages of a statement's life."""
+
+    def __init__(
+        self,
+        server: Server,
+        flavor: Flavor,
+        locks: LockManager,
+        transactions: TransactionControl,
+        logger: StatementLogger,
+        effects: list[RowEffect],
+    ) -> None:
+        self.server = server
+        self.flavor = flavor
+        self.executor = Executor(server)
+        self.applier = RowApplier(self.executor)  # for BINLOG '...' statements
+        self.locks = locks
+        self.transactions = transactions
+        self.logger = logger
+        self.set_statement = SetStatement(server, self.executor, transactions)
+        self.effects = effects
+
+    def execute(self, ms: MasterSession, result: StepResult) -> bool:
+        """Run `result`'s statement; False when it must wait for a lock."""
+        try:
+            statement = parse_statement(result.sql)
+        except SqlError as error:
+            result.fail(error)
+            return True
+        try:
+            if statement.kind is StatementKind.SET:
+                self.set_statement.run(ms, statement)
+            elif statement.kind in _TRANSACTION_CONTROL:
+                self.transactions.run(ms, statement, result)
+            else:
+                self._run(ms, statement, result)
+        except MustWait as wait:
+            result.blocked_by = wait.holder
+            return False
+        except SqlError as error:
+            result.fail(error)
+        return True
+
+    def _run(self, ms: MasterSession, statement: Statement, result: StepResult) -> None:
+        """A statement that reads or writes tables: DML, DDL, SELECT, BINLOG '...'."""
+        ddl = statement.kind.is_ddl and not statement.temporary
+        if ddl:
+            self.transactions.commit(ms)  # DDL commits the open transaction first
+        planned = self._plan(ms, statement, result)
+        if planned is None or planned.decision.error is not None:
+            return
+        self._lock(ms, statement_lock_requests(self.server.catalog, ms.name, ms.session, statement, planned.analysis))
+        checkpoint = StatementCheckpoint.take(self.server, ms.session, [*planned.analysis.writes, *planned.analysis.prelocked_writes])
+        outcome, context = self._execute(ms, planned)
+        try:
+            self._lock(ms, row_lock_requests(outcome))
+        except MustWait:
+            # InnoDB would have stopped at that row, before the statement changed anything
+            # the others could see: it runs again, from the start, once the holder is done.
+            checkpoint.restore()
+            raise
+        self._respond(outcome, checkpoint, result)
+        if planned.logging and planned.decision.format is not None:
+            self.logger.log(ms, statement, planned.analysis, planned.decision, planned.state, outcome, context, checkpoint, result)
+        if ddl:
+            self.transactions.commit(ms)
+        self.transactions.end_statement(ms)
+
+    def _plan(self, ms: MasterSession, statement: Statement, result: StepResult) -> _Planned | None:
+        """Analyze and decide_logging_format; None for a BINLOG statement with no rows."""
+        session = ms.session
+        injection = statement.kind is StatementKind.BINLOG
+        if injection:
+            check_events(statement, session)
+            if not injected_rows(statement):
+                return None  # a format description alone: remembered, nothing to apply or log
+        analysis = analyze(statement, self.server.catalog, session.thread_id, self.flavor)
+        state = replace(transaction_state(ms), row_injection=injection)
+        logging = session.variables.get("sql_log_bin", "ON") == "ON"
+        decision = self._decide(statement, analysis, state, logging)
+        result.unsafe = [reason.name for reason in decision.unsafe]
+        result.decision = decision
+        result.reads = [f"{t.name} ({t.engine.name})" for t in analysis.reads]
+        result.writes = [f"{t.name} ({t.engine.name})" for t in analysis.writes]
+        if decision.error is not None:
+            result.fail(decision.error)
+        return _Planned(statement, analysis, state, decision, logging, injection)
+
+    def _decide(self, statement: Statement, analysis: Analysis, state: TransactionState, logging: bool) -> Decision:
+        """The logging format, or the error that stops the statement; format None: not logged."""
+        temporary_logged = not statement.temporary or state.binlog_format in self.flavor.temporary_tables_logged_formats
+        if (statement.kind.is_dml or statement.creates_from_select) and logging:
+            decision = decide_logging_format(analysis, state, self.flavor)
+            if not temporary_logged and decision.format is LoggingFormat.STATEMENT:
+                decision.format = LoggingFormat.ROW  # which logs nothing of a temporary table
+            return decision
+        if statement.kind.is_ddl and logging and temporary_logged:
+            return ddl_decision(analysis)
+        return Decision(None, list(analysis.unsafe))
+
+    def _lock(self, ms: MasterSession, requests: list[LockRequest]) -> None:
+        """Take the locks, or raise MustWait; a deadlock rolls the transaction back (1213)."""
+        try:
+            holder = self.locks.acquire(ms.name, requests)
+        except Deadlock:
+            self.transactions.rollback(ms)
+            raise SqlError(ErrorCode.ER_LOCK_DEADLOCK) from None
+        if holder is not None:
+            raise MustWait(holder)
+
+    def _execute(self, ms: MasterSession, planned: _Planned) -> tuple[Outcome, StatementContext]:
+        """Run the statement in the session's transaction (an implicit one if none is open)."""
+        session = ms.session
+        session.ensure_transaction()
+        timestamp = self.server.tick()
+        context = self.server.statement_context(session, timestamp)
+        if planned.injection:
+            return inject(self.applier, session, planned.statement), context
+        return self.executor.run(session, planned.statement, context), context
+
+    def _respond(self, outcome: Outcome, checkpoint: StatementCheckpoint, result: StepResult) -> None:
+        """The statement's error, affected rows, notes and row effects; a failed statement's
+        transactional changes are undone."""
+        failed = outcome.error is not None
+        if failed:
+            checkpoint.undo_changes()  # the statement's transactional changes go
+            result.fail(outcome.error)
+        self.effects.extend(
+            RowEffect(result.index, change.table.name, change.before, change.after)
+            for change in outcome.changes
+            if not (failed and change.table.engine.transactional)
+        )
+        result.affected_rows = outcome.affected_rows
+        result.notes.extend(outcome.warnings)
