@@ -202,6 +202,7 @@ def _finding(finding: Finding) -> dict[str, object]:
             "runs": shrunk.runs,
             "reproduced": shrunk.reproduced,
             "scenario_yaml": shrunk.text,
+            "passes": [stats.as_dict() for stats in shrunk.passes],
         },
     }
 
