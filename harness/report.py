@@ -1,5 +1,5 @@
 """The consistency report: report.json for CI (docs/report-format.md), rendered as junit.xml and
-report.html, and a table for people."""
+report.html. What the commands print for people is harness/console.py's."""
 
 from __future__ import annotations
 
@@ -237,67 +237,3 @@ def report_text(document: dict[str, object]) -> str:
             lines.append(f"  {json.dumps(key)}: {json.dumps(value, default=str)}{comma}")
     lines.append("}")
     return "\n".join(lines) + "\n"
-
-
-def summary_table(result: SuiteResult) -> str:
-    """scenario | variant | verdict | check | diffs | notes, one line per run, then the
-    input errors and the counts. CHECK says whether the run passed (`ok`), failed a check
-    (`FAIL`) or has a verdict nothing allowed (`UNCHECKED`); DIFFS counts, per differing
-    table, rows missing on the slave, extra on it and changed, as pt-table-checksum does."""
-    rows = [("SCENARIO", "VARIANT", "VERDICT", "CHECK", "DIFFS", "NOTES")]
-    for run in result.runs:
-        rows.append((run.record.scenario.name, run.record.label, run.judgement.verdict.value, run_check(run), diff_counts(run), "; ".join(run_notes(run))))
-    widths = [max(len(row[i]) for row in rows) for i in range(5)]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row[:5], widths)) + "  " + row[5] for row in rows]
-    for error in result.input_errors:
-        lines.append(f"INPUT ERROR  {error}")
-    if not result.runs and not result.input_errors:
-        lines.append("no scenario found")
-    lines.append(summary_line(result))
-    return "\n".join(line.rstrip() for line in lines)
-
-
-def run_check(run: RunOutcome) -> str:
-    if not run.checks_held:
-        return "FAIL"
-    return "ok" if run.covered else "UNCHECKED"
-
-
-def diff_counts(run: RunOutcome) -> str:
-    """`t: 1 missing, 0 extra, 1 changed` per differing table; `-` when none differ."""
-    if run.diff is None or run.diff.consistent:
-        return "-"
-    parts = []
-    for table in run.diff.tables:
-        changed = table.key_matched
-        missing, extra = table.only_on_master - changed, table.only_on_slave - changed
-        where = f" (only on the {'master' if table.missing_on == 'slave' else 'slave'})" if table.missing_on else ""
-        parts.append(f"{table.table}{where}: {missing} missing, {extra} extra, {changed} changed")
-    return "; ".join(parts)
-
-
-def run_notes(run: RunOutcome) -> list[str]:
-    """Why a run needs attention first (failed checks, a verdict nothing allows), then the
-    judge's last word."""
-    notes = [f"{check.where} {check.message}" for check in run.error_checks if not check.held]
-    notes.extend(result.message for result in run.expectations if not result.held)
-    if not run.covered:
-        notes.append(f"{run.judgement.verdict.value}, and no expect entry allows it")
-    elif not notes and run.expectations:
-        notes.append("expect ok")
-    notes.extend(run.judgement.explanation[-1:])
-    return notes
-
-
-def summary_line(result: SuiteResult) -> str:
-    """`152 runs: 140 with expectations (138 met, 2 failed), 12 without (10 consistent, 2 not); 0 input errors`."""
-    with_expect = [run for run in result.runs if run.expectations]
-    without = [run for run in result.runs if not run.expectations]
-    met = sum(run.expectations_held for run in with_expect)
-    consistent = sum(run.judgement.verdict is Verdict.CONSISTENT for run in without)
-    not_passed = sum(not run.passed for run in result.runs)
-    return (
-        f"{len(result.runs)} runs: {len(with_expect)} with expectations ({met} met, {len(with_expect) - met} failed), "
-        f"{len(without)} without ({consistent} consistent, {len(without) - consistent} not); "
-        f"{not_passed} need attention; {len(result.input_errors)} input errors"
-    )
