@@ -12,10 +12,11 @@ from master_sim.master import StepResult
 from scenarios.model import Verdict
 from scenarios.writer import write_atomically
 from server_sim.errors import Condition
+from slave_sim.slave import SlaveStatus
 
 from .compare import TableDiff
 from .fidelity import FidelityResult
-from .judge import declared_errors
+from .judge import ErrorCheck, ExpectationResult, declared_errors
 from .html_report import write_html
 from .junit import write_junit
 from .suite import RunOutcome, SuiteResult
@@ -60,11 +61,52 @@ def _diff(table: TableDiff) -> dict[str, object]:
     }
 
 
+def _slave(slave: SlaveStatus, detail: bool) -> dict[str, object]:
+    """Where the slave ended; its row lookups only with `detail`."""
+    return {
+        "running": slave.running,
+        "error": _condition(slave.error),
+        "error_position": slave.error_position,
+        "error_event": slave.error_event,
+        "applied_position": slave.applied_position,
+        "events_applied": slave.events_applied,
+        "warnings": slave.warnings,
+        "row_lookups": [{"position": l.position, "table": l.table, "key": l.key, "paths": l.paths} for l in slave.lookups] if detail else [],
+    }
+
+
+def _expectation(result: ExpectationResult) -> dict[str, object]:
+    """An expect entry as written, and whether it held."""
+    expectation = result.expectation
+    return {
+        "when": {k: list(v) for k, v in expectation.when.items()},
+        "verdict": expectation.verdict.value if expectation.verdict else None,
+        "slave_error": expectation.slave_error,
+        "step": expectation.step,
+        "notes": None if expectation.notes is None else list(expectation.notes),
+        "error": expectation.error,
+        "events": None if expectation.events is None else [str(e) for e in expectation.events],
+        "held": result.held,
+        "message": result.message,
+    }
+
+
+def _error_check(check: ErrorCheck) -> dict[str, object]:
+    """A statement's declared error against the one it ended with."""
+    return {
+        "where": check.where,
+        "sql": check.sql,
+        "expected": list(check.expected),
+        "actual": _condition(check.actual),
+        "held": check.held,
+        "message": check.message,
+    }
+
+
 def run_json(run: RunOutcome, detail: bool = True) -> dict[str, object]:
     """One run; without `detail` its statements and row lookups are left out (`[]`), as
     fuzz does for consistent runs, which it can regenerate from seed and index."""
     record = run.record
-    slave = record.slave
     declared = declared_errors(record.scenario)
     return {
         "detail": detail,
@@ -79,46 +121,12 @@ def run_json(run: RunOutcome, detail: bool = True) -> dict[str, object]:
         "steps": [_step(step, declared) for step in record.steps] if detail else [],
         "slave_schema": [{"sql": s.sql, "error": _condition(s.error)} for s in record.slave_schema],
         "binlog": str(record.binlog) if record.binlog else None,
-        "slave": None
-        if slave is None
-        else {
-            "running": slave.running,
-            "error": _condition(slave.error),
-            "error_position": slave.error_position,
-            "error_event": slave.error_event,
-            "applied_position": slave.applied_position,
-            "events_applied": slave.events_applied,
-            "warnings": slave.warnings,
-            "row_lookups": [{"position": l.position, "table": l.table, "key": l.key, "paths": l.paths} for l in slave.lookups] if detail else [],
-        },
+        "slave": None if record.slave is None else _slave(record.slave, detail),
         "verdict": run.judgement.verdict.value,
         "explanation": list(run.judgement.explanation),
         "diff": [_diff(table) for table in run.diff.tables] if run.diff else [],
-        "expectations": [
-            {
-                "when": {k: list(v) for k, v in result.expectation.when.items()},
-                "verdict": result.expectation.verdict.value if result.expectation.verdict else None,
-                "slave_error": result.expectation.slave_error,
-                "step": result.expectation.step,
-                "notes": None if result.expectation.notes is None else list(result.expectation.notes),
-                "error": result.expectation.error,
-                "events": None if result.expectation.events is None else [str(e) for e in result.expectation.events],
-                "held": result.held,
-                "message": result.message,
-            }
-            for result in run.expectations
-        ],
-        "error_checks": [
-            {
-                "where": check.where,
-                "sql": check.sql,
-                "expected": list(check.expected),
-                "actual": _condition(check.actual),
-                "held": check.held,
-                "message": check.message,
-            }
-            for check in run.error_checks
-        ],
+        "expectations": [_expectation(result) for result in run.expectations],
+        "error_checks": [_error_check(check) for check in run.error_checks],
         "covered": run.covered,
         "passed": run.passed,
         "error": record.error,
