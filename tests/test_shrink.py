@@ -10,15 +10,9 @@ from pathlib import Path
 from harness.runner import run_variant
 from harness.shrink import ddmin, shrink
 from harness.snapshot import ServerSnapshot, canonical
-from scenarios.loader import load_scenario
 from scenarios.model import Scenario, Step
 from server_sim.flavor import MYSQL_80
-
-
-def scenario_from(tmp_path: Path, text: str) -> Scenario:
-    path = tmp_path / "scenario.yaml"
-    path.write_text(text)
-    return load_scenario(path)
+from tests.support import scenario_from
 
 
 def without_step(scenario: Scenario, position: int) -> Scenario:
