@@ -39,6 +39,7 @@ from master_sim import master, pipeline  # noqa: E402
 from scenarios.generator import generate_workload  # noqa: E402
 from scenarios.interleavings import explore  # noqa: E402
 from server_sim.flavor import DEFAULT_FLAVOR, get_flavor  # noqa: E402
+from slave_sim import events as slave_events  # noqa: E402
 from slave_sim import slave  # noqa: E402
 
 MARIADB_SECONDS_PER_RUN_REFERENCE = 0.6
@@ -74,6 +75,7 @@ def instrumented(clock: StageClock) -> Iterator[None]:
     targets = [
         (pipeline, "parse_statement", "parse"),
         (slave, "parse_statement", "parse"),
+        (slave_events, "parse_statement", "parse"),
         (master.Master, "__init__", "master"),
         (master.Master, "submit", "master"),
         (master.Master, "finish", "master"),

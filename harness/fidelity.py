@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from .observation import EventObservation, Observation, RowImage, StepObservation, TableObservation
-from .percent import percent, rate
+from .percent import rate
 
 CATEGORIES: tuple[str, ...] = ("steps", "diagnostics", "blocking", "binlog", "replica", "tables", "verdict")
 NOT_NULL = "<not null>"
@@ -284,16 +284,3 @@ class FidelityResult:
                 for run in self.runs
             ],
         }
-
-    def summary(self) -> str:
-        lines = [f"fidelity of the simulator against {self.system}:", f"  {'CATEGORY':<12} {'AGREED':>8} {'COMPARED':>9} {'RATE':>9}"]
-        for category, row in self.rates().items():
-            agreed, compared = int(row["agreed"] or 0), int(row["compared"] or 0)
-            lines.append(f"  {category:<12} {agreed:>8} {compared:>9} {percent(agreed, compared):>9}")
-        for disagreement in self.unexplained:
-            lines.append(f"  DISAGREES  {disagreement}")
-        if self.explained:
-            lines.append(f"  {len(self.explained)} known differences (see docs/fidelity.md)")
-        for missing in self.missing:
-            lines.append(f"  MISSING    {missing}")
-        return "\n".join(lines)

@@ -35,7 +35,7 @@ from .pool import parallel_map
 from .prestart import Prestart
 from .progress import Progress
 from .runner import RunRecord, run_variant
-from .shrink import shrink
+from .shrink import PassStats, shrink
 from .snapshot import ServerSnapshot, canonical
 from .suite import RunOutcome, SuiteResult, judge_records
 
@@ -168,6 +168,7 @@ class ShrunkFinding:
     reproduced: bool  # the written scenario, loaded back and run, gave the same finding
     statement: Step | None  # the step that caused it, in the shrunk scenario
     text: str = ""  # the scenario file as written
+    passes: tuple[PassStats, ...] = ()  # per shrinking pass: candidates tried, run and kept
 
 
 @dataclass
@@ -339,7 +340,7 @@ class Shrinker:
         _remove(final)
         cause = causing_step(final, diff) if judgement is not None else None
         statement = None if cause is None or cause.index is None else Step(cause.index, cause.session, cause.sql)
-        return ShrunkFinding(minimal, record.variant, yaml_path, test_path, result.runs, judgement is not None, statement, yaml_path.read_text(encoding="utf-8"))
+        return ShrunkFinding(minimal, record.variant, yaml_path, test_path, result.runs, judgement is not None, statement, yaml_path.read_text(encoding="utf-8"), result.passes)
 
     def _reproduces(self, candidate: Scenario, variant: dict[str, str], kind: str, work: Path) -> bool:
         record = run_variant(candidate, variant, self.flavor, work, self.seed)

@@ -1,5 +1,5 @@
 """The consistency report: report.json for CI (docs/report-format.md), rendered as junit.xml and
-report.html, and a table for people."""
+report.html. What the commands print for people is harness/console.py's."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ from master_sim.master import StepResult
 from scenarios.model import Verdict
 from scenarios.writer import write_atomically
 from server_sim.errors import Condition
+from slave_sim.slave import SlaveStatus
 
 from .compare import TableDiff
 from .fidelity import FidelityResult
-from .judge import declared_errors
+from .judge import ErrorCheck, ExpectationResult, declared_errors
 from .html_report import write_html
 from .junit import write_junit
 from .suite import RunOutcome, SuiteResult
@@ -60,11 +61,52 @@ def _diff(table: TableDiff) -> dict[str, object]:
     }
 
 
+def _slave(slave: SlaveStatus, detail: bool) -> dict[str, object]:
+    """Where the slave ended; its row lookups only with `detail`."""
+    return {
+        "running": slave.running,
+        "error": _condition(slave.error),
+        "error_position": slave.error_position,
+        "error_event": slave.error_event,
+        "applied_position": slave.applied_position,
+        "events_applied": slave.events_applied,
+        "warnings": slave.warnings,
+        "row_lookups": [{"position": l.position, "table": l.table, "key": l.key, "paths": l.paths} for l in slave.lookups] if detail else [],
+    }
+
+
+def _expectation(result: ExpectationResult) -> dict[str, object]:
+    """An expect entry as written, and whether it held."""
+    expectation = result.expectation
+    return {
+        "when": {k: list(v) for k, v in expectation.when.items()},
+        "verdict": expectation.verdict.value if expectation.verdict else None,
+        "slave_error": expectation.slave_error,
+        "step": expectation.step,
+        "notes": None if expectation.notes is None else list(expectation.notes),
+        "error": expectation.error,
+        "events": None if expectation.events is None else [str(e) for e in expectation.events],
+        "held": result.held,
+        "message": result.message,
+    }
+
+
+def _error_check(check: ErrorCheck) -> dict[str, object]:
+    """A statement's declared error against the one it ended with."""
+    return {
+        "where": check.where,
+        "sql": check.sql,
+        "expected": list(check.expected),
+        "actual": _condition(check.actual),
+        "held": check.held,
+        "message": check.message,
+    }
+
+
 def run_json(run: RunOutcome, detail: bool = True) -> dict[str, object]:
     """One run; without `detail` its statements and row lookups are left out (`[]`), as
     fuzz does for consistent runs, which it can regenerate from seed and index."""
     record = run.record
-    slave = record.slave
     declared = declared_errors(record.scenario)
     return {
         "detail": detail,
@@ -79,46 +121,12 @@ def run_json(run: RunOutcome, detail: bool = True) -> dict[str, object]:
         "steps": [_step(step, declared) for step in record.steps] if detail else [],
         "slave_schema": [{"sql": s.sql, "error": _condition(s.error)} for s in record.slave_schema],
         "binlog": str(record.binlog) if record.binlog else None,
-        "slave": None
-        if slave is None
-        else {
-            "running": slave.running,
-            "error": _condition(slave.error),
-            "error_position": slave.error_position,
-            "error_event": slave.error_event,
-            "applied_position": slave.applied_position,
-            "events_applied": slave.events_applied,
-            "warnings": slave.warnings,
-            "row_lookups": [{"position": l.position, "table": l.table, "key": l.key, "paths": l.paths} for l in slave.lookups] if detail else [],
-        },
+        "slave": None if record.slave is None else _slave(record.slave, detail),
         "verdict": run.judgement.verdict.value,
         "explanation": list(run.judgement.explanation),
         "diff": [_diff(table) for table in run.diff.tables] if run.diff else [],
-        "expectations": [
-            {
-                "when": {k: list(v) for k, v in result.expectation.when.items()},
-                "verdict": result.expectation.verdict.value if result.expectation.verdict else None,
-                "slave_error": result.expectation.slave_error,
-                "step": result.expectation.step,
-                "notes": None if result.expectation.notes is None else list(result.expectation.notes),
-                "error": result.expectation.error,
-                "events": None if result.expectation.events is None else [str(e) for e in result.expectation.events],
-                "held": result.held,
-                "message": result.message,
-            }
-            for result in run.expectations
-        ],
-        "error_checks": [
-            {
-                "where": check.where,
-                "sql": check.sql,
-                "expected": list(check.expected),
-                "actual": _condition(check.actual),
-                "held": check.held,
-                "message": check.message,
-            }
-            for check in run.error_checks
-        ],
+        "expectations": [_expectation(result) for result in run.expectations],
+        "error_checks": [_error_check(check) for check in run.error_checks],
         "covered": run.covered,
         "passed": run.passed,
         "error": record.error,
@@ -202,6 +210,7 @@ def _finding(finding: Finding) -> dict[str, object]:
             "runs": shrunk.runs,
             "reproduced": shrunk.reproduced,
             "scenario_yaml": shrunk.text,
+            "passes": [stats.as_dict() for stats in shrunk.passes],
         },
     }
 
@@ -236,67 +245,3 @@ def report_text(document: dict[str, object]) -> str:
             lines.append(f"  {json.dumps(key)}: {json.dumps(value, default=str)}{comma}")
     lines.append("}")
     return "\n".join(lines) + "\n"
-
-
-def summary_table(result: SuiteResult) -> str:
-    """scenario | variant | verdict | check | diffs | notes, one line per run, then the
-    input errors and the counts. CHECK says whether the run passed (`ok`), failed a check
-    (`FAIL`) or has a verdict nothing allowed (`UNCHECKED`); DIFFS counts, per differing
-    table, rows missing on the slave, extra on it and changed, as pt-table-checksum does."""
-    rows = [("SCENARIO", "VARIANT", "VERDICT", "CHECK", "DIFFS", "NOTES")]
-    for run in result.runs:
-        rows.append((run.record.scenario.name, run.record.label, run.judgement.verdict.value, run_check(run), diff_counts(run), "; ".join(run_notes(run))))
-    widths = [max(len(row[i]) for row in rows) for i in range(5)]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row[:5], widths)) + "  " + row[5] for row in rows]
-    for error in result.input_errors:
-        lines.append(f"INPUT ERROR  {error}")
-    if not result.runs and not result.input_errors:
-        lines.append("no scenario found")
-    lines.append(summary_line(result))
-    return "\n".join(line.rstrip() for line in lines)
-
-
-def run_check(run: RunOutcome) -> str:
-    if not run.checks_held:
-        return "FAIL"
-    return "ok" if run.covered else "UNCHECKED"
-
-
-def diff_counts(run: RunOutcome) -> str:
-    """`t: 1 missing, 0 extra, 1 changed` per differing table; `-` when none differ."""
-    if run.diff is None or run.diff.consistent:
-        return "-"
-    parts = []
-    for table in run.diff.tables:
-        changed = table.key_matched
-        missing, extra = table.only_on_master - changed, table.only_on_slave - changed
-        where = f" (only on the {'master' if table.missing_on == 'slave' else 'slave'})" if table.missing_on else ""
-        parts.append(f"{table.table}{where}: {missing} missing, {extra} extra, {changed} changed")
-    return "; ".join(parts)
-
-
-def run_notes(run: RunOutcome) -> list[str]:
-    """Why a run needs attention first (failed checks, a verdict nothing allows), then the
-    judge's last word."""
-    notes = [f"{check.where} {check.message}" for check in run.error_checks if not check.held]
-    notes.extend(result.message for result in run.expectations if not result.held)
-    if not run.covered:
-        notes.append(f"{run.judgement.verdict.value}, and no expect entry allows it")
-    elif not notes and run.expectations:
-        notes.append("expect ok")
-    notes.extend(run.judgement.explanation[-1:])
-    return notes
-
-
-def summary_line(result: SuiteResult) -> str:
-    """`152 runs: 140 with expectations (138 met, 2 failed), 12 without (10 consistent, 2 not); 0 input errors`."""
-    with_expect = [run for run in result.runs if run.expectations]
-    without = [run for run in result.runs if not run.expectations]
-    met = sum(run.expectations_held for run in with_expect)
-    consistent = sum(run.judgement.verdict is Verdict.CONSISTENT for run in without)
-    not_passed = sum(not run.passed for run in result.runs)
-    return (
-        f"{len(result.runs)} runs: {len(with_expect)} with expectations ({met} met, {len(with_expect) - met} failed), "
-        f"{len(without)} without ({consistent} consistent, {len(without) - consistent} not); "
-        f"{not_passed} need attention; {len(result.input_errors)} input errors"
-    )

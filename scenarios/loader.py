@@ -15,6 +15,21 @@ from typing import Any
 
 import yaml
 
+from scenarios.fields import (
+    FieldError,
+    IDENTIFIER,
+    describe,
+    error_code,
+    flag,
+    nonblank_string,
+    optional_string,
+    reject_unknown_keys,
+    scalar,
+    scalar_tuple,
+    sequence,
+    sql_list,
+    variables,
+)
 from scenarios.model import EngineDeclaration, EventPattern, Expectation, Scenario, ScenarioError, Step, Verdict
 
 TOP_LEVEL_KEYS: tuple[str, ...] = (
@@ -39,7 +54,6 @@ EXPECT_KEYS: tuple[str, ...] = ("when", "verdict", "slave_error", "step", "notes
 STEP_CHECK_KEYS: tuple[str, ...] = ("notes", "error", "events")
 ENGINE_KEYS: tuple[str, ...] = tuple(f.name for f in fields(EngineDeclaration))
 REQUIRED_ENGINE_KEYS: tuple[str, ...] = tuple(f.name for f in fields(EngineDeclaration) if f.default is MISSING)
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ERROR_NAME = re.compile(r"ER_[A-Z0-9_]+")
 SCENARIO_SUFFIXES: frozenset[str] = frozenset({".yaml", ".yml"})
 EXPECTED_DIR = "expected"
@@ -60,15 +74,6 @@ class LoadResult:
 
     scenarios: list[Scenario]
     errors: list[ScenarioError]
-
-
-class _FieldError(Exception):
-    """A problem at one key of a file; the caller adds the file name."""
-
-    def __init__(self, key: str, message: str) -> None:
-        super().__init__(f"{key}: {message}")
-        self.key = key
-        self.message = message
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -103,7 +108,7 @@ def load_scenario(path: Path) -> Scenario:
         raise ScenarioLoadError(ScenarioError(path, "", _yaml_message(exc)))
     try:
         return _parse_scenario(document, path)
-    except _FieldError as exc:
+    except FieldError as exc:
         raise ScenarioLoadError(ScenarioError(path, exc.key, exc.message))
 
 
@@ -163,69 +168,61 @@ def _suite_files(directory: Path) -> list[Path]:
 
 
 def _parse_scenario(document: Any, source: Path) -> Scenario:
-    """Turn a parsed YAML document into a `Scenario`, raising `_FieldError` on the first problem."""
+    """Turn a parsed YAML document into a `Scenario`, raising `FieldError` on the first problem."""
     if not isinstance(document, dict):
-        got = "an empty file" if document is None else _describe(document)
-        raise _FieldError("", f"expected a mapping of scenario keys at the top level, got {got}")
-    _reject_unknown_keys(document, TOP_LEVEL_KEYS, "", "allowed top-level keys are")
+        got = "an empty file" if document is None else describe(document)
+        raise FieldError("", f"expected a mapping of scenario keys at the top level, got {got}")
+    reject_unknown_keys(document, TOP_LEVEL_KEYS, "", "allowed top-level keys are")
     if document.get("name") is None:
-        raise _FieldError("name", "missing; every scenario needs a name")
+        raise FieldError("name", "missing; every scenario needs a name")
     steps = _steps(document.get("steps"))
     return Scenario(
-        name=_nonblank_string(document["name"], "name"),
+        name=nonblank_string(document["name"], "name"),
         source=source,
-        description=_optional_string(document.get("description"), "description"),
+        description=optional_string(document.get("description"), "description"),
         settings=_settings(document.get("settings"), "settings"),
         slave_settings=_settings(document.get("slave_settings"), "slave_settings"),
         matrix=_matrix(document.get("matrix")),
         engines=_engines(document.get("engines")),
-        master_schema=_sql_list(document.get("master_schema"), "master_schema"),
-        slave_schema=_sql_list(document.get("slave_schema"), "slave_schema"),
+        master_schema=sql_list(document.get("master_schema"), "master_schema"),
+        slave_schema=sql_list(document.get("slave_schema"), "slave_schema"),
         steps=steps,
         expect=_expectations(document.get("expect"), len(steps)),
         volatile=_volatile(document.get("volatile")),
         flavor=_flavor(document.get("flavor")),
         seed=_seed(document.get("seed")),
-        tolerate_errors=_flag(document.get("tolerate_errors"), "tolerate_errors"),
+        tolerate_errors=flag(document.get("tolerate_errors"), "tolerate_errors"),
     )
 
 
 def _flavor(value: Any) -> str | None:
     """A flavor name, checked against the known ones where the scenario is run."""
-    return None if value is None else _nonblank_string(value, "flavor").lower()
+    return None if value is None else nonblank_string(value, "flavor").lower()
 
 
 def _seed(value: Any) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise _FieldError("seed", f"expected a non-negative integer, got {_describe(value)} {value!r}")
-    return value
-
-
-def _flag(value: Any, key: str) -> bool:
-    if value is None:
-        return False
-    if not isinstance(value, bool):
-        raise _FieldError(key, f"expected true or false, got {_describe(value)}")
+        raise FieldError("seed", f"expected a non-negative integer, got {describe(value)} {value!r}")
     return value
 
 
 def _settings(value: Any, key: str) -> dict[str, str]:
     """A `variable -> scalar` mapping, normalised; null or absent means no settings."""
-    return {name: _scalar(raw, f"{key}.{name}") for name, raw in _variables(value, key).items()}
+    return {name: scalar(raw, f"{key}.{name}") for name, raw in variables(value, key).items()}
 
 
 def _matrix(value: Any) -> dict[str, tuple[str, ...]]:
     """`variable -> non-empty list of scalars`; each list is one axis of the run matrix."""
     matrix: dict[str, tuple[str, ...]] = {}
-    for name, raw in _variables(value, "matrix").items():
+    for name, raw in variables(value, "matrix").items():
         key = f"matrix.{name}"
         if not isinstance(raw, list):
-            raise _FieldError(key, f"expected a list of values, got {_describe(raw)}")
+            raise FieldError(key, f"expected a list of values, got {describe(raw)}")
         if not raw:
-            raise _FieldError(key, "expected at least one value, got an empty list")
-        matrix[name] = _scalar_tuple(raw, key)
+            raise FieldError(key, "expected at least one value, got an empty list")
+        matrix[name] = scalar_tuple(raw, key)
     return matrix
 
 
@@ -235,25 +232,25 @@ def _engines(value: Any) -> dict[str, EngineDeclaration]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise _FieldError("engines", f"expected a mapping of engine name -> capabilities, got {_describe(value)}")
+        raise FieldError("engines", f"expected a mapping of engine name -> capabilities, got {describe(value)}")
     engines: dict[str, EngineDeclaration] = {}
     seen: set[str] = set()
     for name, raw in value.items():
         key = f"engines.{name}"
-        if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
-            raise _FieldError("engines", f"engine names are identifiers (letters, digits, _), got {_describe(name)} {name!r}")
+        if not isinstance(name, str) or not IDENTIFIER.fullmatch(name):
+            raise FieldError("engines", f"engine names are identifiers (letters, digits, _), got {describe(name)} {name!r}")
         if name.upper() in seen:
-            raise _FieldError(key, "engine declared twice (names are case-insensitive)")
+            raise FieldError(key, "engine declared twice (names are case-insensitive)")
         seen.add(name.upper())
         if not isinstance(raw, dict):
-            raise _FieldError(key, f"expected a mapping of capability -> true/false, got {_describe(raw)}")
-        _reject_unknown_keys(raw, ENGINE_KEYS, key, "an engine declares only")
+            raise FieldError(key, f"expected a mapping of capability -> true/false, got {describe(raw)}")
+        reject_unknown_keys(raw, ENGINE_KEYS, key, "an engine declares only")
         for capability in REQUIRED_ENGINE_KEYS:
             if capability not in raw:
-                raise _FieldError(f"{key}.{capability}", "missing; declare it true or false")
+                raise FieldError(f"{key}.{capability}", "missing; declare it true or false")
         for capability, flag in raw.items():
             if not isinstance(flag, bool):
-                raise _FieldError(f"{key}.{capability}", f"expected true or false, got {_describe(flag)}")
+                raise FieldError(f"{key}.{capability}", f"expected true or false, got {describe(flag)}")
         engines[name] = EngineDeclaration(**raw)
     return engines
 
@@ -261,19 +258,19 @@ def _engines(value: Any) -> dict[str, EngineDeclaration]:
 def _steps(value: Any) -> tuple[Step, ...]:
     """The statements to replay, numbered from 1 in file order."""
     steps: list[Step] = []
-    for position, raw in enumerate(_list(value, "steps")):
+    for position, raw in enumerate(sequence(value, "steps")):
         key = f"steps[{position}]"
         if not isinstance(raw, dict):
-            raise _FieldError(key, f"expected a mapping with session and sql, got {_describe(raw)}")
-        _reject_unknown_keys(raw, STEP_KEYS, key, "a step has only")
+            raise FieldError(key, f"expected a mapping with session and sql, got {describe(raw)}")
+        reject_unknown_keys(raw, STEP_KEYS, key, "a step has only")
         for field_name in REQUIRED_STEP_KEYS:
             if field_name not in raw:
-                raise _FieldError(f"{key}.{field_name}", "missing")
+                raise FieldError(f"{key}.{field_name}", "missing")
         steps.append(
             Step(
                 index=position + 1,
-                session=_nonblank_string(raw["session"], f"{key}.session"),
-                sql=_nonblank_string(raw["sql"], f"{key}.sql"),
+                session=nonblank_string(raw["session"], f"{key}.session"),
+                sql=nonblank_string(raw["sql"], f"{key}.sql"),
                 errors=_step_errors(raw["error"], f"{key}.error") if "error" in raw else (),
             )
         )
@@ -286,19 +283,19 @@ def _step_errors(value: Any, key: str) -> tuple[int | str, ...]:
     scenario runs."""
     items = value if isinstance(value, list) else [value]
     if not items:
-        raise _FieldError(key, "expected an error code, an ER_ name or a list of them, got an empty list")
+        raise FieldError(key, "expected an error code, an ER_ name or a list of them, got an empty list")
     errors: list[int | str] = []
     for position, raw in enumerate(items):
         item_key = f"{key}[{position}]" if isinstance(value, list) else key
         if isinstance(raw, str) and _ERROR_NAME.fullmatch(raw.strip().upper()):
             error: int | str = raw.strip().upper()
         elif isinstance(raw, int) and not isinstance(raw, bool):
-            error = _error_code(raw, item_key, allow_zero=True)
+            error = error_code(raw, item_key, allow_zero=True)
         else:
-            got = f"{_describe(raw)} {raw!r}" if isinstance(raw, str) else _describe(raw)
-            raise _FieldError(item_key, f"expected a MySQL error code such as 1062, an ER_ name such as ER_DUP_ENTRY, or 0 for success, got {got}")
+            got = f"{describe(raw)} {raw!r}" if isinstance(raw, str) else describe(raw)
+            raise FieldError(item_key, f"expected a MySQL error code such as 1062, an ER_ name such as ER_DUP_ENTRY, or 0 for success, got {got}")
         if error in errors:
-            raise _FieldError(item_key, f"{error} is listed twice")
+            raise FieldError(item_key, f"{error} is listed twice")
         errors.append(error)
     return tuple(errors)
 
@@ -307,29 +304,29 @@ def _expectations(value: Any, step_count: int) -> tuple[Expectation, ...]:
     """The assertions about runs; each must say something (a verdict, a slave error, or
     what one step did)."""
     expectations: list[Expectation] = []
-    for position, raw in enumerate(_list(value, "expect")):
+    for position, raw in enumerate(sequence(value, "expect")):
         key = f"expect[{position}]"
         if not isinstance(raw, dict):
-            raise _FieldError(key, f"expected a mapping, got {_describe(raw)}")
-        _reject_unknown_keys(raw, EXPECT_KEYS, key, "an expectation has only")
+            raise FieldError(key, f"expected a mapping, got {describe(raw)}")
+        reject_unknown_keys(raw, EXPECT_KEYS, key, "an expectation has only")
         verdict, slave_error, step = raw.get("verdict"), raw.get("slave_error"), raw.get("step")
         checks = [name for name in STEP_CHECK_KEYS if name in raw]
         if step is None and checks:
-            raise _FieldError(f"{key}.{checks[0]}", "needs a step: the number of the step it is about")
+            raise FieldError(f"{key}.{checks[0]}", "needs a step: the number of the step it is about")
         if step is not None and not checks:
-            raise _FieldError(f"{key}.step", f"says nothing about the step; add {', '.join(STEP_CHECK_KEYS)}")
+            raise FieldError(f"{key}.step", f"says nothing about the step; add {', '.join(STEP_CHECK_KEYS)}")
         if verdict is None and slave_error is None and step is None:
-            raise _FieldError(key, "needs a verdict, a slave_error, or a step with its notes, error or events")
+            raise FieldError(key, "needs a verdict, a slave_error, or a step with its notes, error or events")
         expectations.append(
             Expectation(
                 when=_when(raw.get("when"), f"{key}.when"),
                 verdict=None if verdict is None else _verdict(verdict, f"{key}.verdict"),
                 slave_error=None
                 if slave_error is None
-                else _error_code(slave_error, f"{key}.slave_error"),
+                else error_code(slave_error, f"{key}.slave_error"),
                 step=None if step is None else _step_number(step, f"{key}.step", step_count),
                 notes=_notes(raw["notes"], f"{key}.notes") if "notes" in raw else None,
-                error=_error_code(raw["error"], f"{key}.error", allow_zero=True) if "error" in raw else None,
+                error=error_code(raw["error"], f"{key}.error", allow_zero=True) if "error" in raw else None,
                 events=_events(raw["events"], f"{key}.events") if "events" in raw else None,
             )
         )
@@ -339,38 +336,38 @@ def _expectations(value: Any, step_count: int) -> tuple[Expectation, ...]:
 def _step_number(value: Any, key: str, step_count: int) -> int:
     """A 1-based index into `steps`, as the report numbers steps."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _FieldError(key, f"expected a step number (an int), got {_describe(value)}")
+        raise FieldError(key, f"expected a step number (an int), got {describe(value)}")
     if not 1 <= value <= step_count:
-        raise _FieldError(key, f"no step {value}; steps are numbered 1 to {step_count}")
+        raise FieldError(key, f"no step {value}; steps are numbered 1 to {step_count}")
     return value
 
 
 def _notes(value: Any, key: str) -> tuple[str | int, ...]:
     """Diagnostics: an unsafe reason name (`LIMIT`) for each Note 1592, a code for the rest."""
     notes: list[str | int] = []
-    for position, raw in enumerate(_list(value, key)):
+    for position, raw in enumerate(sequence(value, key)):
         item_key = f"{key}[{position}]"
-        if isinstance(raw, str) and _IDENTIFIER.fullmatch(raw.strip()):
+        if isinstance(raw, str) and IDENTIFIER.fullmatch(raw.strip()):
             notes.append(raw.strip().upper())
         elif isinstance(raw, int) and not isinstance(raw, bool):
-            notes.append(_error_code(raw, item_key))
+            notes.append(error_code(raw, item_key))
         else:
-            got = f"{_describe(raw)} {raw!r}" if isinstance(raw, str) else _describe(raw)
-            raise _FieldError(item_key, f"expected an unsafe reason name such as LIMIT or a MySQL code such as 1062, got {got}")
+            got = f"{describe(raw)} {raw!r}" if isinstance(raw, str) else describe(raw)
+            raise FieldError(item_key, f"expected an unsafe reason name such as LIMIT or a MySQL code such as 1062, got {got}")
     return tuple(notes)
 
 
 def _events(value: Any, key: str) -> tuple[EventPattern, ...]:
     """`Kind` or `Kind info` per event, e.g. `Query BEGIN`, `Table_map test.t`, `Xid`."""
     events: list[EventPattern] = []
-    for position, raw in enumerate(_list(value, key)):
+    for position, raw in enumerate(sequence(value, key)):
         item_key = f"{key}[{position}]"
         if not isinstance(raw, str):
             hint = " (quote an entry that contains ': ')" if isinstance(raw, dict) else ""
-            raise _FieldError(item_key, f"expected an event such as 'Query BEGIN' or 'Xid', got {_describe(raw)}{hint}")
+            raise FieldError(item_key, f"expected an event such as 'Query BEGIN' or 'Xid', got {describe(raw)}{hint}")
         kind, _, info = raw.strip().partition(" ")
-        if not _IDENTIFIER.fullmatch(kind):
-            raise _FieldError(item_key, f"expected an event kind such as Query or Write_rows first, got {raw!r}")
+        if not IDENTIFIER.fullmatch(kind):
+            raise FieldError(item_key, f"expected an event kind such as Query or Write_rows first, got {raw!r}")
         events.append(EventPattern(kind, " ".join(info.split())))
     return tuple(events)
 
@@ -378,14 +375,14 @@ def _events(value: Any, key: str) -> tuple[EventPattern, ...]:
 def _when(value: Any, key: str) -> dict[str, tuple[str, ...]]:
     """`variable -> scalar or list of scalars`, every value made a tuple for `matches`."""
     when: dict[str, tuple[str, ...]] = {}
-    for name, raw in _variables(value, key).items():
+    for name, raw in variables(value, key).items():
         item_key = f"{key}.{name}"
         if isinstance(raw, list):
             if not raw:
-                raise _FieldError(item_key, "expected at least one value, got an empty list")
-            when[name] = _scalar_tuple(raw, item_key)
+                raise FieldError(item_key, "expected at least one value, got an empty list")
+            when[name] = scalar_tuple(raw, item_key)
         else:
-            when[name] = (_scalar(raw, item_key),)
+            when[name] = (scalar(raw, item_key),)
         if name == FLAVOR_KEY:  # flavor names are lower-case (mysql-8.0), variable values upper
             when[name] = tuple(value.lower() for value in when[name])
     return when
@@ -394,121 +391,23 @@ def _when(value: Any, key: str) -> dict[str, tuple[str, ...]]:
 def _verdict(value: Any, key: str) -> Verdict:
     allowed = ", ".join(v.value for v in Verdict)
     if not isinstance(value, str):
-        raise _FieldError(key, f"expected one of {allowed}, got {_describe(value)}")
+        raise FieldError(key, f"expected one of {allowed}, got {describe(value)}")
     try:
         return Verdict(value.strip().lower())
     except ValueError:
-        raise _FieldError(key, f"unknown verdict {value!r}; expected one of {allowed}") from None
-
-
-def _error_code(value: Any, key: str, allow_zero: bool = False) -> int:
-    """A MySQL error code (0, no error, where allowed); bools are rejected although
-    Python counts them as ints."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _FieldError(key, f"expected a MySQL error code (an int), got {_describe(value)}")
-    if value < 0 or (value == 0 and not allow_zero):
-        lowest = "0 (no error) or a" if allow_zero else "a"
-        raise _FieldError(key, f"expected {lowest} positive MySQL error code, got {value}")
-    return value
-
-
-def _variables(value: Any, key: str) -> dict[str, Any]:
-    """A mapping keyed by variable name, names lower-cased and stripped; null means empty."""
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise _FieldError(key, f"expected a mapping of variable -> value, got {_describe(value)}")
-    variables: dict[str, Any] = {}
-    for raw_name, raw in value.items():
-        if not isinstance(raw_name, str) or not raw_name.strip():
-            got = f"{_describe(raw_name)} {raw_name!r}"
-            raise _FieldError(key, f"variable names must be non-empty strings, got {got}")
-        name = raw_name.strip().lower()
-        if name in variables:
-            raise _FieldError(f"{key}.{name}", "variable given twice (names are case-insensitive)")
-        variables[name] = raw
-    return variables
-
-
-def _scalar(value: Any, key: str) -> str:
-    """A variable value as MySQL shows it: bools ON/OFF, numbers as text, strings upper-case."""
-    if isinstance(value, bool):
-        return "ON" if value else "OFF"
-    if isinstance(value, (int, float)):
-        return str(value)
-    if isinstance(value, str):
-        return value.strip().upper()
-    raise _FieldError(key, f"expected a string, number or ON/OFF, got {_describe(value)}")
-
-
-def _scalar_tuple(values: list[Any], key: str) -> tuple[str, ...]:
-    """Normalised values of a list; a repeat would run (or match) the same variant twice."""
-    normalised: list[str] = []
-    for position, raw in enumerate(values):
-        value = _scalar(raw, f"{key}[{position}]")
-        if value in normalised:
-            raise _FieldError(f"{key}[{position}]", f"value {value} is listed twice")
-        normalised.append(value)
-    return tuple(normalised)
-
-
-def _sql_list(value: Any, key: str) -> tuple[str, ...]:
-    items = enumerate(_list(value, key))
-    return tuple(_nonblank_string(raw, f"{key}[{position}]") for position, raw in items)
+        raise FieldError(key, f"unknown verdict {value!r}; expected one of {allowed}") from None
 
 
 def _volatile(value: Any) -> tuple[str, ...]:
     """`table.column` names, lower-cased: the form the fidelity check matches them in."""
     names = []
-    for position, raw in enumerate(_list(value, "volatile")):
+    for position, raw in enumerate(sequence(value, "volatile")):
         key = f"volatile[{position}]"
-        name = _nonblank_string(raw, key)
+        name = nonblank_string(raw, key)
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$]*\.[A-Za-z_][A-Za-z0-9_$]*", name):
-            raise _FieldError(key, f"expected table.column, got {name!r}")
+            raise FieldError(key, f"expected table.column, got {name!r}")
         names.append(name.lower())
     return tuple(names)
-
-
-def _list(value: Any, key: str) -> list[Any]:
-    """A YAML sequence; null or absent means empty."""
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise _FieldError(key, f"expected a list, got {_describe(value)}")
-    return value
-
-
-def _nonblank_string(value: Any, key: str) -> str:
-    if not isinstance(value, str):
-        raise _FieldError(key, f"expected a string, got {_describe(value)}")
-    if not value.strip():
-        raise _FieldError(key, "must not be empty or blank")
-    return value.strip()
-
-
-def _optional_string(value: Any, key: str) -> str:
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise _FieldError(key, f"expected a string, got {_describe(value)}")
-    return value.strip()
-
-
-def _reject_unknown_keys(
-    mapping: dict[Any, Any], allowed: tuple[str, ...], key: str, intro: str
-) -> None:
-    for name in mapping:
-        if name not in allowed:
-            where = f"{key}.{name}" if key else str(name)
-            raise _FieldError(where, f"unknown key; {intro}: {', '.join(allowed)}")
-
-
-def _describe(value: Any) -> str:
-    """A YAML-flavoured type name for messages ('string', 'mapping', not 'str', 'dict')."""
-    names = {bool: "bool", int: "int", float: "float", str: "string", list: "list", dict: "mapping"}
-    if value is None:
-        return "null"
-    return names.get(type(value), type(value).__name__)
 
 
 def _yaml_message(exc: yaml.YAMLError) -> str:

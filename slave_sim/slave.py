@@ -1,54 +1,40 @@
-"""The slave: an applier loop over a binlog, like a replica's SQL thread.
+"""The slave: an applier loop over a binlog, like a replica's SQL thread, and where it stands.
 
-Statement events run through the same SQL layer as on the master, with the master's
-context (timestamp, Intvar, Rand, User_var, thread id) and the error code the master
-logged. Row events are applied by the server's row applier (server_sim/applier), which
-finds rows through the slave's own keys, per flavor. Any failure stops the applier with the server's error code and the event's
-position; nothing after it is applied, and the open transaction is rolled back. A slave
-kept in a file commits each binlog transaction with the position after it
-(relay_log_info), so it resumes after a crash without losing or repeating a change.
+Each event is applied by slave_sim/events (statements through the same SQL layer as on
+the master, row events through the server's row applier). Any failure stops the applier
+with the server's error code and the event's position; nothing after it is applied, and
+the open transaction is rolled back. A slave kept in a file commits each binlog
+transaction with the position after it (relay_log_info), so it resumes after a crash
+without losing or repeating a change.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import duckdb
 from tenacity import RetryCallState, Retrying, retry_if_exception, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from server_sim.applier.row_applier import RowApplier, RowLookup
-from server_sim.binlog.events import (
-    INTVAR_INSERT_ID,
-    STMT_END_F,
-    Annotate_rows_log_event,
-    Format_description_log_event,
-    Intvar_log_event,
-    Log_event,
-    Query_log_event,
-    Rand_log_event,
-    Rows_log_event,
-    Rows_query_log_event,
-    Table_map_log_event,
-    Unknown_log_event,
-    User_var_log_event,
-    Xid_log_event,
-    type_name_of,
-)
-from server_sim.binlog.file import BinlogCorruptError, BinlogReader, PositionedEvent
+from server_sim.binlog.events import type_name_of
+from server_sim.binlog.file import BinlogCorruptError, BinlogReader
 from server_sim.engines import EngineRegistry
 from server_sim.errors import Condition, ErrorCode, SqlError
 from server_sim.execute.executor import Executor
 from server_sim.execute.outcome import Outcome
 from server_sim.flavor import Flavor
-from server_sim.parser import Statement, StatementKind, parse_statement
+from server_sim.parser import parse_statement
 from server_sim.server import EPOCH, Server, ServerIdentity
-from server_sim.session import Savepoint
+from server_sim.session import Session
 from server_sim.sysvars import VariableRegistry
 
+from .events import EventApplier
 from .relay_log_info import AppliedPosition, RelayLogInfo
+from .status import Retry, SlaveConfigurationError, SlaveStatus, SlaveStop, TransientStop
+
+__all__ = ["SLAVE_SERVER_ID", "Retry", "Slave", "SlaveConfigurationError", "SlaveStatus", "SlaveStop", "TransientStop"]
 
 SLAVE_SERVER_ID = 2
 
@@ -58,48 +44,6 @@ SLAVE_SERVER_ID = 2
 TRANSIENT_ERRORS = frozenset({ErrorCode.ER_LOCK_WAIT_TIMEOUT.code, ErrorCode.ER_LOCK_DEADLOCK.code})
 # Backoff between retries of one transaction: exponential from 10 ms, at most 1 s.
 RETRY_WAIT = wait_exponential(multiplier=0.01, max=1.0)
-
-
-class SlaveStop(Exception):
-    """The applier stops: the error it reports, about the event being applied."""
-
-    def __init__(self, error: SqlError) -> None:
-        super().__init__(error.message)
-        self.error = error
-
-
-class TransientStop(SlaveStop):
-    """A transient error in a transaction the applier has rolled back and may run again."""
-
-
-class SlaveConfigurationError(Exception):
-    """The slave cannot apply this binlog at all (its database follows another binlog)."""
-
-
-@dataclass(frozen=True)
-class Retry:
-    """One retry of a transaction after a transient error (slave_transaction_retries)."""
-
-    position: int  # where the transaction starts (0 also for opening the database)
-    attempt: int  # 1 for the first retry
-    code: int
-    message: str
-    wait_seconds: float
-
-
-@dataclass
-class SlaveStatus:
-    """SHOW SLAVE STATUS, reduced: running or stopped, where and why."""
-
-    running: bool = True
-    error: Condition | None = None
-    error_position: int | None = None
-    error_event: str | None = None
-    applied_position: int = 0
-    events_applied: int = 0  # events of committed transactions
-    warnings: list[str] = field(default_factory=list)
-    lookups: list[RowLookup] = field(default_factory=list)
-    retries: list[Retry] = field(default_factory=list)
 
 
 class Slave:
@@ -128,14 +72,9 @@ class Slave:
         self.server = self._open_server(identity, engines, database, settings)
         self.server.global_variables.update(settings)
         self.executor = Executor(self.server)
-        self.applier = RowApplier(self.executor)
-        self.session = self.server.new_session(flavor.applier_user)
-        self._table_maps: dict[int, Table_map_log_event] = {}
-        self._reset_context()
-        self._rows_query: str | None = None
+        self.events = EventApplier(flavor, self.server, self.executor, self.status)
         self._position = 0
         self._event_name = ""
-        self._pending_events = 0  # applied in the open transaction, not committed yet
         self._relay_log_info = RelayLogInfo(self.server.connection) if database is not None else None
         self.master_log_name = ""
         recorded = self._relay_log_info.load() if self._relay_log_info is not None else None
@@ -170,11 +109,10 @@ class Slave:
         reason = str(state.outcome.exception()).splitlines()[0]
         self.status.retries.append(Retry(0, state.attempt_number, ErrorCode.ER_LOCK_WAIT_TIMEOUT.code, reason, wait))
 
-    def _reset_context(self) -> None:
-        self._insert_id: int | None = None
-        self._last_insert_id: int | None = None
-        self._rand: tuple[int, int] | None = None
-        self._user_variables: dict[str, object] = {}
+    @property
+    def session(self) -> Session:
+        """The applier's session (the replica's SQL thread)."""
+        return self.events.session
 
     # -- crash safety ------------------------------------------------------------------------
 
@@ -191,8 +129,8 @@ class Slave:
         """Count what is applied, up to `position`; in a file, commit it with that position
         and open the next transaction."""
         self.status.applied_position = position
-        self.status.events_applied += self._pending_events
-        self._pending_events = 0
+        self.status.events_applied += self.events.pending_events
+        self.events.pending_events = 0
         if self._relay_log_info is None:
             return
         state = {**self.server.state_document(), "applier": {"rand_seed1": self.session.rand_seed1, "rand_seed2": self.session.rand_seed2}}
@@ -204,16 +142,13 @@ class Slave:
     def _restore(self, recorded: tuple[AppliedPosition, dict[str, Any]]) -> None:
         """Take up the committed position and server state; the applier session starts afresh."""
         position, state = recorded
-        self.session = self.server.new_session(self.flavor.applier_user)
+        session = self.server.new_session(self.flavor.applier_user)
         self.server.restore_state(state)
-        self.session.rand_seed1 = state["applier"]["rand_seed1"]
-        self.session.rand_seed2 = state["applier"]["rand_seed2"]
+        session.rand_seed1 = state["applier"]["rand_seed1"]
+        session.rand_seed2 = state["applier"]["rand_seed2"]
         self.master_log_name = position.master_log_name
         self.status.applied_position = position.master_log_pos
-        self._table_maps = {}
-        self._reset_context()
-        self._rows_query = None
-        self._pending_events = 0
+        self.events.reset(session)
 
     def _roll_back_to_checkpoint(self) -> None:
         """Discard everything since the last commit, in the database and in memory."""
@@ -314,14 +249,14 @@ class Slave:
                 self._position = positioned.position
                 self._event_name = type_name_of(positioned.event)
                 try:
-                    self._apply_event(positioned)
+                    self.events.apply(positioned)
                 except SlaveStop as halt:
                     transaction = self.session.transaction
                     if self.crash_safe and halt.error.code in TRANSIENT_ERRORS and not (transaction and transaction.wrote_nontransactional):
                         self._roll_back_to_checkpoint()
                         raise TransientStop(halt.error) from None
                     raise
-                self._pending_events += 1
+                self.events.pending_events += 1
                 if self.session.transaction is None:
                     self._checkpoint(positioned.end_log_pos)
                     return positioned.end_log_pos
@@ -330,14 +265,14 @@ class Slave:
         if self.session.transaction is not None:
             # The binlog ends inside a transaction: what was applied of it does not count,
             # except non-transactional changes, which no rollback takes back.
-            self._rollback()
+            self.events.rollback()
             self._checkpoint(status.applied_position)
         return None
 
     def _stop(self, error: SqlError, position: int, event: str) -> None:
         """The SQL thread stops: the failed transaction's transactional changes are undone,
         its non-transactional ones stay, and the position stays at its start."""
-        self._rollback()
+        self.events.rollback()
         self._checkpoint(self.status.applied_position)
         self.status.running = False
         condition = error.condition()
@@ -347,148 +282,6 @@ class Slave:
         self.status.error_position = position
         self.status.error_event = event
 
-    # -- events ----------------------------------------------------------------------------
-
-    def _apply_event(self, positioned: PositionedEvent) -> None:
-        event = positioned.event
-        if isinstance(event, Format_description_log_event):
-            return
-        if isinstance(event, Query_log_event):
-            self._query(event)
-        elif isinstance(event, Xid_log_event):
-            self._commit()
-        elif isinstance(event, Intvar_log_event):
-            if event.kind == INTVAR_INSERT_ID:
-                self._insert_id = event.value
-            else:
-                self._last_insert_id = event.value
-        elif isinstance(event, Rand_log_event):
-            self._rand = (event.seed1, event.seed2)
-        elif isinstance(event, User_var_log_event):
-            self._user_variables[event.name.lower()] = event.value
-        elif isinstance(event, Table_map_log_event):
-            self._table_maps[event.table_id] = event
-        elif isinstance(event, (Rows_query_log_event, Annotate_rows_log_event)):
-            self._rows_query = event.query
-        elif isinstance(event, Rows_log_event):
-            self._rows(event, positioned.position)
-        elif isinstance(event, Unknown_log_event) or type(event) is Log_event:
-            if event.ignorable:
-                return  # an informational event this slave does not know: skipped
-            raise SlaveStop(
-                SqlError(
-                    ErrorCode.ER_SLAVE_RELAY_LOG_READ_FAILURE,
-                    f"unknown event type {type_name_of(event)} without the ignorable flag at position {positioned.position}",
-                )
-            )
-        # Known ignorable events (Ignorable_log_event itself) need no action.
-
-    def _query(self, event: Query_log_event) -> None:
-        text = event.query.strip()
-        keyword = text.upper()
-        if keyword == "BEGIN":
-            self.session.begin(explicit=True)
-            return
-        if keyword == "COMMIT":
-            self._commit()
-            return
-        if keyword == "ROLLBACK":
-            self._rollback()
-            return
-        try:
-            statement = parse_statement(text)
-        except SqlError as error:
-            raise SlaveStop(_query_error(error, event)) from None
-        transaction = self.session.transaction
-        if statement.kind is StatementKind.SAVEPOINT and transaction is not None:
-            transaction.savepoints.append(Savepoint(statement.savepoint or "", len(transaction.undo)))
-            return
-        if statement.kind is StatementKind.ROLLBACK_TO_SAVEPOINT and transaction is not None:
-            mark = next((s.undo_mark for s in transaction.savepoints if s.name.lower() == (statement.savepoint or "").lower()), None)
-            if mark is not None:
-                transaction.undo_to(mark, self.server.storage)
-            return
-        self._run_statement(statement, event)
-
-    def _run_statement(self, statement: Statement, event: Query_log_event) -> None:
-        session = self.session
-        session.thread_id = event.thread_id
-        if self.flavor.applier_server_id_from_event:
-            session.variables["server_id"] = str(event.server_id)
-        session.variables["auto_increment_increment"] = str(event.auto_increment_increment)
-        session.variables["auto_increment_offset"] = str(event.auto_increment_offset)
-        if self._rand is not None:
-            session.rand_seed1, session.rand_seed2 = self._rand
-        if self._last_insert_id is not None:
-            session.last_insert_id = self._last_insert_id
-        session.user_variables.update(self._user_variables)
-        if statement.kind.is_ddl and not statement.temporary:
-            self._commit()
-        master_time = dt.datetime.fromtimestamp(event.timestamp, dt.timezone.utc).replace(tzinfo=None)
-        self.server.advance_clock_to(master_time)
-        self.server.tick()
-        transaction = session.ensure_transaction()
-        mark = len(transaction.undo)
-        context = self.server.statement_context(session, master_time)
-        outcome = self.executor.run(session, statement, context, insert_id=self._insert_id)
-        self._reset_context()
-        actual = outcome.error.code if outcome.error is not None else 0
-        if outcome.error is not None:
-            transaction.undo_to(mark, self.server.storage)
-        if actual != event.error_code:
-            if event.error_code == 0 and outcome.error is not None:
-                raise SlaveStop(_query_error(outcome.error, event))
-            raise SlaveStop(
-                SqlError(
-                    ErrorCode.ER_INCONSISTENT_ERROR,
-                    f"error code {event.error_code}",
-                    event.error_code,
-                    outcome.error.message if outcome.error else "no error",
-                    actual,
-                    event.db,
-                    event.query,
-                )
-            )
-        if not session.in_multi_statement_transaction:
-            self._commit()
-
-    def _rows(self, event: Rows_log_event, position: int) -> None:
-        table_map = self._table_maps.get(event.table_id)
-        if table_map is None:
-            raise SlaveStop(SqlError(ErrorCode.ER_SLAVE_RELAY_LOG_READ_FAILURE, f"row event for unmapped table id {event.table_id}"))
-        applier = self.applier
-        try:
-            applier.apply(self.session, event, table_map, position, Outcome())
-        except SqlError as error:
-            raise SlaveStop(self._row_error(event, table_map, error)) from None
-        finally:
-            self.status.warnings.extend(warning.message for warning in applier.warnings)
-            self.status.lookups.extend(applier.lookups)
-            applier.warnings.clear()
-            applier.lookups.clear()
-        if event.rows_flags & STMT_END_F:
-            self._rows_query = None  # the annotation covered this statement's row events only
-
-    def _row_error(self, event: Rows_log_event, table_map: Table_map_log_event, error: SqlError) -> SqlError:
-        handler = {1032: "HA_ERR_KEY_NOT_FOUND", 1062: "HA_ERR_FOUND_DUPP_KEY"}.get(error.code, "")
-        statement = f" (statement: {self._rows_query})" if self._rows_query else ""
-        message = (
-            f"Could not execute {event.type_name} event on table {table_map.database}.{table_map.table}; "
-            f"{error.message}, Error_code: {error.code};{' handler error ' + handler + ';' if handler else ''} "
-            f"the event's master log position {self._position}{statement}"
-        )
-        return SqlError(error.error, message=message)
-
-    def _commit(self) -> None:
-        self.session.transaction = None
-
-    def _rollback(self) -> None:
-        self._pending_events = 0
-        transaction = self.session.transaction
-        if transaction is not None:
-            transaction.undo_to(0, self.server.storage)
-        self.session.transaction = None
-
     def close(self) -> None:
         if self.crash_safe:
             self.server.connection.execute("ROLLBACK")
@@ -497,10 +290,3 @@ class Slave:
 
 def _database_locked(error: BaseException) -> bool:
     return isinstance(error, duckdb.IOException) and "lock" in str(error).lower()
-
-
-def _query_error(error: SqlError, event: Query_log_event) -> SqlError:
-    return SqlError(
-        error.error,
-        message=f"Error '{error.message}' on query. Default database: '{event.db}'. Query: '{event.query}'",
-    )

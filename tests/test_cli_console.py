@@ -17,6 +17,7 @@ import harness.version
 from harness.cli import main
 from harness.percent import percent
 from harness.progress import Progress
+from tests.support import scenario_file
 
 ROOT = Path(__file__).resolve().parent.parent
 ORACLE_SUITE = ROOT / "scenarios" / "oracle"
@@ -60,9 +61,7 @@ steps:
 @pytest.fixture
 def tiny(tmp_path: Path) -> Path:
     """A scenario whose three runs are consistent: exit 0 whatever the verdict rules."""
-    path = tmp_path / "tiny.yaml"
-    path.write_text(TINY)
-    return path
+    return scenario_file(tmp_path, TINY, "tiny.yaml")
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.commands.fuzz import fuzz_summary
+from harness.console import fuzz_summary
 from harness.compare import diff_snapshots
 from harness.fuzz import FuzzConfig, fuzz, workload_variants
 from harness.judge import judge

@@ -12,6 +12,7 @@ from harness.runner import RunRecord, run_variant
 from scenarios.loader import load_scenario
 from scenarios.model import Verdict
 from server_sim.flavor import MYSQL_80
+from tests.support import scenario_from
 
 SCENARIO = """\
 name: update-limit
@@ -28,9 +29,7 @@ expect:
 
 
 def run(tmp_path: Path, expect: str, binlog_format: str) -> RunRecord:
-    path = tmp_path / "s.yaml"
-    path.write_text(SCENARIO + textwrap.indent(textwrap.dedent(expect), "  "))
-    scenario = load_scenario(path)
+    scenario = scenario_from(tmp_path, SCENARIO + textwrap.indent(textwrap.dedent(expect), "  "), "s.yaml")
     return run_variant(scenario, {"binlog_format": binlog_format}, MYSQL_80, tmp_path / "binlogs")
 
 

@@ -17,6 +17,7 @@ from harness.oracle.replication import ReplicationPair
 from scenarios.loader import load_scenario
 from scenarios.model import Scenario, Step
 from server_sim.flavor import MARIADB_1011
+from tests.support import scenario_file
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -161,8 +162,7 @@ def test_step_errors_and_warnings_are_the_statements_own(pair: ReplicationPair) 
 
 
 def _run_oracle_cli(scenario_text: str, tmp_path: Path) -> subprocess.Popen[bytes]:
-    path = tmp_path / "scenario.yaml"
-    path.write_text(scenario_text)
+    path = scenario_file(tmp_path, scenario_text)
     return subprocess.Popen(
         [sys.executable, "-m", "harness.cli", "run", "--oracle", "mariadb", str(path), "--out", str(tmp_path / "out")],
         cwd=ROOT,
@@ -213,8 +213,7 @@ expect:
 
 def test_a_failing_scenario_still_leaves_no_server_behind(spark, tmp_path: Path, pair: ReplicationPair, capsys: pytest.CaptureFixture[str]) -> None:
     before = harness_servers()
-    path = tmp_path / "failing.yaml"
-    path.write_text(FAILING_SCENARIO)
+    path = scenario_file(tmp_path, FAILING_SCENARIO, "failing.yaml")
     code = main(["run", "--oracle", "mariadb", str(path), "--out", str(tmp_path / "out")])
     output = capsys.readouterr().out
     assert code == 1  # the expectation fails (the run is consistent)

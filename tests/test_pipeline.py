@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from harness.suite import RunOutcome, run_suite
 from scenarios.loader import load_scenario
 from server_sim.binlog.file import read_binlog
 from server_sim.flavor import MARIADB_1011, MYSQL_80
+from tests.support import run_command, scenario_file
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,8 +23,7 @@ SUITE = Path(__file__).resolve().parent.parent / "scenarios" / "suites"
 
 def run_yaml(text: str, spark, tmp_path: Path) -> dict[str, RunOutcome]:
     """Run one scenario through the packages; outcomes keyed by binlog format."""
-    path = tmp_path / "scenario.yaml"
-    path.write_text(textwrap.dedent(text))
+    path = scenario_file(tmp_path, text, dedent=True)
     result = run_suite([path], MYSQL_80, tmp_path / "out", lambda: spark)
     assert result.input_errors == []
     return {run.record.variant["binlog_format"]: run for run in result.runs}
@@ -191,22 +190,21 @@ def test_applier_differences_are_flavor_data(tmp_path: Path, flavor, stop_code: 
 
 
 def test_failed_step_expectation_fails_the_run_and_is_reported(spark, tmp_path: Path) -> None:
-    path = tmp_path / "limit.yaml"
-    path.write_text(
-        textwrap.dedent(
-            """\
-            name: limit
-            master_schema: ["CREATE TABLE t (a INT PRIMARY KEY) ENGINE=InnoDB", "INSERT INTO t VALUES (1), (2)"]
-            steps: [{session: con1, sql: "DELETE FROM t LIMIT 1"}]
-            expect:
-              - {when: {binlog_format: STATEMENT}, step: 1, notes: [LIMIT], events: [Query BEGIN, Query, Xid]}
-              - {when: {binlog_format: ROW}, step: 1, notes: [LIMIT]}
-            """
-        )
+    path = scenario_file(
+        tmp_path,
+        """\
+        name: limit
+        master_schema: ["CREATE TABLE t (a INT PRIMARY KEY) ENGINE=InnoDB", "INSERT INTO t VALUES (1), (2)"]
+        steps: [{session: con1, sql: "DELETE FROM t LIMIT 1"}]
+        expect:
+          - {when: {binlog_format: STATEMENT}, step: 1, notes: [LIMIT], events: [Query BEGIN, Query, Xid]}
+          - {when: {binlog_format: ROW}, step: 1, notes: [LIMIT]}
+        """,
+        "limit.yaml",
+        dedent=True,
     )
-    out = tmp_path / "out"
-    assert main(["run", str(path), "--out", str(out)]) == 1
-    report = json.loads((out / "report.json").read_text())
+    code, report = run_command(tmp_path / "out", str(path))
+    assert code == 1
     assert report["summary"]["expectations_failed"] == 1
     expectations = {run["variant"]: run["expectations"] for run in report["runs"]}
     assert expectations["binlog_format=MIXED"] == []

@@ -9,6 +9,7 @@ import pytest
 from harness.runner import run_variant, validate_scenario
 from scenarios.loader import load_scenario
 from server_sim.flavor import MYSQL_80
+from tests.support import scenario_file, scenario_from
 
 DECLARED = """\
 name: declared-engine
@@ -23,10 +24,7 @@ steps:
 
 @pytest.mark.parametrize(("binlog_format", "error"), [("STATEMENT", None), ("MIXED", None), ("ROW", 1662)])
 def test_declared_engine_decides_the_logging_format(tmp_path: Path, binlog_format: str, error: int | None) -> None:
-    path = tmp_path / "s.yaml"
-    path.write_text(DECLARED)
-
-    record = run_variant(load_scenario(path), {"binlog_format": binlog_format}, MYSQL_80, tmp_path)
+    record = run_variant(scenario_from(tmp_path, DECLARED, "s.yaml"), {"binlog_format": binlog_format}, MYSQL_80, tmp_path)
 
     assert record.error is None
     assert record.schema_steps[0].status == "ok"
@@ -40,8 +38,7 @@ def test_declared_engine_decides_the_logging_format(tmp_path: Path, binlog_forma
 
 @pytest.mark.parametrize("name", ["MyISAM", "innodb", "HEAP"])
 def test_declaring_a_builtin_engine_is_an_input_error(tmp_path: Path, name: str) -> None:
-    path = tmp_path / "s.yaml"
-    path.write_text(f"name: s\nengines:\n  {name}: {{transactional: true, row_capable: true, statement_capable: true}}\n")
+    path = scenario_file(tmp_path, f"name: s\nengines:\n  {name}: {{transactional: true, row_capable: true, statement_capable: true}}\n", "s.yaml")
 
     [error] = validate_scenario(load_scenario(path), MYSQL_80)
 

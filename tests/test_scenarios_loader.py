@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from scenarios import (
     load_paths,
     load_scenario,
 )
+from tests.support import scenario_file
 
 FULL = """\
 name: wl2687-nontrans-insert
@@ -63,10 +63,7 @@ STEPS = "name: a\nsteps:\n  - {session: c, sql: BEGIN}\n  - {session: c, sql: CO
 
 def write(directory: Path, relative: str, text: str) -> Path:
     """Write a scenario file, creating parent directories, and return its path."""
-    path = directory / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
+    return scenario_file(directory, text, relative, dedent=True)
 
 
 def minimal(name: str, **extra: str) -> str:

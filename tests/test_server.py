@@ -15,7 +15,7 @@ from server_sim.execute.executor import Executor
 from server_sim.flavor import MYSQL_80
 from server_sim.parser import parse_statement
 from server_sim.server import Server, ServerIdentity
-from slave_sim.slave import Slave
+from slave_sim.events import EventApplier
 
 FIRST = ServerIdentity(1, "first", 11)
 SECOND = ServerIdentity(2, "second", 22)
@@ -172,11 +172,11 @@ def test_a_run_that_fails_midway_leaves_nothing_behind(tmp_path: Path, monkeypat
     after_dir.mkdir()
     alone = run_variant(SECOND_RUN, SECOND_RUN.variants()[0], MYSQL_80, alone_dir)
 
-    def crash(self: Slave, *arguments: object) -> None:
+    def crash(self: EventApplier, *arguments: object) -> None:
         raise RuntimeError("the applier crashed")
 
     with monkeypatch.context() as patch:
-        patch.setattr(Slave, "_rows", crash)
+        patch.setattr(EventApplier, "_rows", crash)
         failed = run_variant(dataclasses.replace(FIRST_RUN, settings={"binlog_format": "ROW"}), {"binlog_format": "ROW"}, MYSQL_80, tmp_path)
     assert failed.error is not None and "the applier crashed" in failed.error
     after = run_variant(SECOND_RUN, SECOND_RUN.variants()[0], MYSQL_80, after_dir)

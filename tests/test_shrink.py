@@ -10,15 +10,9 @@ from pathlib import Path
 from harness.runner import run_variant
 from harness.shrink import ddmin, shrink
 from harness.snapshot import ServerSnapshot, canonical
-from scenarios.loader import load_scenario
 from scenarios.model import Scenario, Step
 from server_sim.flavor import MYSQL_80
-
-
-def scenario_from(tmp_path: Path, text: str) -> Scenario:
-    path = tmp_path / "scenario.yaml"
-    path.write_text(text)
-    return load_scenario(path)
+from tests.support import scenario_from
 
 
 def without_step(scenario: Scenario, position: int) -> Scenario:
@@ -219,3 +213,13 @@ def test_a_divergence_under_statement_shrinks_to_the_limit_update(tmp_path: Path
     assert [step.index for step in result.scenario.steps] == list(range(1, len(result.scenario.steps) + 1))
     assert diverges(result.scenario)
     assert not result.exhausted
+
+
+def test_each_pass_says_what_it_tried_and_kept(tmp_path: Path) -> None:
+    result = shrink(scenario_from(tmp_path, NOISE), lambda candidate: KEPT in [step.sql for step in candidate.steps])
+
+    assert [stats.name for stats in result.passes] == ["sessions", "steps", "tables", "schema_statements", "rows", "columns", "clauses"]
+    assert sum(stats.runs for stats in result.passes) == result.runs
+    assert all(stats.runs <= stats.tried and stats.kept <= stats.tried for stats in result.passes)
+    sessions = result.passes[0]
+    assert sessions.kept >= 1  # con2 and con3 go

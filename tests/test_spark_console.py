@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import scenario_file
+
 ROOT = Path(__file__).resolve().parent.parent
 JVM_MARKERS = ("WARN", "log4j", "NativeCodeLoader", "SparkContext", "Using Spark's", "incubator")
 OUR_LINES = ("simulator: ", "starting Spark to compare master and slave tables")
@@ -29,9 +31,7 @@ def rplharness(*arguments: str, env: dict[str, str] | None = None, timeout: floa
 
 @pytest.fixture
 def tiny(tmp_path: Path) -> Path:
-    path = tmp_path / "tiny.yaml"
-    path.write_text(TINY)
-    return path
+    return scenario_file(tmp_path, TINY, "tiny.yaml")
 
 
 def jvm_lines(text: str) -> list[str]:

@@ -3,7 +3,6 @@ simulator cannot run, expectations that could never match, and the exit codes.""
 
 from __future__ import annotations
 
-import json
 import textwrap
 from pathlib import Path
 
@@ -19,18 +18,15 @@ from scenarios.model import Scenario, Verdict
 from server_sim.errors import Condition
 from server_sim.flavor import MYSQL_80
 from slave_sim.slave import SlaveStatus
+from tests.support import run_command, scenario_file
 
 
 def write(directory: Path, name: str, text: str) -> Path:
-    path = directory / f"{name}.yaml"
-    path.write_text(f"name: {name}\n" + textwrap.dedent(text))
-    return path
+    return scenario_file(directory, f"name: {name}\n" + textwrap.dedent(text), f"{name}.yaml")
 
 
 def run(spark, tmp_path: Path, *paths: Path, options: tuple[str, ...] = ()) -> tuple[int, dict, str]:
-    out = tmp_path / "out"
-    code = main(["run", *map(str, paths), "--out", str(out), *options])
-    report = json.loads((out / "report.json").read_text()) if (out / "report.json").exists() else {}
+    code, report = run_command(tmp_path / "out", *map(str, paths), *options)
     return code, report, ""
 
 

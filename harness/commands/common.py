@@ -1,6 +1,5 @@
 """What several commands share: the usage exit code, Spark started on demand (quietly,
-unless --verbose), the check that Spark can start at all, `--set` options, the paths of
-the written reports."""
+unless --verbose), the check that Spark can start at all, `--set` options."""
 
 from __future__ import annotations
 
@@ -71,12 +70,6 @@ def spark_unavailable(arguments: argparse.Namespace) -> str | None:
 def spark_hint(arguments: argparse.Namespace) -> str:
     """What to do instead, for a command that can compare without Spark."""
     return "; use --compare python to compare without Spark" if hasattr(arguments, "compare") else ""
-
-
-def print_paths(paths: dict[str, Path]) -> None:
-    """`report: OUT/report.json`, `junit: OUT/junit.xml`, `html: OUT/report.html`."""
-    for kind, path in paths.items():
-        print(f"{kind}: {path}")
 
 
 def add_settings_option(parser: argparse.ArgumentParser, help: str) -> None:

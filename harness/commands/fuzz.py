@@ -4,16 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter
-from typing import TYPE_CHECKING
-
-from scenarios.model import Verdict
 from server_sim.flavor import get_flavor
 
-from .common import EXIT_USAGE, print_paths, settings, spark_starter
-
-if TYPE_CHECKING:
-    from harness.fuzz import FuzzResult
+from .common import EXIT_USAGE, settings, spark_starter
 
 
 def parse_range(text: str) -> tuple[int, int]:
@@ -28,6 +21,7 @@ def parse_range(text: str) -> tuple[int, int]:
 def fuzz(arguments: argparse.Namespace) -> int:
     from dataclasses import replace
 
+    from harness.console import fuzz_summary, written_paths
     from harness.fuzz import FuzzConfig, fuzz
     from harness.prestart import Prestart
     from harness.progress import Progress
@@ -65,7 +59,7 @@ def fuzz(arguments: argparse.Namespace) -> int:
         spark.stop()
     paths = write_documents(fuzz_report_json(result, flavor.name, config), arguments.out)
     print(fuzz_summary(result))
-    print_paths(paths)
+    print(written_paths(paths))
     return result.exit_code
 
 
@@ -80,31 +74,3 @@ def _rates(pairs: list[str]) -> dict[str, float]:
             raise ValueError(f"--rate {name}: unknown rate; rates are {', '.join(known)}")
         rates[name] = float(value)
     return rates
-
-
-def fuzz_summary(result: FuzzResult) -> str:
-    """Verdict counts, what was explored, and each group of findings once, with its count
-    and smallest shrunk example."""
-    verdicts = Counter(run.judgement.verdict.value for run in result.suite.runs)
-    exploration = result.exploration
-    lines = [
-        f"{exploration.workloads} workloads, {exploration.interleavings} interleavings, {exploration.runs} runs: "
-        + ", ".join(f"{verdicts.get(verdict.value, 0)} {verdict.value}" for verdict in Verdict),
-        f"distinct binlogs: {exploration.distinct_binlogs}, distinct master end states: {exploration.distinct_master_states}",
-    ]
-    for outcome in result.suite.runs:
-        if outcome.judgement.verdict in (Verdict.ERROR, Verdict.UNSUPPORTED):
-            lines.append(f"{outcome.judgement.verdict.value.upper():<8} {outcome.record.run_id}: {outcome.judgement.explanation[0]}")
-    for group in result.groups:
-        example = group.example
-        runs = "run" if len(group.findings) == 1 else "runs"
-        formats = "/".join(sorted({finding.outcome.record.variant.get("binlog_format", "") for finding in group.findings}))
-        lines.append(f"FINDING  {group.signature.title}: {len(group.findings)} {runs} under {formats}, e.g. {example.outcome.record.run_id}")
-        lines.append(f"         {example.kind}")
-        statement = example.statement
-        if statement is not None:
-            lines.append(f"         caused by step {statement.index} ({statement.session}): {statement.sql}")
-        if example.shrunk is not None:
-            shrunk = example.shrunk
-            lines.append(f"         shrunk to {len(shrunk.scenario.steps)} steps: {shrunk.yaml} and {shrunk.test}")
-    return "\n".join(lines)

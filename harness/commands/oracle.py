@@ -9,10 +9,11 @@ import sys
 from harness.oracle.suite import ORACLES
 from harness.progress import Console
 
-from .common import EXIT_USAGE, print_paths, spark_starter
+from .common import EXIT_USAGE, spark_starter
 
 
 def record(arguments: argparse.Namespace) -> int:
+    from harness.console import recorded
     from harness.oracle.mariadb import ServerError
     from harness.oracle.suite import record_oracle
 
@@ -29,15 +30,12 @@ def record(arguments: argparse.Namespace) -> int:
     finally:
         console.close()
         spark.stop()
-    for outcome, path in zip(outcomes, written):
-        print(f"{outcome.judgement.verdict.value:<14} {path}")
-    for error in errors:
-        print(f"INPUT ERROR  {error}")
-    print(f"{len(written)} runs recorded, {len(errors)} input errors")
+    print(recorded(outcomes, written, errors))
     return EXIT_USAGE if errors else 0
 
 
 def check(arguments: argparse.Namespace) -> int:
+    from harness.console import fidelity_summary, written_paths
     from harness.oracle.suite import check_fidelity
     from harness.report import write_reports
 
@@ -51,6 +49,6 @@ def check(arguments: argparse.Namespace) -> int:
     paths = write_reports(result.simulator, ORACLES[arguments.oracle].name, arguments.out, result.fidelity, command="check-fidelity")
     for error in result.simulator.input_errors:
         print(f"INPUT ERROR  {error}")
-    print(result.fidelity.summary())
-    print_paths(paths)
+    print(fidelity_summary(result.fidelity))
+    print(written_paths(paths))
     return result.exit_code

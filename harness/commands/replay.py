@@ -12,6 +12,7 @@ from .common import EXIT_USAGE, settings
 
 
 def replay(arguments: argparse.Namespace) -> int:
+    from harness.console import replay_status
     from server_sim.errors import SqlError
     from slave_sim.replay import replay
     from slave_sim.slave import SlaveConfigurationError
@@ -35,15 +36,5 @@ def replay(arguments: argparse.Namespace) -> int:
     if result.schema_errors:
         print(f"rplharness: {arguments.db}: not provisioned (nothing was written)", file=sys.stderr)
         return EXIT_USAGE
-    status = result.status
-    start = f"resumed at position {result.resumed_from}" if result.resumed_from is not None else "new database"
-    print(f"{arguments.db}: {start}; applied {status.events_applied} events; position {status.applied_position}")
-    for retry in status.retries:
-        print(f"retry {retry.attempt} of the transaction at {retry.position} after {retry.wait_seconds:.2f} s: error {retry.code}: {retry.message}")
-    for warning in status.warnings:
-        print(f"warning: {warning}")
-    if not status.running:
-        error = status.error
-        print(f"slave stopped at position {status.error_position} ({status.error_event}): error {error.code} ({error.name}): {error.message}")
-        return 1
-    return 0
+    print(replay_status(arguments.db, result))
+    return 0 if result.status.running else 1

@@ -34,26 +34,9 @@ def decode_rows(text: str) -> dict[int, list[RowImage]]:
     takes the rows with its verb (INSERT for Write_rows, UPDATE, DELETE) and its table
     (a statement whose triggers write other tables alternates between them).
     """
-    rows: dict[int, list[RowImage]] = {}
+    dealer = _RowDealer()
     position: int | None = None
     tables: dict[str, str] = {}  # table id -> `db`.`table`, from the Table_map headers
-    group: list[tuple[int, str, str]] = []  # (position, verb, table) of the row events waiting for rows
-    taking = 0  # index in `group` of the event the current rows belong to
-    grouped_rows = False
-    current_verb = ""
-    current_table = ""
-    before: Image | None = None
-    after: Image | None = None
-    image: Image | None = None
-
-    def finish_row() -> None:
-        nonlocal taking
-        if not group or (before is None and after is None):
-            return
-        while taking < len(group) - 1 and not (group[taking][1] == current_verb and group[taking][2] in ("", current_table)):
-            taking += 1
-        rows.setdefault(group[taking][0], []).append(RowImage(before, after))
-
     pending: list[int] = []  # "# at N" lines not yet matched with their event's header line
     for line in text.splitlines():
         at = _AT.match(line)
@@ -69,32 +52,62 @@ def decode_rows(text: str) -> dict[int, list[RowImage]]:
             tables[table_map.group(2)] = table_map.group(1)
         header = _ROWS_HEADER.search(line) if line.startswith("#") else None
         if header and position is not None:
-            if grouped_rows:  # a new statement's events: the previous group is complete
-                finish_row()
-                group, taking, grouped_rows = [], 0, False
-                before = after = image = None
-            group.append((position, _VERBS[header.group(1)], tables.get(header.group(3), "")))
-            rows.setdefault(position, [])
-            continue
-        if not line.startswith("###") or not group:
-            continue
+            dealer.event(position, _VERBS[header.group(1)], tables.get(header.group(3), ""))
+        elif line.startswith("###") and dealer.group:
+            dealer.row_line(line)
+    dealer.finish_row()
+    return dealer.rows
+
+
+class _RowDealer:
+    """Deals the printed rows of a statement out to its row events, as decode_rows says."""
+
+    def __init__(self) -> None:
+        self.rows: dict[int, list[RowImage]] = {}
+        self.group: list[tuple[int, str, str]] = []  # (position, verb, table) of the row events waiting for rows
+        self.taking = 0  # index in `group` of the event the current rows belong to
+        self.grouped_rows = False
+        self.verb = ""
+        self.table = ""
+        self.before: Image | None = None
+        self.after: Image | None = None
+        self.image: Image | None = None
+
+    def event(self, position: int, verb: str, table: str) -> None:
+        """A row event's header; after rows, it starts a new statement's group."""
+        if self.grouped_rows:  # a new statement's events: the previous group is complete
+            self.finish_row()
+            self.group, self.taking, self.grouped_rows = [], 0, False
+            self.before = self.after = self.image = None
+        self.group.append((position, verb, table))
+        self.rows.setdefault(position, [])
+
+    def row_line(self, line: str) -> None:
+        """A `###` line: a row's start, its WHERE or SET image, or one of their columns."""
         start = _ROW_START.match(line)
         if start:
-            finish_row()
-            grouped_rows = True
-            current_verb = start.group(1).split()[0]
-            current_table = start.group(2)
-            before = after = image = None
+            self.finish_row()
+            self.grouped_rows = True
+            self.verb = start.group(1).split()[0]
+            self.table = start.group(2)
+            self.before = self.after = self.image = None
         elif line == "### WHERE":
-            before = image = {}
+            self.before = self.image = {}
         elif line == "### SET":
-            after = image = {}
+            self.after = self.image = {}
         else:
             column = _COLUMN.match(line)
-            if column and image is not None:
-                image[int(column.group(1))] = _value(column.group(2), column.group(3))
-    finish_row()
-    return rows
+            if column and self.image is not None:
+                self.image[int(column.group(1))] = _value(column.group(2), column.group(3))
+
+    def finish_row(self) -> None:
+        """The row read so far to the first waiting event of its verb and table."""
+        group = self.group
+        if not group or (self.before is None and self.after is None):
+            return
+        while self.taking < len(group) - 1 and not (group[self.taking][1] == self.verb and group[self.taking][2] in ("", self.table)):
+            self.taking += 1
+        self.rows.setdefault(group[self.taking][0], []).append(RowImage(self.before, self.after))
 
 
 def _value(text: str, type_text: str) -> object:
