@@ -9,6 +9,7 @@ from pyspark.sql import SparkSession
 from harness.spark import start_spark, stop_spark
 from master_sim.master import Master
 from server_sim.flavor import MYSQL_80, Flavor
+from tests.support import ROOT
 
 
 @pytest.fixture(scope="session")
@@ -255,7 +256,7 @@ def real_report(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -
     from harness.suite import run_suite
     from server_sim.flavor import MYSQL_80
 
-    suite = Path(__file__).resolve().parent.parent / "scenarios" / "suites"
+    suite = ROOT / "scenarios" / "suites"
     tmp = tmp_path_factory.mktemp("real-report")
     (tmp / "hostile.yaml").write_text(
         "name: hostile\n"

@@ -1,15 +1,31 @@
 """What many tests need: a scenario written to a file (and loaded), the `rplharness` command
-run and its report.json read. One definition, so a change to how scenarios are written
-or reports read is made once."""
+run and its report.json read, one simulated server with a session to run SQL on (`Db`).
+One definition, so a change to how scenarios are written, reports read or statements run
+is made once. Test modules in every directory import it as `tests.support`."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import textwrap
 from pathlib import Path
 
 from scenarios.loader import load_scenario
 from scenarios.model import Scenario
+from server_sim.errors import SqlError
+from server_sim.execute.executor import Executor
+from server_sim.execute.outcome import Outcome
+from server_sim.flavor import MYSQL_80, Flavor
+from server_sim.parser import parse_statement
+from server_sim.server import Server, ServerIdentity
+from server_sim.session import Session
+
+ROOT = Path(__file__).resolve().parent.parent
+"""The repository: the packages, scenarios/, docs/. Tests find files through it, never through
+their own location, so a test module can move between directories."""
+
+MASTER = ServerIdentity(1, "master", 7)
+SLAVE = ServerIdentity(2, "slave", 8, clock_start=dt.datetime(2026, 1, 1, 12, 0, 30))
 
 
 def scenario_file(directory: Path, text: str, name: str = "scenario.yaml", dedent: bool = False) -> Path:
@@ -38,3 +54,70 @@ def run_command(out: Path, *arguments: str) -> tuple[int, dict]:
 
     code = main(["run", *arguments, "--out", str(out)])
     return code, read_report(out)
+
+
+class Db:
+    """One simulated server with one session, and shorthands to run SQL on it: the way the
+    simulators run it (parse_statement, then Executor.run with a statement context from the
+    server). `flavor` and `identity` choose the server; `sorted_rows` makes rows() give a
+    table's rows sorted by their repr instead of in physical order."""
+
+    def __init__(self, identity: ServerIdentity = MASTER, flavor: Flavor = MYSQL_80, sorted_rows: bool = False) -> None:
+        self.server = Server(flavor, identity)
+        self.executor = Executor(self.server)
+        self.session = self.server.new_session("root@localhost")
+        self.sorted_rows = sorted_rows
+
+    def new_session(self) -> Session:
+        return self.server.new_session("root@localhost")
+
+    def run(self, sql: str, session: Session | None = None, timestamp: dt.datetime | None = None) -> Outcome:
+        session = session or self.session
+        moment = timestamp or self.server.tick()
+        return self.executor.run(session, parse_statement(sql), self.server.statement_context(session, moment))
+
+    def ok(self, sql: str, session: Session | None = None, timestamp: dt.datetime | None = None) -> Outcome:
+        outcome = self.run(sql, session, timestamp)
+        assert outcome.error is None, f"{sql!r} failed: {outcome.error}"
+        return outcome
+
+    def error(self, sql: str, session: Session | None = None) -> SqlError:
+        """The error `sql` fails with, whether the parser or the executor raises it."""
+        try:
+            outcome = self.run(sql, session)
+        except SqlError as error:
+            return error
+        assert outcome.error is not None, f"{sql!r} succeeded: {outcome}"
+        return outcome.error
+
+    def query(self, sql: str, session: Session | None = None, timestamp: dt.datetime | None = None) -> list[tuple]:
+        outcome = self.ok(sql, session, timestamp)
+        assert outcome.rows is not None
+        return outcome.rows
+
+    def value(self, sql: str, session: Session | None = None, timestamp: dt.datetime | None = None) -> object:
+        (row,) = self.query(sql, session, timestamp)
+        (value,) = row
+        return value
+
+    def rows(self, table: str) -> list[tuple]:
+        """The table's rows in physical order, as server.dump() reports them (sorted by
+        their repr with `sorted_rows`)."""
+        rows = self.server.dump()[table][1]
+        return sorted(rows, key=repr) if self.sorted_rows else rows
+
+    def columns(self, table: str) -> list[str]:
+        return self.server.dump()[table][0]
+
+    def close(self) -> None:
+        self.server.close()
+
+
+def kinds(outcome: Outcome) -> list[str]:
+    """The kinds of the row changes a statement made, in order."""
+    return [change.kind.value for change in outcome.changes]
+
+
+def images(outcome: Outcome) -> list[tuple[str, tuple | None, tuple | None]]:
+    """Each row change as (kind, before image, after image)."""
+    return [(change.kind.value, change.before, change.after) for change in outcome.changes]

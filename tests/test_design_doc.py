@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import ROOT
+
 DESIGN = ROOT / "docs" / "design.md"
 PACKAGES = ("scenarios", "server_sim", "master_sim", "slave_sim", "harness")
 CONCEPTS = (

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import ROOT
+
 PACKAGES: dict[str, int] = {"scenarios": 0, "server_sim": 0, "master_sim": 1, "slave_sim": 1, "harness": 2}
 # Packages of one level that must still not import each other.
 APART: set[frozenset[str]] = {frozenset({"scenarios", "server_sim"}), frozenset({"master_sim", "slave_sim"})}

@@ -14,11 +14,10 @@ from harness.suite import RunOutcome, run_suite
 from scenarios.loader import load_scenario
 from server_sim.binlog.file import read_binlog
 from server_sim.flavor import MARIADB_1011, MYSQL_80
-from tests.support import run_command, scenario_file
+from tests.support import ROOT, run_command, scenario_file
 
-ROOT = Path(__file__).resolve().parent.parent
 
-SUITE = Path(__file__).resolve().parent.parent / "scenarios" / "suites"
+SUITE = ROOT / "scenarios" / "suites"
 
 
 def run_yaml(text: str, spark, tmp_path: Path) -> dict[str, RunOutcome]:

@@ -17,9 +17,8 @@ from harness.oracle.replication import ReplicationPair
 from scenarios.loader import load_scenario
 from scenarios.model import Scenario, Step
 from server_sim.flavor import MARIADB_1011
-from tests.support import scenario_file
+from tests.support import ROOT, scenario_file
 
-ROOT = Path(__file__).resolve().parent.parent
 
 try:
     find_program("mariadbd", "mysqld")

@@ -23,8 +23,8 @@ from server_sim.flavor import MYSQL_80
 from server_sim.storage import Storage
 from slave_sim.replay import replay
 from slave_sim.slave import Slave
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def write_binlog(tmp_path: Path, master_schema: list[str], steps: list[str], binlog_format: str = "MIXED") -> RunRecord:

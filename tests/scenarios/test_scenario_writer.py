@@ -19,8 +19,9 @@ from scenarios import (
     scenario_to_yaml,
     write_scenario,
 )
+from tests.support import ROOT
 
-BUNDLED = Path(__file__).resolve().parent.parent / "scenarios"
+BUNDLED = ROOT / "scenarios"
 BUNDLED_FILES = sorted(BUNDLED.glob("suites/*.yaml")) + sorted(BUNDLED.glob("oracle/*.yaml"))
 
 

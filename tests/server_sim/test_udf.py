@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from server_sim.dictionary import catalog_from_json, catalog_to_json
-from tests.test_executor import Db
+from tests.support import Db
 
 LOAD = "CREATE FUNCTION myfunc_int RETURNS INTEGER SONAME 'udf_example.so'"
-
-
-@pytest.fixture
-def db() -> Iterator[Db]:
-    server = Db()
-    yield server
-    server.server.close()
 
 
 @pytest.mark.parametrize(

@@ -16,15 +16,14 @@ import re
 import shutil
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
 from harness.cli import main
 from harness.report import REPORT_FORMAT_VERSION
 from server_sim.flavor import DEFAULT_FLAVOR, FLAVORS
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "report-format.md"
 SUITE = ROOT / "scenarios" / "suites"
 ORACLE_SUITE = ROOT / "scenarios" / "oracle"

@@ -22,8 +22,8 @@ from harness.observation import (
     unsafe_reason,
 )
 from harness.oracle.events import decode_rows, observe_events
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 ORACLE_SUITE = ROOT / "scenarios" / "oracle"
 
 MARIADB_BINLOG_VV = """\

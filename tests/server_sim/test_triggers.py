@@ -15,45 +15,15 @@ from master_sim.analysis import analyze
 from master_sim.decision import LoggingFormat, TransactionState, decide_logging_format
 from master_sim.unsafe import UnsafeReason
 from server_sim.errors import SqlError
-from server_sim.execute.executor import Executor
-from server_sim.execute.outcome import Outcome
 from server_sim.flavor import MARIADB_1011, MYSQL_80
 from server_sim.parser import StatementKind, parse_statement
-from server_sim.server import Server, ServerIdentity
 from server_sim.statement import TriggerEvent, TriggerTiming, logged_create_trigger
-
-
-class Db:
-    """One simulated MariaDB server and session."""
-
-    def __init__(self) -> None:
-        self.server = Server(MARIADB_1011, ServerIdentity(1, "master", 7))
-        self.executor = Executor(self.server)
-        self.session = self.server.new_session("root@localhost")
-
-    def run(self, sql: str) -> Outcome:
-        return self.executor.run(self.session, parse_statement(sql), self.server.statement_context(self.session, self.server.tick()))
-
-    def ok(self, sql: str) -> Outcome:
-        outcome = self.run(sql)
-        assert outcome.error is None, f"{sql!r} failed: {outcome.error}"
-        return outcome
-
-    def error(self, sql: str) -> SqlError:
-        try:
-            outcome = self.run(sql)
-        except SqlError as error:
-            return error
-        assert outcome.error is not None, f"{sql!r} succeeded"
-        return outcome.error
-
-    def rows(self, table: str) -> list[tuple]:
-        return sorted(self.server.dump()[table][1], key=repr)
+from tests.support import Db
 
 
 @pytest.fixture
 def db() -> Iterator[Db]:
-    server = Db()
+    server = Db(flavor=MARIADB_1011, sorted_rows=True)
     server.ok("CREATE TABLE t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
     server.ok("CREATE TABLE log (id INT AUTO_INCREMENT PRIMARY KEY, what VARCHAR(20), old_v INT, new_v INT) ENGINE=InnoDB")
     yield server

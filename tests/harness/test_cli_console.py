@@ -17,9 +17,8 @@ import harness.version
 from harness.cli import main
 from harness.percent import percent
 from harness.progress import Progress
-from tests.support import scenario_file
+from tests.support import ROOT, scenario_file
 
-ROOT = Path(__file__).resolve().parent.parent
 ORACLE_SUITE = ROOT / "scenarios" / "oracle"
 
 

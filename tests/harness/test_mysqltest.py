@@ -10,8 +10,9 @@ from harness.mysqltest import scenario_to_mysqltest, write_mysqltest
 from scenarios.loader import load_scenario
 from scenarios.model import Scenario, Step
 from server_sim.flavor import MARIADB_1011, MYSQL_80
+from tests.support import ROOT
 
-SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+SCENARIOS = ROOT / "scenarios"
 
 
 def bundled(name: str) -> Scenario:

@@ -10,8 +10,8 @@ import pytest
 from harness.compare import compare_in_process, compare_runs
 from harness.suite import load_runnable, simulate
 from server_sim.flavor import MARIADB_1011, MYSQL_80, Flavor
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize(("suite", "flavor"), [("suites", MYSQL_80), ("oracle", MARIADB_1011)])

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import scenario_file
+from tests.support import ROOT, scenario_file
 
-ROOT = Path(__file__).resolve().parent.parent
 JVM_MARKERS = ("WARN", "log4j", "NativeCodeLoader", "SparkContext", "Using Spark's", "incubator")
 OUR_LINES = ("simulator: ", "starting Spark to compare master and slave tables")
 TINY = """\

@@ -1,5 +1,5 @@
 """route_events, WL#2687 layer 2, tested directly: seed 004's cache table row by row (the
-same rows, ids and server differences tests/test_wl2687_tables.py runs on the master), and
+same rows, ids and server differences tests/master_sim/test_wl2687_tables.py runs on the master), and
 the cases the table leaves out (DDL, failures, temporary and no_replicate tables)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from master_sim.binlog_cache import LogTarget
 from master_sim.decision import LoggingFormat, TransactionState, is_mixed_stmt_unsafe
 from master_sim.routing import Routing, RoutingInput, TableUse, route_events
 from server_sim.parser import StatementKind
-from tests.test_wl2687_tables import LAYER_1, M_WRITES_N, _layer_1_params, _layers_2_3_params, _test_id, written_class
+from tests.master_sim.test_wl2687_tables import LAYER_1, M_WRITES_N, _layer_1_params, _layers_2_3_params, _test_id, written_class
 
 T = TableUse(transactional=True)
 N = TableUse(transactional=False)
@@ -32,7 +32,7 @@ def state(binlog_format: str = "STATEMENT", multi: bool = True, trx_nonempty: bo
 
 def _uses(token: str, variant: str) -> tuple[list[TableUse], list[TableUse], int, bool]:
     """(tables written, tables read, rows changed, failed) of one of the seed's statements,
-    as tests/test_wl2687_tables.py's statement_sql writes them."""
+    as tests/master_sim/test_wl2687_tables.py's statement_sql writes them."""
     written = T if written_class(token, variant) == "T" else N
     if token.startswith("M"):
         read = N if variant != M_WRITES_N else T

@@ -15,9 +15,9 @@ from server_sim.flavor import MYSQL_80
 from server_sim.execute.executor import Executor
 from server_sim.parser import parse_statement
 from server_sim.server import Server, ServerIdentity
+from tests.support import ROOT
 
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def check_mirrors_at_each_dump(monkeypatch: pytest.MonkeyPatch) -> list[str]:

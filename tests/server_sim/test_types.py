@@ -1,0 +1,57 @@
+"""The executor's column types and values: ranges, rounding, strings, coercion, NULL and
+defaults. The simplest cases (a value in, the stored value or error out) are data:
+fixtures/types.sql, run by test_executor_fixtures.py.
+
+Every test runs SQL the way the simulators do (parse_statement, then Executor.run with a
+statement context from the server, through tests.support.Db) and states what a real MySQL 8.0
+server does, in strict mode with the default sql_mode and the utf8mb4_0900_ai_ci collation.
+Tests marked xfail(strict=True) document simulator bugs: they state MySQL's behaviour.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from tests.support import Db
+
+
+def test_out_of_range_error_names_the_failing_row(db: Db) -> None:
+    db.ok("CREATE TABLE t (a TINYINT) ENGINE=InnoDB")
+    outcome = db.run("INSERT INTO t VALUES (1), (2), (300)")
+    assert outcome.error is not None
+    assert outcome.error.message == "Out of range value for column 'a' at row 3"
+    assert [change.after for change in outcome.changes] == [(1,), (2,)]  # the caller rolls these back
+
+
+@pytest.mark.xfail(
+    reason="types/executor always raise 1264 in strict mode; under STRICT_TRANS_TABLES (the simulated default) "
+    "MySQL aborts a non-transactional multi-row INSERT only for a bad value in row 1: from row 2 on it clips "
+    "the value (300 -> 127), warns 1264 and continues",
+    strict=True,
+)
+def test_strict_trans_tables_clips_bad_values_after_the_first_row_of_a_myisam_insert(db: Db) -> None:
+    db.ok("CREATE TABLE t (a TINYINT) ENGINE=MyISAM")
+    outcome = db.ok("INSERT INTO t VALUES (1), (2), (300)")
+    assert [(w.level, w.code) for w in outcome.warnings] == [("Warning", 1264)]
+    assert db.rows("t") == [(1,), (2,), (127,)]
+
+
+def test_default_current_timestamp_comes_from_the_statement_timestamp(db: Db) -> None:
+    db.ok("CREATE TABLE t (id INT PRIMARY KEY, created DATETIME DEFAULT CURRENT_TIMESTAMP, at TIMESTAMP DEFAULT NOW())")
+    first, second = dt.datetime(2030, 5, 6, 7, 8, 9), dt.datetime(2031, 1, 2, 3, 4, 5)
+    db.ok("INSERT INTO t (id) VALUES (1), (2)", timestamp=first)
+    db.ok("INSERT INTO t (id) VALUES (3)", timestamp=second)
+    assert db.rows("t") == [(1, first, first), (2, first, first), (3, second, second)]
+
+
+def test_on_update_current_timestamp_takes_the_update_statement_timestamp(db: Db) -> None:
+    db.ok("CREATE TABLE t (id INT PRIMARY KEY, v INT, ts TIMESTAMP DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP)")
+    created, updated = dt.datetime(2030, 1, 1), dt.datetime(2030, 1, 2)
+    db.ok("INSERT INTO t (id, v) VALUES (1, 1)", timestamp=created)
+    db.ok("UPDATE t SET v = 2", timestamp=updated)
+    assert db.rows("t") == [(1, 2, updated)]
+    # A row the UPDATE leaves unchanged keeps its timestamp.
+    outcome = db.ok("UPDATE t SET v = 2", timestamp=dt.datetime(2030, 1, 3))
+    assert outcome.changes == [] and db.rows("t") == [(1, 2, updated)]
