@@ -9,6 +9,9 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
+from harness.percent import NOT_APPLICABLE
+from harness.percent import percent as counts_percent  # the rate of counts, written once
+
 
 Run = Mapping[str, Any]
 Document = Mapping[str, Any]
@@ -93,18 +96,15 @@ def condition(value: Mapping[str, Any] | None) -> str:
 
 
 def percent(agreed: object, compared: object, rate: object = None) -> str:
-    """`99.95 %`: agreed / compared floored to two decimals, so 100.00 % only when every item
-    agreed; "n/a" when nothing was compared. Without counts, the rate (0..1) floored; "n/a"
-    for a null one."""
+    """`99.95 %` as `harness.percent` writes it from the counts; a document without counts
+    (written before they were kept) gives its rate (0..1), floored the same way; "n/a" for
+    a null one."""
     if _count(agreed) and _count(compared):
-        if compared <= 0:  # type: ignore[operator]
-            return "n/a"
-        hundredths = agreed * 10000 // compared  # type: ignore[operator]
-    elif isinstance(rate, (int, float)) and not isinstance(rate, bool):
+        return counts_percent(agreed, compared)  # type: ignore[arg-type]
+    if isinstance(rate, (int, float)) and not isinstance(rate, bool):
         hundredths = min(int(rate * 10000), 9999 if rate < 1 else 10000)
-    else:
-        return "n/a"
-    return f"{hundredths // 100}.{hundredths % 100:02d} %"
+        return f"{hundredths // 100}.{hundredths % 100:02d} %"
+    return NOT_APPLICABLE
 
 
 def _count(value: object) -> bool:
