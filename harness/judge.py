@@ -46,18 +46,19 @@ class ErrorCheck:
     message: str
 
 
-def judge(record: RunRecord, diff: RunDiff | None) -> Judgement:
+def judge(record: RunRecord, diff: RunDiff | None, checks: list[ErrorCheck] | None = None) -> Judgement:
     """error, unsupported, slave_stopped, consistent, or for a divergence: divergent when
     a reason the server itself gives explains it, a finding when none does.
 
     The explaining reasons are the unsafe statements the master logged as statements
     anyway, and a slave whose tables the scenario made differ from the master's. A slave
     that stops on a statement logged in row format with identical tables has no such
-    reason either, and is a finding too.
+    reason either, and is a finding too. `checks` are the run's `error_checks` when the
+    caller has them already.
     """
     if record.error is not None:
         return Judgement(Verdict.ERROR, (record.error.strip().splitlines()[-1],))
-    refused = unsupported_statements(record)
+    refused = unsupported_statements(error_checks(record) if checks is None else checks)
     if refused:
         return Judgement(Verdict.UNSUPPORTED, tuple(f"{check.where}: {_condition_text(check.actual)}: {check.sql}" for check in refused))
     reasons = divergence_reasons(record)
@@ -156,9 +157,9 @@ def error_checks(record: RunRecord) -> list[ErrorCheck]:
     return checks
 
 
-def unsupported_statements(record: RunRecord) -> list[ErrorCheck]:
+def unsupported_statements(checks: list[ErrorCheck]) -> list[ErrorCheck]:
     """The undeclared statements the simulator refused or could not parse."""
-    return [check for check in error_checks(record) if not check.held and not check.expected and check.actual is not None and check.actual.code in UNSUPPORTED_CODES]
+    return [check for check in checks if not check.held and not check.expected and check.actual is not None and check.actual.code in UNSUPPORTED_CODES]
 
 
 def _undeclared(where: str, sql: str, error: Condition | None, tolerate: bool) -> list[ErrorCheck]:

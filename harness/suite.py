@@ -99,8 +99,9 @@ def judge_records(records: list[RunRecord], out: Path, start_spark: Callable[[],
     outcomes = []
     for record in records:
         diff = diffs.get(record.run_id)
-        judgement = judge(record, diff)
-        outcomes.append(RunOutcome(record, diff, judgement, check_expectations(record, judgement), error_checks(record)))
+        checks = error_checks(record)
+        judgement = judge(record, diff, checks)
+        outcomes.append(RunOutcome(record, diff, judgement, check_expectations(record, judgement), checks))
     return outcomes
 
 
