@@ -54,6 +54,16 @@ class TableDiff:
     key_matched: int = 0
     column_mismatches: dict[str, int] = field(default_factory=dict)
 
+    @property
+    def rows_missing(self) -> int:
+        """Master rows the slave lacks, a changed row (`key_matched`) not counted."""
+        return self.only_on_master - self.key_matched
+
+    @property
+    def rows_extra(self) -> int:
+        """Slave rows the master lacks, a changed row not counted."""
+        return self.only_on_slave - self.key_matched
+
 
 @dataclass(frozen=True)
 class RunDiff:

@@ -53,10 +53,8 @@ def diff_counts(run: RunOutcome) -> str:
         return "-"
     parts = []
     for table in run.diff.tables:
-        changed = table.key_matched
-        missing, extra = table.only_on_master - changed, table.only_on_slave - changed
         where = f" (only on the {'master' if table.missing_on == 'slave' else 'slave'})" if table.missing_on else ""
-        parts.append(f"{table.table}{where}: {missing} missing, {extra} extra, {changed} changed")
+        parts.append(f"{table.table}{where}: {table.rows_missing} missing, {table.rows_extra} extra, {table.key_matched} changed")
     return "; ".join(parts)
 
 

@@ -83,13 +83,12 @@ def table_shape(table: TableDiff) -> str:
     if table.missing_on:
         return f"table missing on the {table.missing_on}"
     key = "primary key" if table.key else "no primary key"
-    changed = table.key_matched
     how = []
-    if changed:
+    if table.key_matched:
         how.append("rows changed")
-    if table.only_on_master - changed:
+    if table.rows_missing:
         how.append("rows missing on the slave")
-    if table.only_on_slave - changed:
+    if table.rows_extra:
         how.append("extra rows on the slave")
     return ", ".join([key, *how])
 
