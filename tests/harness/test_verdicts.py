@@ -25,11 +25,6 @@ def write(directory: Path, name: str, text: str) -> Path:
     return scenario_file(directory, f"name: {name}\n" + textwrap.dedent(text), f"{name}.yaml")
 
 
-def run(spark, tmp_path: Path, *paths: Path, options: tuple[str, ...] = ()) -> tuple[int, dict, str]:
-    code, report = run_command(tmp_path / "out", *map(str, paths), *options)
-    return code, report, ""
-
-
 SCHEMA = """\
 master_schema:
   - CREATE TABLE t (a INT PRIMARY KEY, b INT) ENGINE=InnoDB
@@ -39,7 +34,7 @@ master_schema:
 
 def test_an_undeclared_error_fails_the_run_and_the_console_says_which_step(spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path, "dup", SCHEMA + 'steps:\n  - {session: con1, sql: "INSERT INTO t VALUES (1, 2)"}\nsettings: {binlog_format: ROW}\n')
-    code, report, _ = run(spark, tmp_path, path)
+    code, report = run_command(tmp_path / "out", str(path))
     out = capsys.readouterr().out
     assert code == 1
     assert "FAIL" in out and "step 1 (con1) failed with error 1062 ER_DUP_ENTRY: Duplicate entry '1' for key 't.PRIMARY'" in out
@@ -72,7 +67,7 @@ def test_errors_declared_by_name_code_or_list_hold(spark, tmp_path: Path, capsys
         """
         ),
     )
-    code, report, _ = run(spark, tmp_path, path)
+    code, report = run_command(tmp_path / "out", str(path))
     capsys.readouterr()
     assert code == 0
     assert all(run["passed"] for run in report["runs"])
@@ -88,7 +83,7 @@ def test_errors_declared_by_name_code_or_list_hold(spark, tmp_path: Path, capsys
 
 def test_a_declared_error_that_does_not_happen_fails_as_in_mysqltest(spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path, "no-dup", SCHEMA + 'steps:\n  - {session: con1, sql: "INSERT INTO t VALUES (2, 2)", error: ER_DUP_ENTRY}\nsettings: {binlog_format: ROW}\n')
-    code, _, _ = run(spark, tmp_path, path)
+    code, _ = run_command(tmp_path / "out", str(path))
     assert code == 1
     assert "step 1 (con1) expected 1062 ER_DUP_ENTRY, got no error" in capsys.readouterr().out
 
@@ -108,7 +103,7 @@ def test_sql_the_simulator_cannot_run_is_never_consistent(spark, tmp_path: Path,
         text += f'steps:\n  - {{session: con1, sql: "{sql}"}}\n'
     else:
         text = text.replace("master_schema:\n", f'master_schema:\n  - "{sql}"\n')
-    code, report, _ = run(spark, tmp_path, write(tmp_path, "refused", text))
+    code, report = run_command(tmp_path / "out", str(write(tmp_path, "refused", text)))
     out = capsys.readouterr().out
     assert code == 1
     run_json = report["runs"][0]
@@ -120,7 +115,7 @@ def test_sql_the_simulator_cannot_run_is_never_consistent(spark, tmp_path: Path,
 
 def test_a_declared_refusal_is_not_unsupported(spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path, "refusal", SCHEMA + 'settings: {binlog_format: ROW}\nsteps:\n  - {session: con1, sql: "CALL p()", error: ER_NOT_SUPPORTED_YET}\n')
-    code, report, _ = run(spark, tmp_path, path)
+    code, report = run_command(tmp_path / "out", str(path))
     capsys.readouterr()
     assert (code, report["runs"][0]["verdict"]) == (0, "consistent")
 
@@ -136,7 +131,7 @@ def test_a_declared_refusal_is_not_unsupported(spark, tmp_path: Path, capsys: py
 )
 def test_an_expectation_no_run_can_match_is_an_input_error(spark, tmp_path: Path, capsys: pytest.CaptureFixture[str], when: str, key: str, message: str) -> None:
     path = write(tmp_path, "never", SCHEMA + f"expect:\n  - when: {when}\n    verdict: consistent\n")
-    code, report, _ = run(spark, tmp_path, path)
+    code, report = run_command(tmp_path / "out", str(path))
     out = capsys.readouterr().out
     assert code == 2
     assert f"INPUT ERROR  {path}: {key}: {message}" in out
@@ -145,7 +140,7 @@ def test_an_expectation_no_run_can_match_is_an_input_error(spark, tmp_path: Path
 
 def test_a_pinned_flavor_is_honoured_and_bounds_when(spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pinned = write(tmp_path, "pinned", "flavor: mariadb-10.11\nsettings: {binlog_format: ROW}\n" + SCHEMA + "expect:\n  - when: {flavor: mariadb-10.11}\n    verdict: consistent\n")
-    code, report, _ = run(spark, tmp_path, pinned)
+    code, report = run_command(tmp_path / "out", str(pinned))
     capsys.readouterr()
     assert code == 0
     assert [run["flavor"] for run in report["runs"]] == ["mariadb-10.11"]
@@ -166,7 +161,7 @@ steps:
 def test_exit_codes_follow_pt_table_checksum(spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # A divergence nothing allows: exit 1, the table says UNCHECKED with the diff counts.
     uncovered = write(tmp_path, "uuid", UUID)
-    code, report, _ = run(spark, tmp_path, uncovered)
+    code, report = run_command(tmp_path / "out", str(uncovered))
     out = capsys.readouterr().out
     assert code == 1
     statement = next(line for line in out.splitlines() if "binlog_format=STATEMENT" in line)
@@ -176,7 +171,7 @@ def test_exit_codes_follow_pt_table_checksum(spark, tmp_path: Path, capsys: pyte
     assert report["summary"]["not_passed"] == 1 and report["summary"]["runs_without_expectations"] == 3
     # The same divergence, expected: exit 0.
     covered = write(tmp_path, "uuid-expected", UUID + "expect:\n  - when: {binlog_format: STATEMENT}\n    verdict: divergent\n")
-    code, report, _ = run(spark, tmp_path, covered)
+    code, report = run_command(tmp_path / "out", str(covered))
     out = capsys.readouterr().out
     assert code == 0
     assert "3 runs: 1 with expectations (1 met, 0 failed), 2 without (2 consistent, 0 not); 0 need attention" in out
