@@ -10,6 +10,8 @@ from dataclasses import dataclass, replace
 from server_sim.applier.row_applier import RowApplier
 from server_sim.checkpoint import StatementCheckpoint
 from server_sim.errors import ErrorCode, SqlError
+from server_sim.execute.executor import Executor
+from server_sim.execute.outcome import Outcome
 from server_sim.expressions import StatementContext
 from server_sim.flavor import Flavor
 from server_sim.parser import Statement, StatementKind, parse_statement
@@ -21,23 +23,10 @@ from .lock_requests import row_lock_requests, statement_lock_requests
 from .locks import Deadlock, LockManager, LockRequest
 from .results import RowEffect, StepResult
 from .row_injection import check_events, inject, injected_rows
-from server_sim.execute.executor import Executor
-from server_sim.execute.outcome import Outcome
 from .sessions import MasterSession
 from .set_statement import SetStatement
 from .statement_log import StatementLogger
 from .transactions import TransactionControl, transaction_state
-
-_TRANSACTION_CONTROL = frozenset(
-    {
-        StatementKind.BEGIN,
-        StatementKind.COMMIT,
-        StatementKind.ROLLBACK,
-        StatementKind.SAVEPOINT,
-        StatementKind.ROLLBACK_TO_SAVEPOINT,
-        StatementKind.RELEASE_SAVEPOINT,
-    }
-)
 
 
 class MustWait(Exception):
@@ -92,7 +81,7 @@ class StatementPipeline:
         try:
             if statement.kind is StatementKind.SET:
                 self.set_statement.run(ms, statement)
-            elif statement.kind in _TRANSACTION_CONTROL:
+            elif statement.kind.is_transaction_control:
                 self.transactions.run(ms, statement, result)
             else:
                 self._run(ms, statement, result)
