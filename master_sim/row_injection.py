@@ -15,10 +15,10 @@ from server_sim.applier.row_applier import RowApplier
 from server_sim.binlog.events import Format_description_log_event, Rows_log_event, Rows_query_log_event, Table_map_log_event, type_name_of
 from server_sim.catalog import Catalog, Table
 from server_sim.errors import ErrorCode, SqlError
+from server_sim.execute.outcome import Outcome
 from server_sim.parser import Statement
 from server_sim.session import Session
 
-from server_sim.execute.outcome import Outcome
 
 # What mysql_client_binlog_statement lets through besides a format description (check_event_type).
 _ROW_EVENTS = (Table_map_log_event, Rows_log_event, Rows_query_log_event)

@@ -6,10 +6,10 @@ from __future__ import annotations
 from sqlglot import exp
 
 from server_sim.errors import ErrorCode, SqlError
+from server_sim.execute.executor import Executor
 from server_sim.parser import Statement
 from server_sim.server import Server
 
-from server_sim.execute.executor import Executor
 from .sessions import MasterSession
 from .transactions import TransactionControl
 

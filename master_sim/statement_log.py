@@ -12,12 +12,12 @@ from server_sim.binlog.file import BinlogWriter
 from server_sim.catalog import Table, show_create_table
 from server_sim.checkpoint import StatementCheckpoint
 from server_sim.errors import ErrorCode, note
+from server_sim.execute.outcome import Outcome
 from server_sim.expressions import StatementContext
 from server_sim.flavor import Flavor
 from server_sim.parser import Statement, StatementKind
 from server_sim.server import Server
 from server_sim.session import RowChange
-from server_sim.execute.outcome import Outcome
 from server_sim.statement import logged_create_trigger, target_tables
 
 from .analysis import Analysis
