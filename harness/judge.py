@@ -257,13 +257,14 @@ def expectation_errors(scenario: Scenario) -> list[ScenarioError]:
     source = scenario.source or Path(scenario.name)
     reasons = {reason.name for reason in UnsafeReason}
     kinds = sorted(set(EVENT_KINDS.values()))
+    variants = scenario.variants()
     for step in scenario.steps:
         for error in step.errors:
             if isinstance(error, str) and ErrorCode.code_of(error) is None:
                 errors.append(ScenarioError(source, f"steps[{step.index - 1}].error", f"unknown error name {error}; give its code instead (e.g. 1062)"))
     for position, expectation in enumerate(scenario.expect):
         key = f"expect[{position}]"
-        errors.extend(_when_errors(scenario, expectation, f"{key}.when", source))
+        errors.extend(_when_errors(scenario, variants, expectation, f"{key}.when", source))
         for item, note in enumerate(expectation.notes or ()):
             if note == UNSAFE_NOTE:
                 errors.append(ScenarioError(source, f"{key}.notes[{item}]", f"name the unsafe reason of a Note {UNSAFE_NOTE} (e.g. LIMIT), not its code"))
@@ -275,10 +276,9 @@ def expectation_errors(scenario: Scenario) -> list[ScenarioError]:
     return errors
 
 
-def _when_errors(scenario: Scenario, expectation: Expectation, key: str, source: Path) -> list[ScenarioError]:
+def _when_errors(scenario: Scenario, variants: list[dict[str, str]], expectation: Expectation, key: str, source: Path) -> list[ScenarioError]:
     """A `when` key must be `flavor` or a variable the scenario's runs set, and each value
     one that some run has: anything else would silently never match."""
-    variants = scenario.variants()
     errors = []
     for name, values in expectation.when.items():
         if name == FLAVOR_KEY:
