@@ -91,7 +91,7 @@ def _add_fuzz(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     add("--rate", action="append", default=[], metavar="NAME=P", help="a generator rate, e.g. unsafe_limit_rate=0.2 or slave_schema_rate=0 (repeatable)")
     add("--flavor", default=DEFAULT_FLAVOR.name, choices=sorted(FLAVORS), help="server being modelled (default %(default)s)")
     add("--out", type=Path, default=Path("rplharness-out"), help="output directory (default %(default)s)")
-    add("--spark-master", default=None, metavar="URL", help="Spark master URL for the comparison (default: embedded local[*])")
+    _add_spark_options(fuzz_parser)
     _add_verbose_option(fuzz_parser)
     add("--workers", type=int, default=None, metavar="N", help="worker processes (default: one per core)")
     add("--shrink-limit", type=int, default=10, metavar="N", help="findings to shrink, each kind in turn (default %(default)s)")
@@ -219,8 +219,19 @@ def _add_comparison_options(parser: argparse.ArgumentParser) -> None:
         "in this process, no JVM to start (a few runs, editing a scenario: seconds instead of ~10 s) "
         "(default %(default)s)",
     )
-    parser.add_argument("--spark-master", default=None, metavar="URL", help="Spark master URL for the comparison (default: embedded local[*])")
+    _add_spark_options(parser)
     _add_verbose_option(parser)
+
+
+def _add_spark_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--spark-master", default=None, metavar="URL", help="Spark master URL for the comparison (default: embedded local[*])")
+    parser.add_argument(
+        "--spark-driver-host",
+        default=None,
+        metavar="ADDR",
+        help="address Spark's driver binds and gives the cluster to reach it (default 127.0.0.1: nothing listens "
+        "beyond loopback; a cluster on other machines needs an address they can reach)",
+    )
 
 
 def _add_verbose_option(parser: argparse.ArgumentParser) -> None:

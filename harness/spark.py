@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from pyspark import SparkConf, SparkContext
 from pyspark.errors import PySparkRuntimeError
@@ -20,6 +22,9 @@ from pyspark.sql import SparkSession
 
 LOCAL_MASTER = "local[*]"
 JAVA_NEEDED = "Java 17"
+LOOPBACK = "127.0.0.1"
+# A standalone master answers a TCP connect at once; Spark itself retries for over a minute.
+MASTER_CONNECT_TIMEOUT = 3.0
 
 
 class SparkUnavailable(Exception):
@@ -36,15 +41,43 @@ def java_problem() -> str | None:
     return None if shutil.which("java") else "no java on PATH and JAVA_HOME unset"
 
 
-def spark_options(master: str | None = None) -> dict[str, str]:
-    """The session's configuration: local by default, or on the cluster at `master`."""
+def master_unreachable(master: str, timeout: float = MASTER_CONNECT_TIMEOUT) -> str | None:
+    """Why a standalone master (`spark://host:port[,host:port...]`) cannot be reached, found
+    with one TCP connect per host instead of Spark's own minute of retries; None when one
+    answers, or for URLs that are not a standalone master's."""
+    if not master.startswith("spark://"):
+        return None
+    problems = []
+    for address in master.removeprefix("spark://").split(","):
+        parts = urlsplit(f"//{address}")
+        try:
+            port = parts.port or 7077
+        except ValueError:
+            return f"the Spark master URL {master} has a malformed port in {address!r}"
+        if not parts.hostname:
+            return f"the Spark master URL {master} names no host"
+        try:
+            with socket.create_connection((parts.hostname, port), timeout=timeout):
+                return None
+        except OSError as error:
+            problems.append(f"{parts.hostname}:{port}: {error.strerror or error}")
+    return f"cannot reach the Spark master {master} ({'; '.join(problems)})"
+
+
+def spark_options(master: str | None = None, driver_host: str | None = None) -> dict[str, str]:
+    """The session's configuration: local by default, or on the cluster at `master`. The
+    driver binds and advertises `driver_host`, loopback unless given: nothing listens on
+    another interface unless the user asks for it (a cluster on other machines needs it)."""
     url = master or LOCAL_MASTER
+    host = driver_host or LOOPBACK
     options = {
         "spark.master": url,
         "spark.app.name": "rplharness",
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.catalogImplementation": "in-memory",
+        "spark.driver.host": host,
+        "spark.driver.bindAddress": host,
     }
     if url.startswith("local"):
         options |= {
@@ -56,20 +89,22 @@ def spark_options(master: str | None = None) -> dict[str, str]:
             # The default 200 shuffle partitions make every small job ~50 % slower.
             "spark.sql.shuffle.partitions": "2",
             "spark.default.parallelism": "2",
-            "spark.driver.host": "127.0.0.1",
-            "spark.driver.bindAddress": "127.0.0.1",
         }
     return options
 
 
-def start_spark(master: str | None = None, log: Path | None = None) -> SparkSession:
+def start_spark(master: str | None = None, log: Path | None = None, driver_host: str | None = None) -> SparkSession:
     """Start (or reuse) the harness's session. With `log`, a JVM started here writes its
-    output to that file instead of the terminal. SparkUnavailable when the JVM does not start."""
-    options = spark_options(master)
-    if options["spark.master"].startswith("local"):
+    output to that file instead of the terminal. SparkUnavailable when the JVM does not
+    start or the cluster's master does not answer."""
+    options = spark_options(master, driver_host)
+    unreachable = master_unreachable(options["spark.master"])
+    if unreachable is not None:
+        raise SparkUnavailable(unreachable)
+    if driver_host is None:
         # Only the env var silences the "hostname resolves to a loopback address" warning;
         # it must be set before the JVM starts.
-        os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+        os.environ["SPARK_LOCAL_IP"] = LOOPBACK
     try:
         if log is not None and getattr(SparkContext, "_gateway", None) is None:
             _start_jvm(options, log)

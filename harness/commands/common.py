@@ -17,10 +17,11 @@ class SparkStarter:
     had (an embedding program, the test suite) is reused and left running. With `log`, the
     JVM it starts writes there, not to the terminal; `console` is told when it starts one."""
 
-    def __init__(self, master: str | None, log: Path | None = None, console: Console | None = None) -> None:
+    def __init__(self, master: str | None, log: Path | None = None, console: Console | None = None, driver_host: str | None = None) -> None:
         from pyspark.sql import SparkSession
 
         self.master = master
+        self.driver_host = driver_host
         self.log = log
         self.console = console
         # Looked up here, in the caller's thread: the active session is per thread, and a
@@ -34,7 +35,7 @@ class SparkStarter:
         if self.existing is None and self.console is not None:
             where = f" (its log: {self.log})" if self.log is not None else ""
             self.console.note(f"starting Spark to compare master and slave tables{where} ...")
-        session = start_spark(self.master, self.log)
+        session = start_spark(self.master, self.log, self.driver_host)
         if self.existing is None:
             self.started.append(session)
         return session
@@ -49,7 +50,7 @@ class SparkStarter:
 def spark_starter(arguments: argparse.Namespace, console: Console | None = None) -> SparkStarter:
     """The command's Spark: its JVM's output in OUT/spark.log, or on the terminal with --verbose."""
     log = None if arguments.verbose else arguments.out / SPARK_LOG
-    return SparkStarter(arguments.spark_master, log, console)
+    return SparkStarter(arguments.spark_master, log, console, getattr(arguments, "spark_driver_host", None))
 
 
 def spark_unavailable(arguments: argparse.Namespace) -> str | None:
@@ -59,12 +60,14 @@ def spark_unavailable(arguments: argparse.Namespace) -> str | None:
         return None
     from pyspark.sql import SparkSession
 
-    from harness.spark import JAVA_NEEDED, java_problem
+    from harness.spark import JAVA_NEEDED, java_problem, master_unreachable
 
     if SparkSession.getActiveSession() is not None:
         return None
     problem = java_problem()
-    return None if problem is None else f"Spark needs {JAVA_NEEDED} ({problem})"
+    if problem is not None:
+        return f"Spark needs {JAVA_NEEDED} ({problem})"
+    return master_unreachable(arguments.spark_master) if arguments.spark_master else None
 
 
 def spark_hint(arguments: argparse.Namespace) -> str:

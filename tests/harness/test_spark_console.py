@@ -5,8 +5,10 @@ of its own, as a person would: the JVM's output goes to that process's file desc
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -93,3 +95,57 @@ def test_a_java_that_does_not_start_is_one_line_pointing_at_the_log(tiny: Path, 
     )
     assert "Traceback" not in broken.stderr
     assert "this JVM cannot start" in (tmp_path / "out" / "spark.log").read_text()
+
+
+def test_an_unreachable_spark_master_is_one_line_before_any_run(tiny: Path, tmp_path: Path) -> None:
+    from harness.oracle.mariadb import free_port
+
+    master = f"spark://127.0.0.1:{free_port()}"
+    for command in (["run", str(tiny)], ["fuzz", "--count", "1"]):
+        started = time.monotonic()
+        result = rplharness(*command, "--spark-master", master, "--out", str(tmp_path / command[0]), timeout=60)
+        assert result.returncode == 2, result.stderr
+        assert time.monotonic() - started < 20, "the check must not wait for Spark's own retries"
+        assert result.stderr.startswith(f"rplharness: cannot reach the Spark master {master} (127.0.0.1:")
+        assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.stderr
+        assert result.stdout == "" and not (tmp_path / command[0]).exists()  # said before any run started
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("local[*]", None),
+        ("local[2]", None),
+        ("yarn", None),
+        ("spark://127.0.0.1:notaport", "the Spark master URL spark://127.0.0.1:notaport has a malformed port in '127.0.0.1:notaport'"),
+        ("spark://:7077", "the Spark master URL spark://:7077 names no host"),
+    ],
+)
+def test_which_master_urls_are_checked(url: str, reason: str | None) -> None:
+    from harness.spark import master_unreachable
+
+    assert master_unreachable(url) == reason
+
+
+def test_a_listening_master_is_reachable_and_any_of_several_is_enough() -> None:
+    from harness.oracle.mariadb import free_port
+    from harness.spark import master_unreachable
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        assert master_unreachable(f"spark://127.0.0.1:{port}") is None
+        assert master_unreachable(f"spark://127.0.0.1:{free_port()},127.0.0.1:{port}") is None
+    closed = free_port()
+    assert master_unreachable(f"spark://127.0.0.1:{closed}", timeout=1).startswith(f"cannot reach the Spark master spark://127.0.0.1:{closed}")
+
+
+def test_the_driver_binds_loopback_unless_given_an_address() -> None:
+    from harness.spark import spark_options
+
+    for master in (None, "spark://10.0.0.5:7077"):
+        options = spark_options(master)
+        assert (options["spark.driver.host"], options["spark.driver.bindAddress"]) == ("127.0.0.1", "127.0.0.1")
+    given = spark_options("spark://10.0.0.5:7077", driver_host="10.0.0.9")
+    assert (given["spark.driver.host"], given["spark.driver.bindAddress"]) == ("10.0.0.9", "10.0.0.9")
