@@ -36,7 +36,7 @@ from harness.prestart import Prestart  # noqa: E402
 from harness.report import fuzz_report_json, write_documents  # noqa: E402
 from harness.spark import start_spark, stop_spark  # noqa: E402
 from master_sim import master, pipeline  # noqa: E402
-from scenarios.generator import generate_workload  # noqa: E402
+from scenarios.generator.sessions import generate_workload  # noqa: E402
 from scenarios.interleavings import explore  # noqa: E402
 from server_sim.flavor import DEFAULT_FLAVOR, get_flavor  # noqa: E402
 from slave_sim import events as slave_events  # noqa: E402

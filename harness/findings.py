@@ -16,9 +16,10 @@ from dataclasses import asdict, dataclass
 
 from sqlglot import exp
 
-from master_sim.master import RowEffect, StepResult
+from master_sim.results import RowEffect, StepResult
 from server_sim.errors import SqlError
-from server_sim.parser import StatementKind, WriteMode, parse_statement
+from server_sim.parser import parse_statement
+from server_sim.statement import StatementKind, WriteMode
 
 from .compare import RunDiff, TableDiff
 from .runner import RunRecord

@@ -19,23 +19,26 @@ from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
-from scenarios.generator import GeneratorConfig, generate_workload
+from master_sim.results import StepResult
+from scenarios.generator.config import GeneratorConfig
+from scenarios.generator.sessions import generate_workload
 from scenarios.interleavings import explore
 from scenarios.loader import load_scenario
-from master_sim.master import StepResult
 from scenarios.model import BINLOG_FORMATS, Expectation, Scenario, Step, Verdict
 from scenarios.writer import write_scenario
 from server_sim.flavor import Flavor
 
 from .compare import RunDiff, diff_snapshots
 from .findings import Signature, causing_step, signature
-from .judge import Judgement, judge
+from .judge import judge
+from .judgement import Judgement
 from .mysqltest import write_mysqltest
 from .pool import parallel_map
 from .prestart import Prestart
 from .progress import Progress
 from .runner import RunRecord, run_variant
-from .shrink import PassStats, shrink
+from .shrink import shrink
+from .shrink.core import PassStats
 from .snapshot import ServerSnapshot, canonical
 from .suite import RunOutcome, SuiteResult, judge_records
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from master_sim.master import StepResult
+from master_sim.results import StepResult
 from master_sim.unsafe import UnsafeReason
 from scenarios.loader import FLAVOR_KEY
 from scenarios.model import EventPattern, Expectation, Scenario, ScenarioError, Verdict

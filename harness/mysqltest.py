@@ -20,8 +20,8 @@ from scenarios.model import Scenario, Step
 from scenarios.writer import write_atomically
 from server_sim.errors import SqlError
 from server_sim.flavor import DEFAULT_FLAVOR, Flavor
-from server_sim.parser import StatementKind, parse_statement
-from server_sim.statement import target_tables
+from server_sim.parser import parse_statement
+from server_sim.statement import StatementKind, target_tables
 from server_sim.sysvars import VariableRegistry
 
 DATABASE = "test"

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from master_sim.master import StepResult
+from master_sim.results import StepResult
 from server_sim.binlog.events import (
     Annotate_rows_log_event,
     Intvar_log_event,

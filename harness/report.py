@@ -8,16 +8,16 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from master_sim.master import StepResult
+from master_sim.results import StepResult
 from scenarios.model import Verdict
 from scenarios.writer import write_atomically
 from server_sim.errors import Condition
-from slave_sim.slave import SlaveStatus
+from slave_sim.status import SlaveStatus
 
 from .compare import TableDiff
 from .fidelity import FidelityResult
+from .html.page import write_html
 from .judge import ErrorCheck, ExpectationResult, declared_errors
-from .html_report import write_html
 from .junit import write_junit
 from .suite import RunOutcome, SuiteResult
 

@@ -8,14 +8,16 @@ import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from master_sim.master import Master, RowEffect, StepResult
+from master_sim.master import Master
+from master_sim.results import RowEffect, StepResult
 from scenarios.model import Scenario, ScenarioError
 from server_sim.engines import Engine, EngineRegistry
 from server_sim.errors import Condition, SqlError
 from server_sim.flavor import FLAVORS, Flavor
 from server_sim.server import Server
 from server_sim.sysvars import VariableRegistry
-from slave_sim.slave import Slave, SlaveStatus
+from slave_sim.slave import Slave
+from slave_sim.status import SlaveStatus
 
 from .snapshot import ServerSnapshot, TableSnapshot
 

@@ -6,12 +6,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scenarios import load_paths
+from scenarios.loader import load_paths
 from scenarios.model import Scenario, ScenarioError, Verdict
 from server_sim.flavor import Flavor
 
 from .compare import RunDiff, compare_in_process, compare_runs
-from .judge import ErrorCheck, ExpectationResult, Judgement, check_expectations, covered, error_checks, expectation_errors, judge
+from .judge import ErrorCheck, ExpectationResult, check_expectations, covered, error_checks, expectation_errors, judge
+from .judgement import Judgement
 from .pool import RunTask, VariantRunner, parallel_map
 from .runner import RunRecord, validate_scenario
 

@@ -13,11 +13,21 @@ from sqlglot import exp
 
 from server_sim.catalog import Catalog, Table
 from server_sim.errors import SqlError
-from server_sim.expressions import function_name, is_constant, constant_value
+from server_sim.expressions import constant_value, is_constant
 from server_sim.flavor import Flavor
 from server_sim.execute.multi_table import references, targets
-from server_sim.parser import Statement, StatementKind, WriteMode
-from server_sim.statement import TriggerDefinition, TriggerEvent, TriggerTiming, is_multi_table, source_nodes, target_tables
+from server_sim.functions import function_name
+from server_sim.statement import (
+    Statement,
+    StatementKind,
+    TriggerDefinition,
+    TriggerEvent,
+    TriggerTiming,
+    WriteMode,
+    is_multi_table,
+    source_nodes,
+    target_tables,
+)
 from server_sim.system_tables import TableCategory
 
 from .row_injection import injected_tables

@@ -14,7 +14,7 @@ from enum import Enum
 from server_sim.catalog import Table
 from server_sim.errors import ErrorCode, SqlError
 from server_sim.flavor import Flavor
-from server_sim.parser import StatementKind
+from server_sim.statement import StatementKind
 from server_sim.system_tables import TableCategory
 
 from .analysis import Analysis

@@ -18,8 +18,8 @@ from server_sim.binlog.events import Log_event, type_name_of
 from server_sim.catalog import Table
 from server_sim.errors import Condition, ErrorCode, SqlError
 from server_sim.flavor import Flavor
-from server_sim.parser import Statement, StatementKind, parse_statement
-from server_sim.statement import TriggerDefinition, target_tables
+from server_sim.parser import parse_statement
+from server_sim.statement import Statement, StatementKind, TriggerDefinition, target_tables
 
 from .analysis import analyze
 from .binlog_cache import LogTarget

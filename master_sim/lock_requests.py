@@ -11,9 +11,8 @@ from sqlglot import exp
 
 from server_sim.catalog import Catalog, Table
 from server_sim.execute.outcome import Outcome
-from server_sim.parser import Statement, StatementKind
 from server_sim.session import Session
-from server_sim.statement import source_nodes, target_tables
+from server_sim.statement import Statement, StatementKind, source_nodes, target_tables
 
 from .analysis import Analysis
 from .locks import LockMode, LockRequest

@@ -22,11 +22,9 @@ from .locks import LockManager
 from .pipeline import StatementPipeline
 from .results import RowEffect, StepResult
 from .scheduler import Scheduler
-from .sessions import BinlogSavepoint, MasterSession
+from .sessions import MasterSession
 from .statement_log import StatementLogger
 from .transactions import TransactionControl, transaction_state, unix_time
-
-__all__ = ["MASTER_SERVER_ID", "BinlogSavepoint", "Master", "MasterSession", "RowEffect", "StepResult"]
 
 MASTER_SERVER_ID = 1
 

@@ -12,10 +12,11 @@ from server_sim.checkpoint import StatementCheckpoint
 from server_sim.errors import ErrorCode, SqlError
 from server_sim.execute.executor import Executor
 from server_sim.execute.outcome import Outcome
-from server_sim.expressions import StatementContext
 from server_sim.flavor import Flavor
-from server_sim.parser import Statement, StatementKind, parse_statement
+from server_sim.functions.statement import StatementContext
+from server_sim.parser import parse_statement
 from server_sim.server import Server
+from server_sim.statement import Statement, StatementKind
 
 from .analysis import Analysis, analyze
 from .decision import Decision, LoggingFormat, TransactionState, ddl_decision, decide_logging_format

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from server_sim.parser import StatementKind
+from server_sim.statement import StatementKind
 
 from .binlog_cache import LogTarget
 from .decision import LoggingFormat, TransactionState

@@ -16,8 +16,8 @@ from server_sim.binlog.events import Format_description_log_event, Rows_log_even
 from server_sim.catalog import Catalog, Table
 from server_sim.errors import ErrorCode, SqlError
 from server_sim.execute.outcome import Outcome
-from server_sim.parser import Statement
 from server_sim.session import Session
+from server_sim.statement import Statement
 
 
 # What mysql_client_binlog_statement lets through besides a format description (check_event_type).

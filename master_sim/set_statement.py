@@ -7,8 +7,8 @@ from sqlglot import exp
 
 from server_sim.errors import ErrorCode, SqlError
 from server_sim.execute.executor import Executor
-from server_sim.parser import Statement
 from server_sim.server import Server
+from server_sim.statement import Statement
 
 from .sessions import MasterSession
 from .transactions import TransactionControl

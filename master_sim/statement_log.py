@@ -13,12 +13,11 @@ from server_sim.catalog import Table, show_create_table
 from server_sim.checkpoint import StatementCheckpoint
 from server_sim.errors import ErrorCode, note
 from server_sim.execute.outcome import Outcome
-from server_sim.expressions import StatementContext
 from server_sim.flavor import Flavor
-from server_sim.parser import Statement, StatementKind
+from server_sim.functions.statement import StatementContext
 from server_sim.server import Server
 from server_sim.session import RowChange
-from server_sim.statement import logged_create_trigger, target_tables
+from server_sim.statement import Statement, StatementKind, logged_create_trigger, target_tables
 
 from .analysis import Analysis
 from .binlog_cache import CachedEvents, EventFactory, LogTarget

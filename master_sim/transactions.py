@@ -12,9 +12,9 @@ import datetime as dt
 
 from server_sim.binlog.file import BinlogWriter
 from server_sim.errors import ErrorCode, SqlError, note
-from server_sim.parser import Statement, StatementKind
 from server_sim.server import Server
 from server_sim.session import Savepoint, Transaction
+from server_sim.statement import Statement, StatementKind
 
 from .binlog_cache import BinlogCache, EventFactory
 from .decision import TransactionState

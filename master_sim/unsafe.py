@@ -7,11 +7,11 @@ from enum import Enum
 from sqlglot import exp
 
 from server_sim.errors import Condition, ErrorCode
-from server_sim.expressions import function_name, is_udf_call, system_variable_reference
 from server_sim.flavor import Flavor
-from server_sim.parser import Statement, StatementKind, WriteMode
+from server_sim.functions import function_name, is_udf_call
+from server_sim.functions.context import system_variable_reference
 from server_sim.server import is_replicated_variable
-from server_sim.statement import is_multi_table
+from server_sim.statement import Statement, StatementKind, WriteMode, is_multi_table
 
 
 class UnsafeReason(Enum):

@@ -15,26 +15,13 @@ import sqlglot
 from sqlglot import exp
 
 from .errors import ErrorCode, SqlError, not_supported
-from .functions import (
-    GENERATED_CALLS,
-    PER_CALL_FUNCTIONS,
-    PORTABLE_NODES,
-    STRUCTURE,
-    StatementContext,
-    function_name,
-    is_udf_call,
-    literal,
-    lookup,
-    system_variable_reference,
-)
+from .functions import PORTABLE_NODES, function_name, is_udf_call, lookup
+from .functions.context import GENERATED_CALLS
+from .functions.library import STRUCTURE
+from .functions.statement import StatementContext
 
 # The storage's per-row identity column: never visible to scenario SQL.
 HIDDEN_ROW_ID = "_rpl_row"
-
-__all__ = [
-    "HIDDEN_ROW_ID", "PER_CALL_FUNCTIONS", "StatementContext", "Translator", "check_supported", "constant_value",
-    "function_name", "is_constant", "is_udf_call", "literal", "system_variable_reference",
-]
 
 
 class Translator:

@@ -25,13 +25,8 @@ from .catalog import Table
 from .declined import Declined, none_when_declined
 from .mirror.compiler import Compiler, Source, Subqueries, is_context_value
 from .mirror.joins import Joined, NestedLoop, compile_conditions, join_sources, scanned, too_many_rows
-from .operands import Context, Predicate, Value, Values
-from .mirror.plans import RowValues, ScanPlan, SelectPlan, cached, compile_scan, compile_select, select_source, table_scan
-
-__all__ = [
-    "Context", "Declined", "Joined", "Predicate", "RowValues", "ScanPlan", "SelectPlan", "Source", "Subqueries", "Value", "Values",
-    "is_context_value", "join_rows", "row_values", "scan_plan", "select_plan", "select_source", "table_scan",
-]
+from .operands import Context, Values
+from .mirror.plans import RowValues, ScanPlan, SelectPlan, cached, compile_scan, compile_select
 
 
 def scan_plan(

@@ -37,9 +37,6 @@ from .statement import (
 )
 from .udf import CREATE_FUNCTION_START, parse_create_function
 
-# What the parser gives its callers: the statements it reads, and their kinds and modes.
-__all__ = ["Statement", "StatementKind", "WriteMode", "parse_create_trigger", "parse_statement", "split_statements", "unparse"]
-
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 

@@ -20,11 +20,12 @@ import duckdb
 
 from .catalog import Catalog, Table
 from .dictionary import catalog_from_json, catalog_to_json
+from .duckdb_connection import ConnectionPool, lock_configuration, open_connection
 from .engines import EngineRegistry
-from .expressions import StatementContext
 from .flavor import Flavor
+from .functions.statement import StatementContext
 from .session import Session, seeded_random_state
-from .storage import ConnectionPool, Storage, lock_configuration, open_connection
+from .storage import Storage
 from .sysvars import REPLICATED_SESSION_VARIABLES, VariableRegistry
 from .system_tables import DEFAULT_CONSUMERS, Contents, SystemTable, TableCategory
 

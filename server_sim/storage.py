@@ -15,14 +15,12 @@ import duckdb
 from .catalog import Column, Table
 from .collation import equality_key
 from .declined import Declined
-from .duckdb_connection import ConnectionPool, execute, lock_configuration, open_connection, quote, translate_error
+from .duckdb_connection import execute, quote
 from .expressions import HIDDEN_ROW_ID
 from .mirror.plans import table_scan
 from .write_back import Unwritten, column_names, create_table_sql, stored_columns, write_changes
 
 ROW_ID = HIDDEN_ROW_ID
-
-__all__ = ["ROW_ID", "ConnectionPool", "Storage", "lock_configuration", "open_connection", "quote", "translate_error"]
 
 
 @dataclass

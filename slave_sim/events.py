@@ -31,9 +31,10 @@ from server_sim.errors import ErrorCode, SqlError
 from server_sim.execute.executor import Executor
 from server_sim.execute.outcome import Outcome
 from server_sim.flavor import Flavor
-from server_sim.parser import Statement, StatementKind, parse_statement
+from server_sim.parser import parse_statement
 from server_sim.server import Server
 from server_sim.session import Savepoint, Session
+from server_sim.statement import Statement, StatementKind
 
 from .status import SlaveStatus, SlaveStop
 

@@ -10,7 +10,8 @@ from server_sim.flavor import Flavor
 from server_sim.parser import split_statements
 from server_sim.sysvars import VariableRegistry
 
-from .slave import Slave, SlaveStatus
+from .slave import Slave
+from .status import SlaveStatus
 
 
 @dataclass

@@ -34,8 +34,6 @@ from .events import EventApplier
 from .relay_log_info import AppliedPosition, RelayLogInfo
 from .status import Retry, SlaveConfigurationError, SlaveStatus, SlaveStop, TransientStop
 
-__all__ = ["SLAVE_SERVER_ID", "Retry", "Slave", "SlaveConfigurationError", "SlaveStatus", "SlaveStop", "TransientStop"]
-
 SLAVE_SERVER_ID = 2
 
 

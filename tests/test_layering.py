@@ -2,6 +2,7 @@
 module imports itself back through others. Every import counts, function-level ones and
 those under `if TYPE_CHECKING:` included: a cycle a type checker sees is still a cycle in
 the design. Inside server_sim, modules import their own layer or lower ones (SERVER_LAYERS).
+A name is imported from the module that defines it, never through one that only imported it.
 """
 
 from __future__ import annotations
@@ -47,16 +48,26 @@ def modules() -> dict[str, Path]:
     return {module_name(path): path for package in PACKAGES for path in sorted((ROOT / package).rglob("*.py"))}
 
 
+def package_of(name: str, path: Path) -> list[str]:
+    """The package a module's relative imports start from."""
+    return name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+
+
+def source_module(node: ast.ImportFrom, package: list[str]) -> str:
+    """The module a `from ... import` reads, a relative one resolved from `package`."""
+    base = package[: len(package) - node.level + 1] if node.level else []
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     """The project modules `name` imports, anywhere in the file."""
-    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    package = package_of(name, path)
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = package[: len(package) - node.level + 1] if node.level else []
-            module = ".".join(base + ([node.module] if node.module else []))
+            module = source_module(node, package)
             targets = [f"{module}.{alias.name}" if f"{module}.{alias.name}" in known else module for alias in node.names]
         else:
             continue
@@ -156,6 +167,77 @@ def test_server_modules_import_their_layer_or_lower() -> None:
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def defined_names(tree: ast.Module) -> set[str]:
+    """The names a module defines at its top level (def, class, assignment, also under `if`,
+    `try`, `with` or a loop); not the names it imports."""
+    names: set[str] = set()
+    pending: list[ast.AST] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(found.id for target in targets for found in ast.walk(target) if isinstance(found, ast.Name))
+        if isinstance(node, (ast.If, ast.Try, ast.TryStar, ast.ExceptHandler, ast.With, ast.For, ast.While)):
+            for block in ("body", "handlers", "orelse", "finalbody"):
+                pending.extend(getattr(node, block, []))
+    return names
+
+
+def borrowed_imports(files: dict[str, Path], root: Path) -> list[str]:
+    """Every `from X import name` (function-level ones too) of a project module where X is a
+    project module that does not define `name`, only imports it: as 'file:line: ...'."""
+    trees = {name: ast.parse(path.read_text(encoding="utf-8")) for name, path in files.items()}
+    defined = {name: defined_names(tree) for name, tree in trees.items()}
+    wrong = []
+    for name, tree in trees.items():
+        package = package_of(name, files[name])
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom) or (source := source_module(node, package)) not in files:
+                continue
+            for alias in node.names:
+                if f"{source}.{alias.name}" not in files and alias.name not in defined[source]:
+                    place = files[name].relative_to(root).as_posix()
+                    wrong.append(f"{place}:{node.lineno}: imports {alias.name} from {source}, which does not define it")
+    return sorted(wrong)
+
+
+def test_names_are_imported_from_the_module_that_defines_them() -> None:
+    """A re-export hides a concept's home and ties its importers to the module passing it on."""
+    importers = {module_name(path): path for folder in ("tests", "benchmarks") for path in sorted((ROOT / folder).rglob("*.py"))}
+    wrong = borrowed_imports({**modules(), **importers}, ROOT)
+    assert wrong == [], "\n".join(wrong)
+
+
+@pytest.mark.parametrize(
+    ("importer", "found"),
+    [
+        ("from pkg.home import helper", []),
+        ("from .home import LIMIT, helper", []),
+        ("from . import home", []),
+        ("from pkg.shim import LOCAL", []),
+        ("from pkg.shim import helper", ["pkg/user.py:1: imports helper from pkg.shim, which does not define it"]),
+        ("from .shim import LIMIT as limit", ["pkg/user.py:1: imports LIMIT from pkg.shim, which does not define it"]),
+        ("def run():\n    from .shim import LIMIT", ["pkg/user.py:2: imports LIMIT from pkg.shim, which does not define it"]),
+        ("from pkg import home", []),
+        ("from pkg import LIMIT", ["pkg/user.py:1: imports LIMIT from pkg, which does not define it"]),
+    ],
+)
+def test_the_borrowed_import_finder(tmp_path: Path, importer: str, found: list[str]) -> None:
+    texts = {
+        "pkg": ("__init__.py", ""),
+        "pkg.home": ("home.py", "LIMIT = 3\n\ndef helper():\n    pass\n"),
+        "pkg.shim": ("shim.py", "from .home import LIMIT, helper\n\nLOCAL = LIMIT\n"),
+        "pkg.user": ("user.py", importer + "\n"),
+    }
+    (tmp_path / "pkg").mkdir()
+    paths = {name: tmp_path / "pkg" / file for name, (file, _) in texts.items()}
+    for name, (_, text) in texts.items():
+        paths[name].write_text(text, encoding="utf-8")
+    assert borrowed_imports(paths, tmp_path) == found
 
 
 @pytest.mark.parametrize("package", sorted(PACKAGES))

@@ -26,7 +26,7 @@ def fuzz(arguments: argparse.Namespace) -> int:
     from harness.prestart import Prestart
     from harness.progress import Progress
     from harness.report import fuzz_report_json, write_documents
-    from scenarios.generator import GeneratorConfig
+    from scenarios.generator.config import GeneratorConfig
 
     try:
         generator = replace(
@@ -65,7 +65,7 @@ def fuzz(arguments: argparse.Namespace) -> int:
 
 def _rates(pairs: list[str]) -> dict[str, float]:
     """`--rate NAME=P` options; ValueError names an unknown rate or a bad number."""
-    from scenarios.generator import GeneratorConfig
+    from scenarios.generator.config import GeneratorConfig
 
     known = sorted(name for name in GeneratorConfig.__dataclass_fields__ if name.endswith("_rate"))
     rates = {}

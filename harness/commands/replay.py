@@ -15,7 +15,7 @@ def replay(arguments: argparse.Namespace) -> int:
     from harness.console import replay_status
     from server_sim.errors import SqlError
     from slave_sim.replay import replay
-    from slave_sim.slave import SlaveConfigurationError
+    from slave_sim.status import SlaveConfigurationError
 
     binlog: Path = arguments.binlog
     if not binlog.is_file():

@@ -20,11 +20,11 @@ import pymysql
 from harness.observation import EventObservation
 from harness.runner import SETUP_SESSION, RunRecord, SlaveSchemaResult, run_id_for
 from harness.snapshot import ServerSnapshot, TableSnapshot
-from master_sim.master import StepResult
+from master_sim.results import StepResult
 from scenarios.model import Scenario
 from server_sim.errors import Condition, ErrorCode
 from server_sim.sysvars import VariableRegistry
-from slave_sim.slave import SlaveStatus
+from slave_sim.status import SlaveStatus
 
 from .events import read_server_binlog
 from .mariadb import MariaDBServer, ServerError

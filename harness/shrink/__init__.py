@@ -17,11 +17,9 @@ from dataclasses import dataclass, replace
 
 from scenarios.model import Scenario
 
-from .core import PassStats, Predicate, ddmin, minimize
+from .core import PassStats, Predicate, minimize
 from .sql_edits import PASSES, volatile_left
 from .statements import identity, numbered
-
-__all__ = ["DEFAULT_BUDGET", "PassStats", "ShrinkResult", "ddmin", "shrink"]
 
 DEFAULT_BUDGET = 500
 

@@ -13,7 +13,7 @@ from typing import TypeVar
 from sqlglot import exp
 
 from scenarios.model import Scenario
-from server_sim.parser import Statement, StatementKind
+from server_sim.statement import Statement, StatementKind
 
 from .core import Pass, Predicate, cut
 from .statements import (

@@ -14,8 +14,8 @@ from sqlglot import exp
 
 from scenarios.model import Scenario
 from server_sim.errors import SqlError
-from server_sim.statement import target_tables
-from server_sim.parser import Statement, StatementKind, parse_statement, unparse
+from server_sim.statement import Statement, StatementKind, target_tables
+from server_sim.parser import parse_statement, unparse
 
 from .core import Unbuildable
 

@@ -11,10 +11,3 @@ The package: `config` (the tunables), `tables` (the tables a workload draws and 
 schema statements), `statements` (the DML statements by kind, and the unsafe constructs
 in them) and `sessions` (each session's statements and transactions, the workload).
 """
-
-from __future__ import annotations
-
-from .config import ENGINES, GeneratorConfig
-from .sessions import generate_workload
-
-__all__ = ["ENGINES", "GeneratorConfig", "generate_workload"]

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from enum import Enum
 
 from server_sim.catalog import Column, DefaultKind, Key, Table
+from server_sim.duckdb_connection import quote
 from server_sim.flavor import Flavor
-from server_sim.storage import Storage, quote
+from server_sim.storage import Storage
 
 
 class LookupPath(str, Enum):

@@ -9,7 +9,7 @@ from sqlglot import exp
 
 from ..catalog import Catalog
 from ..errors import SqlError, not_supported
-from ..expressions import StatementContext
+from ..functions.statement import StatementContext
 from ..server import Server
 from ..session import Session
 from ..statement import Statement, StatementKind, target_tables, used_tables

@@ -13,8 +13,13 @@ from collections.abc import Callable, Sequence
 from sqlglot import exp
 
 from ..catalog import Table
+from ..declined import Declined
 from ..errors import SqlError
-from ..mirror_scan import Context, Declined, Joined, RowValues, Subqueries, join_rows, row_values, scan_plan, select_plan, select_source
+from ..mirror.compiler import Subqueries
+from ..mirror.joins import Joined
+from ..mirror.plans import RowValues, select_source
+from ..mirror_scan import join_rows, row_values, scan_plan, select_plan
+from ..operands import Context
 from .run import StatementScope
 
 

@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from ..catalog import Column, DefaultKind, Table
 from ..errors import ErrorCode, SqlError, not_supported
-from ..expressions import literal
+from ..functions.context import literal
 from ..statement import TriggerEvent, TriggerTiming, WriteMode
 from .assignments import Assignments, assignments, sequential, touch_on_update, update_write_set
 from .fast_path import FastPath

@@ -26,11 +26,12 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from ..catalog import Column, Table
+from ..duckdb_connection import quote
 from ..errors import ErrorCode, SqlError, not_supported
 from ..expressions import constant_value, is_constant
-from ..mirror_scan import Joined
+from ..mirror.joins import Joined
 from ..statement import delete_list, from_clause, reference_nodes
-from ..storage import ROW_ID, quote
+from ..storage import ROW_ID
 from .fast_path import FastPath
 from .reads import refuse_self_reference
 from .row_operations import RowUpdate, apply_update, delete_firing_triggers

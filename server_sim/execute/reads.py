@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from ..catalog import Table
+from ..duckdb_connection import quote
 from ..errors import ErrorCode, SqlError, not_supported
 from ..expressions import Translator, constant_value, is_constant
-from ..mirror_scan import RowValues
-from ..storage import ROW_ID, quote
+from ..mirror.plans import RowValues
+from ..storage import ROW_ID
 from .fast_path import FastPath
 from .run import StatementScope
 

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from ..catalog import Catalog, Table
-from ..expressions import StatementContext, Translator
+from ..expressions import Translator
+from ..functions.statement import StatementContext
 from ..server import Server
 from ..session import Session
 from ..statement import Statement, StatementKind, used_tables

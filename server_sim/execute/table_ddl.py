@@ -8,10 +8,10 @@ import dataclasses
 from sqlglot import exp
 
 from ..catalog import Column, DefaultKind, Key, KeyKind, Table, TableBuilder, column_from_definition, key_from_constraint, table_from_create
+from ..duckdb_connection import quote
 from ..errors import ErrorCode, SqlError, not_supported, note
 from ..expressions import constant_value, is_constant
 from ..statement import target_tables
-from ..storage import quote
 from ..types import TypeFamily
 from .handler import shown_value
 from .insert import InsertRun

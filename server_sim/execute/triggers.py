@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from ..catalog import Catalog, Table
 from ..errors import ErrorCode, SqlError
-from ..expressions import literal
+from ..functions.context import literal
 from ..statement import RowVersion, TriggerDefinition, TriggerEvent, TriggerTiming, row_version, target_tables
 from .reads import evaluate
 from .run import StatementRun

@@ -14,15 +14,9 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from .context import CONTEXT_FUNCTIONS, GENERATED_CALLS, PER_CALL_FUNCTIONS, VARIABLES, literal, system_variable_reference
-from .library import STRUCTURE, SqlFunction, Translating, arguments_of
-from .numbers import ARITHMETIC, COMPARISONS, PORTABLE, comparison
-from .statement import StatementContext
-
-__all__ = [
-    "FUNCTIONS", "GENERATED_CALLS", "PER_CALL_FUNCTIONS", "PORTABLE_NODES", "STRUCTURE", "SqlFunction", "StatementContext", "Translating",
-    "arguments_of", "comparison", "function_name", "is_udf_call", "literal", "lookup", "system_variable_reference",
-]
+from .context import CONTEXT_FUNCTIONS, VARIABLES
+from .library import STRUCTURE, SqlFunction
+from .numbers import ARITHMETIC, COMPARISONS, PORTABLE
 
 FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *COMPARISONS, *PORTABLE)
 

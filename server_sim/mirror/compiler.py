@@ -18,7 +18,8 @@ from sqlglot import exp
 from ..catalog import Table
 from ..declined import Declined
 from ..expressions import HIDDEN_ROW_ID
-from ..functions import comparison, lookup
+from ..functions import lookup
+from ..functions.numbers import comparison
 from ..types import TypeFamily
 from ..operands import INTEGER_DIGITS, Context, Kind, Operand, Predicate, Values, decimal_bounds, decimal_digits, literal_operand
 

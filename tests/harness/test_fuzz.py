@@ -12,7 +12,7 @@ from harness.compare import diff_snapshots
 from harness.fuzz import FuzzConfig, fuzz, workload_variants
 from harness.judge import judge
 from harness.report import fuzz_report_json
-from scenarios.generator import GeneratorConfig
+from scenarios.generator.config import GeneratorConfig
 from scenarios.loader import load_scenario
 from scenarios.writer import write_scenario
 from scenarios.model import Verdict

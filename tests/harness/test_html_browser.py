@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.html_report import VERDICTS, write_html
+from harness.html.common import VERDICTS
+from harness.html.page import write_html
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,9 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-from harness.html.common import percent
-from harness.html_report import BINLOG_EXCERPT_LINES, DETAILED_CONSISTENT_RUNS, DETAILED_RUNS, VERDICTS, binlog_excerpt, html_page, write_html
+from harness.html.common import VERDICTS, percent
+from harness.html.page import html_page, write_html
+from harness.html.runs import BINLOG_EXCERPT_LINES, DETAILED_CONSISTENT_RUNS, DETAILED_RUNS, binlog_excerpt
 from server_sim.binlog.events import Query_log_event
 from server_sim.binlog.file import BinlogWriter
 from server_sim.flavor import MYSQL_80

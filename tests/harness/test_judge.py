@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.judge import Judgement, check_expectations, expectation_errors
+from harness.judge import check_expectations, expectation_errors
+from harness.judgement import Judgement
 from harness.runner import RunRecord, run_variant
 from scenarios.loader import load_scenario
 from scenarios.model import Verdict

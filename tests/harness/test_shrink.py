@@ -8,7 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from harness.runner import run_variant
-from harness.shrink import ddmin, shrink
+from harness.shrink import shrink
+from harness.shrink.core import ddmin
 from harness.snapshot import ServerSnapshot, canonical
 from scenarios.model import Scenario, Step
 from server_sim.flavor import MYSQL_80

@@ -17,7 +17,7 @@ from scenarios.loader import load_scenario
 from scenarios.model import Scenario, Verdict
 from server_sim.errors import Condition
 from server_sim.flavor import MYSQL_80
-from slave_sim.slave import SlaveStatus
+from slave_sim.status import SlaveStatus
 from tests.support import run_command, scenario_file
 
 

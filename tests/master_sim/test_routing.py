@@ -13,7 +13,7 @@ from master_sim.analysis import Analysis
 from master_sim.binlog_cache import LogTarget
 from master_sim.decision import LoggingFormat, TransactionState, is_mixed_stmt_unsafe
 from master_sim.routing import Routing, RoutingInput, TableUse, route_events
-from server_sim.parser import StatementKind
+from server_sim.statement import StatementKind
 from tests.master_sim.test_wl2687_tables import LAYER_1, M_WRITES_N, _layer_1_params, _layers_2_3_params, _test_id, written_class
 
 T = TableUse(transactional=True)

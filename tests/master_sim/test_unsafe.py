@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
-from master_sim.master import Master, StepResult
+from master_sim.master import Master
+from master_sim.results import StepResult
 from server_sim.flavor import MARIADB_1011, MYSQL_80
 
 SCHEMA = [

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from master_sim.binlog_cache import LogTarget
-from master_sim.master import Master, StepResult
+from master_sim.master import Master
+from master_sim.results import StepResult
 from server_sim.binlog.events import Query_log_event, Rows_query_log_event, Xid_log_event
 from server_sim.binlog.file import read_binlog
 from server_sim.flavor import MYSQL_80

@@ -10,14 +10,11 @@ from pathlib import Path
 import pytest
 
 from harness.runner import run_variant
-from scenarios import (
-    BINLOG_FORMATS,
-    GeneratedStatement,
-    GeneratorConfig,
-    Workload,
-    generate_workload,
-    sample_interleavings,
-)
+from scenarios.generator.config import GeneratorConfig
+from scenarios.generator.sessions import generate_workload
+from scenarios.interleavings import sample_interleavings
+from scenarios.model import BINLOG_FORMATS
+from scenarios.workload import GeneratedStatement, Workload
 from server_sim.errors import ErrorCode
 from server_sim.flavor import MARIADB_1011, MYSQL_80, Flavor
 from server_sim.parser import parse_statement

@@ -8,15 +8,8 @@ import random
 
 import pytest
 
-from scenarios import (
-    GeneratedStatement,
-    Workload,
-    count_interleavings,
-    explore,
-    normal_form,
-    representatives,
-    sample_interleavings,
-)
+from scenarios.interleavings import count_interleavings, explore, normal_form, representatives, sample_interleavings
+from scenarios.workload import GeneratedStatement, Workload
 
 EVERY = 10**6  # a limit no test workload reaches
 

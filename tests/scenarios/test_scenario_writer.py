@@ -8,17 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from scenarios import (
-    EngineDeclaration,
-    EventPattern,
-    Expectation,
-    Scenario,
-    Step,
-    Verdict,
-    load_scenario,
-    scenario_to_yaml,
-    write_scenario,
-)
+from scenarios.loader import load_scenario
+from scenarios.model import EngineDeclaration, EventPattern, Expectation, Scenario, Step, Verdict
+from scenarios.writer import scenario_to_yaml, write_scenario
 from tests.support import ROOT
 
 BUNDLED = ROOT / "scenarios"

@@ -6,20 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from scenarios import (
-    BINLOG_FORMATS,
-    EngineDeclaration,
-    EventPattern,
-    Expectation,
-    LoadResult,
-    Scenario,
-    ScenarioError,
-    ScenarioLoadError,
-    Step,
-    Verdict,
-    load_paths,
-    load_scenario,
-)
+from scenarios.loader import LoadResult, ScenarioLoadError, load_paths, load_scenario
+from scenarios.model import BINLOG_FORMATS, EngineDeclaration, EventPattern, Expectation, Scenario, ScenarioError, Step, Verdict
 from tests.support import scenario_file
 
 FULL = """\

@@ -12,8 +12,9 @@ from sqlglot import exp
 
 from server_sim.collation import equality_key, ordered_key, text_key
 from server_sim.declined import Declined
-from server_sim.expressions import StatementContext, Translator
+from server_sim.expressions import Translator
 from server_sim.functions import FUNCTIONS, function_name, is_udf_call, lookup
+from server_sim.functions.statement import StatementContext
 from server_sim.mirror.compiler import Compiler
 
 CONTEXT = StatementContext(

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from server_sim import mirror_scan
+from server_sim.declined import Declined
 from server_sim.execute import fast_path
 from server_sim.execute.executor import Executor
 from server_sim.execute.fast_path import FastPath
 from server_sim.flavor import MYSQL_80
+from server_sim.mirror.plans import RowValues, ScanPlan
 from server_sim.parser import parse_statement
 from server_sim.server import Server, ServerIdentity
 
@@ -74,7 +75,7 @@ class _Run:
 def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """What the Python path did: 'answered' or 'declined', each time it was asked."""
     answers: list[str] = []
-    plan_of, rows, values_of, of = fast_path.scan_plan, mirror_scan.ScanPlan.rows, fast_path.row_values, mirror_scan.RowValues.of
+    plan_of, rows, values_of, of = fast_path.scan_plan, ScanPlan.rows, fast_path.row_values, RowValues.of
     mirrored_select = FastPath.mirrored_select
     join_rows = fast_path.join_rows
 
@@ -82,7 +83,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         def call(*args, **kwargs):
             try:
                 result = function(*args, **kwargs)
-            except mirror_scan.Declined:
+            except Declined:
                 answers.append("declined")
                 raise
             answers.append("declined" if result is None else "answered")
@@ -91,9 +92,9 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return call
 
     monkeypatch.setattr(fast_path, "scan_plan", recorded(plan_of))
-    monkeypatch.setattr(mirror_scan.ScanPlan, "rows", recorded(rows))
+    monkeypatch.setattr(ScanPlan, "rows", recorded(rows))
     monkeypatch.setattr(fast_path, "row_values", recorded(values_of))
-    monkeypatch.setattr(mirror_scan.RowValues, "of", recorded(of))
+    monkeypatch.setattr(RowValues, "of", recorded(of))
     monkeypatch.setattr(FastPath, "mirrored_select", recorded(mirrored_select))
     monkeypatch.setattr(fast_path, "join_rows", recorded(join_rows))
     monkeypatch.setattr(FastPath, "mirrored_subqueries", recorded(FastPath.mirrored_subqueries))

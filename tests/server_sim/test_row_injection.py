@@ -22,7 +22,8 @@ from server_sim.binlog.file import read_binlog
 from server_sim.binlog.show import show
 from server_sim.errors import SqlError
 from server_sim.flavor import MARIADB_1011, MYSQL_80
-from server_sim.parser import StatementKind, parse_statement
+from server_sim.parser import parse_statement
+from server_sim.statement import StatementKind
 
 _BINLOG = re.compile(r"BINLOG '.*?'", re.DOTALL)
 

@@ -16,8 +16,8 @@ from master_sim.decision import LoggingFormat, TransactionState, decide_logging_
 from master_sim.unsafe import UnsafeReason
 from server_sim.errors import SqlError
 from server_sim.flavor import MARIADB_1011, MYSQL_80
-from server_sim.parser import StatementKind, parse_statement
-from server_sim.statement import TriggerEvent, TriggerTiming, logged_create_trigger
+from server_sim.parser import parse_statement
+from server_sim.statement import StatementKind, TriggerEvent, TriggerTiming, logged_create_trigger
 from tests.support import Db
 
 
