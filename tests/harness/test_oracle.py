@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import signal
 import subprocess
 import sys
@@ -29,20 +31,33 @@ except ServerError:
 pytestmark = pytest.mark.skipif(not HAVE_MARIADB, reason="MariaDB is not installed (.ci/install-mariadb installs it)")
 
 
-def harness_servers() -> set[int]:
-    """PIDs of every mariadbd this project started (their datadirs are under rplh-* temp dirs)."""
-    pids = set()
+def harness_servers(parent: int | None = None) -> set[int]:
+    """PIDs of every live mariadbd that `parent` (this test process by default) started;
+    their datadirs are under rplh-* temp dirs. Servers other processes on the machine run
+    are not this test's concern."""
+    parent = os.getpid() if parent is None else parent
+    return {pid for pid, status in _servers().items() if status.get("PPid", "").strip() == str(parent)}
+
+
+def alive(pids: set[int]) -> set[int]:
+    """Those of `pids` that are still a live harness server, whoever their parent is now."""
+    return pids & set(_servers())
+
+
+def _servers() -> dict[int, dict[str, str]]:
+    """Every live harness mariadbd on the machine, with its /proc status fields."""
+    servers = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             command = (entry / "cmdline").read_bytes().split(b"\0")
-            state = next((line for line in (entry / "status").read_text().splitlines() if line.startswith("State:")), "")
+            status = dict(line.split(":", 1) for line in (entry / "status").read_text().splitlines() if ":" in line)
         except OSError:
             continue
-        if command and command[0].endswith((b"mariadbd", b"mysqld")) and any(b"rplh-" in part for part in command) and "zombie" not in state:
-            pids.add(int(entry.name))
-    return pids
+        if command[0].endswith((b"mariadbd", b"mysqld")) and any(b"rplh-" in part for part in command) and "zombie" not in status.get("State", ""):
+            servers[int(entry.name)] = status
+    return servers
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +78,7 @@ def test_a_server_starts_accepts_connections_and_stops_by_its_pid() -> None:
         assert pid in harness_servers()
     finally:
         server.stop()
-    assert pid not in harness_servers()
+    assert not alive({pid})
     assert root is not None and not root.exists()
 
 
@@ -181,21 +196,20 @@ steps:
 
 @pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill-9"])
 def test_no_server_outlives_an_interrupted_or_killed_run(stop_signal: int, tmp_path: Path, pair: ReplicationPair) -> None:
-    before = harness_servers()
     process = _run_oracle_cli(SLOW_SCENARIO, tmp_path)
     deadline = time.monotonic() + 90
     started: set[int] = set()
     while time.monotonic() < deadline and len(started) < 2 and process.poll() is None:
-        started = harness_servers() - before
+        started = harness_servers(process.pid)
         time.sleep(0.2)
     assert len(started) == 2, "the run did not start its master and replica"
     time.sleep(1.0)
     process.send_signal(stop_signal)
     process.wait(timeout=60)
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and harness_servers() & started:
+    while time.monotonic() < deadline and alive(started):
         time.sleep(0.1)
-    assert not harness_servers() & started
+    assert not alive(started)
 
 
 FAILING_SCENARIO = """\
