@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.commands import binlog, explain, fuzz, oracle, replay, run
+from harness.commands import binlog, explain, fuzz, import_, oracle, replay, run
 from harness.commands.common import EXIT_USAGE, SPARK_LOG, add_settings_option, spark_hint, spark_unavailable
 from harness.compare import COMPARE_MODES
 from harness.fuzz import VARIANT_MODES
@@ -24,7 +24,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"rplharness {version()}", help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
-    for add in (_add_run, _add_fuzz, _add_record, _add_check, _add_replay, _add_explain, _add_binlog):
+    for add in (_add_run, _add_fuzz, _add_record, _add_check, _add_replay, _add_explain, _add_binlog, _add_import):
         add(commands)
     return parser
 
@@ -207,6 +207,28 @@ def _add_binlog(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="AUTO also prints the format description and each statement's row events as BINLOG '...' statements, "
         "which replay on a master (default %(default)s: no BINLOG statements)",
     )
+
+
+def _add_import(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    import_parser = commands.add_parser(
+        "import",
+        help="turn a captured workload (general or slow query log, mysqltest file) into scenario files",
+        description="Read each FILE as KIND and write it to DIR as a scenario file (or several, with --max-steps): "
+        "one session per connection, steps in the order the statements ran, the schema from the capture's own "
+        "DDL or from --schema. Prints what was kept, dropped, skipped (with file and line) and where the order "
+        "is a guess; the file's header comment says the same. Exit 0, or 2 when a FILE could not be imported "
+        "(the others are still written).",
+    )
+    import_parser.set_defaults(handler=import_.import_workload)
+    add = import_parser.add_argument
+    add("kind", choices=sorted(import_.IMPORTERS), metavar="KIND", help="general, slow or mysqltest")
+    add("files", nargs="+", type=Path, metavar="FILE")
+    add("-o", "--out", type=Path, required=True, metavar="DIR", help="directory the scenario files are written to")
+    add("--schema", type=Path, default=None, metavar="FILE", help="the master's schema: DDL, or mysqldump --no-data output (instead of the capture's leading DDL)")
+    add("--slave-schema", type=Path, default=None, metavar="FILE", help="the replica's own schema (ALTERs, or a dump of the replica), run on the slave after the master's")
+    add("--keep-reads", action="store_true", help="keep statements that cannot matter for replication (plain SELECT, SHOW, SET NAMES) as steps")
+    add("--max-steps", type=int, default=None, metavar="N", help="split a long capture into scenarios of at most N steps, cut where no transaction is open")
+    add("--flavor", default=DEFAULT_FLAVOR.name, choices=sorted(FLAVORS), help="server whose executable comments a schema file is read as (default %(default)s)")
 
 
 def _add_comparison_options(parser: argparse.ArgumentParser) -> None:
