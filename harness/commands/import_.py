@@ -19,7 +19,7 @@ from .common import EXIT_USAGE
 IMPORTERS: dict[str, Callable[[Path, bool], Capture]] = {
     "general": import_general_log,
     "slow": import_slow_log,
-    "mysqltest": lambda path, keep_reads: import_mysqltest(path),
+    "mysqltest": import_mysqltest,
 }
 
 

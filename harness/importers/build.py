@@ -49,7 +49,7 @@ def build_scenarios(
     master_schema = list(capture.master_schema)
     if schema is not None:
         master_schema += schema
-    else:
+    elif capture.schema_from_steps:
         while statements and kind_of(statements[0].sql) is Kind.DDL and not statements[0].errors:
             master_schema.append(statements.pop(0).sql)
     parts = _parts(statements, max_steps)
@@ -61,6 +61,8 @@ def build_scenarios(
             name=part_name,
             source=None,
             description=_description(capture, number, len(parts)),
+            settings=dict(capture.settings),
+            slave_settings=dict(capture.slave_settings),
             matrix=dict(capture.matrix),
             master_schema=tuple(master_schema),
             slave_schema=tuple([*capture.slave_schema, *(slave_schema or [])]),

@@ -64,6 +64,8 @@ class Capture:
     master_schema: list[str] = field(default_factory=list)
     slave_schema: list[str] = field(default_factory=list)
     matrix: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    settings: dict[str, str] = field(default_factory=dict)
+    slave_settings: dict[str, str] = field(default_factory=dict)
     kept: Counter[str] = field(default_factory=Counter)
     dropped: Counter[str] = field(default_factory=Counter)
     skipped: list[Skipped] = field(default_factory=list)
@@ -71,5 +73,8 @@ class Capture:
     notes: list[str] = field(default_factory=list)
     # How the steps' order was decided from the input: said in the file's header.
     order: str = ""
+    # The leading DDL of the steps is the master's schema (a log); a mysqltest file says
+    # where its set-up ends (its first sync), and then this is False.
+    schema_from_steps: bool = True
     # Statements may fail without saying so: a log does not record errors.
     errors_unknown: bool = True

@@ -88,6 +88,13 @@ def strip_leading_comments(sql: str) -> tuple[str, int]:
     return text.rstrip(), removed.count("\n")
 
 
+def delimiter_end(text: str, delimiter: str) -> int | None:
+    """Where the first `delimiter` outside quotes and comments ends in `text`, None when
+    `text` holds none yet."""
+    length = _statement_length(text, delimiter)
+    return length if text[:length].endswith(delimiter) and length <= len(text) and _scan(text[:length], None)[1] is None else None
+
+
 def _statement_length(text: str, delimiter: str) -> int:
     """Characters up to and including the first `delimiter` outside quotes and comments."""
     return _scan(text, delimiter)[0]
