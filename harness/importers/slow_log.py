@@ -143,7 +143,7 @@ def _same_second_guesses(ordered: list[_Entry], capture: Capture) -> None:
     for before, after in zip(ordered, ordered[1:]):
         if _session(before) == _session(after) or int(before.start) != int(after.start) or before.start != int(before.start):
             continue
-        if any(kind_of("\n".join(entry.body)) in (Kind.DATA, Kind.DDL, Kind.LOCKING_READ) for entry in (before, after)):
+        if all(kind_of("\n".join(entry.body)) in (Kind.DATA, Kind.DDL, Kind.LOCKING_READ) for entry in (before, after)):
             ties += 1
             if ties <= GUESS_LIMIT:
                 capture.guesses.append(

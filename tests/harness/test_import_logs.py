@@ -237,3 +237,24 @@ def test_import_command_reports_a_bad_file_and_writes_the_rest(tmp_path: Path, c
     assert main(["import", "general", str(bad), str(good), "-o", str(tmp_path / "out")]) == 2
     assert "bad.log:1: binary data" in capsys.readouterr().err
     assert (tmp_path / "out" / "good.yaml").exists()
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "content", "code", "message"),
+    [
+        ("general", "cut.log", GENERAL_MARIADB.split("b'), (2")[0], 0, "cut.log:7: statement cut inside"),
+        ("general", "slow.log", SLOW_MARIADB, 2, "slow.log:4: this is a slow query log"),
+        ("slow", "general.log", GENERAL_MYSQL, 2, "general.log:4: this is a general query log"),
+        ("slow", "garbage.log", bytes(range(256)), 2, "garbage.log:1: binary data"),
+        ("mysqltest", "odd.test", "CREATE TABLE t (a INT);\n--frobnicate\nINSERT INTO t VALUES (1);\n", 0, "odd.test:2: mysqltest command 'frobnicate'"),
+        ("general", "missing.log", None, 2, "missing.log: cannot read"),
+    ],
+    ids=["truncated", "slow-as-general", "general-as-slow", "garbage", "unknown-mtr-command", "missing"],
+)
+def test_bad_input_gets_a_message_with_file_and_line_never_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str, name: str, content: str | bytes | None, code: int, message: str
+) -> None:
+    path = tmp_path / name if content is None else write(tmp_path, name, content)
+    assert main(["import", kind, str(path), "-o", str(tmp_path / "out")]) == code
+    printed = capsys.readouterr()
+    assert message in printed.out + printed.err and "Traceback" not in printed.out + printed.err
