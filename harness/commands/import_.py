@@ -55,5 +55,7 @@ def _summary(path: Path, capture: Capture, files: list[ImportedFile]) -> None:
             print(f"  {label}: " + ", ".join(f"{kind} {count}" for kind, count in sorted(counter.items())))
     for guess in capture.guesses:
         print(f"  order guessed: {guess}")
+    for note in capture.notes:
+        print(f"  note: {note}")
     for skipped in capture.skipped:
         print(f"  skipped: {skipped}")

@@ -18,6 +18,7 @@ from harness.importers.classify import Kind, kind_of
 from harness.importers.model import Capture, Captured, ImportFailure, Origin, Skipped
 from harness.importers.mysqltest_rules import (
     BINLOG_FORMAT_INCLUDES,
+    DROP,
     IGNORED_INCLUDES,
     MYSQLTEST_COMMANDS,
     OUTPUT_COMMANDS,
@@ -36,6 +37,10 @@ _SUPPRESSION = re.compile(r"^\s*CALL\s+mtr\.", re.IGNORECASE)
 _SET_GLOBAL = re.compile(r"^\s*SET\s+(?:GLOBAL\s+|@@GLOBAL\.)(\w+)\s*=\s*(.+?)\s*$", re.IGNORECASE | re.DOTALL)
 _SAVE_RESTORE = re.compile(r"^\s*SET\s+(?:@\w+\s*=\s*@@|(?:GLOBAL\s+|@@GLOBAL\.)\w+\s*=\s*@\w+\s*$)", re.IGNORECASE)
 _COMPOUND = re.compile(r"^\s*CREATE\b[^(]*?\b(?:TRIGGER|FUNCTION|PROCEDURE|EVENT)\b", re.IGNORECASE)
+_USE = re.compile(r"^\s*USE\s+(\S+?)\s*;?\s*$", re.IGNORECASE)
+_DROP_DATABASE = re.compile(r"^\s*DROP\s+(?:DATABASE|SCHEMA)\s+(?:IF\s+EXISTS\s+)?(\S+?)\s*;?\s*$", re.IGNORECASE)
+_CURRENT_DATABASE = re.compile(r"^`\s*SELECT\s+DATABASE\s*\(\s*\)\s*`$", re.IGNORECASE)
+DATABASE = "test"  # mtr's default database: the scenario's
 _UNKNOWN = "\x00unknown"  # a variable whose value comes from a query (`let $v= `SELECT ...``)
 _MAX_DEPTH = 16
 
@@ -48,6 +53,12 @@ def import_mysqltest(path: Path, keep_reads: bool = False) -> Capture:
     if not capture.statements and not capture.master_schema:
         raise ImportFailure(f"{path}: no statement to import")
     remove_cleanup(capture, test.checkpoints)
+    for index, origin in test.drops_after_checks:
+        if index < len(capture.statements):
+            capture.notes.append(
+                f"{origin}: a DROP after a check ends one case of the test; the scenario compares master and slave "
+                "only at its end, so the tables dropped here are not compared"
+            )
     extract_settings(capture, test.master_connections())
     return capture
 
@@ -67,8 +78,10 @@ class _Test:
         self.send_next = False
         self.sent: dict[str, int] = {}  # connection -> index of its statement sent, not reaped
         self.checkpoints: set[int] = set()  # statement counts at each sync or table check
+        self.drops_after_checks: list[tuple[int, Origin]] = []  # a case of the test ends
         self.master_started = False
         self.stopped = False
+        self.databases: dict[str, str] = {}  # connection -> its database, when not DATABASE
 
     def master_connections(self) -> set[str]:
         return {name for name, server in self.servers.items() if server == "master"}
@@ -94,11 +107,12 @@ class _Test:
         self.capture.dropped[what] += 1
 
     def expand(self, text: str) -> str | None:
-        """`text` with `$name` replaced by the variables' values; None when one comes from
-        a query the importer cannot run."""
-        values = [self.variables.get(name) for name in _VARIABLE.findall(text)]
+        """`text` with `$name` replaced by the variables' values; None when one is not
+        known: set from a query the importer cannot run, or never set in the file (mtr's
+        own, such as $MYSQLTEST_VARDIR)."""
+        values = [self.variables.get(name, _UNKNOWN) for name in _VARIABLE.findall(text)]
         if _UNKNOWN in values:
-            return None
+            return None  # never left as `$name` in a statement
         return _VARIABLE.sub(lambda match: self.variables.get(match.group(1), match.group(0)), text)
 
     # ---- commands ----
@@ -129,18 +143,22 @@ class _Test:
         self.stopped = True
 
     def do_let(self, argument: str, origin: Origin, depth: int) -> None:
-        match = re.match(r"^\$(\w+)\s*=\s*(.*)$", argument, re.DOTALL)
+        match = re.match(r"^\$?(\w+)\s*=\s*(.*)$", argument, re.DOTALL)  # `let NAME=` sets an environment variable, also $NAME
         if match is None:
             self.skip(origin, f"let without `$name=`: {argument[:40]!r}")
             return
         value = match.group(2).strip()
         expanded = self.expand(value) if not value.startswith("`") else None
+        if _CURRENT_DATABASE.match(value) and self.databases.get(self.connection, DATABASE) not in ("", "?"):
+            expanded = self.databases.get(self.connection, DATABASE)  # what SELECT DATABASE() returns there
         self.variables[match.group(1)] = _UNKNOWN if expanded is None else expanded
 
     def do_eval(self, argument: str, origin: Origin, depth: int) -> None:
         expanded = self.expand(argument)
         if expanded is None:
-            self.skip(origin, f"eval uses a variable set from a query: {argument[:50]!r}")
+            self.skip(origin, f"eval uses a variable whose value the file does not give (set from a query, or mtr's own): {argument[:50]!r}")
+            if kind_of(argument) is Kind.DATABASE and _USE.match(argument):
+                self.databases[self.connection] = "?"  # which one the file cannot say
         else:
             self.sql(expanded, origin)
 
@@ -262,14 +280,34 @@ class _Test:
         if _SUPPRESSION.match(sql):
             self.drop("mtr suppression")
             return
+        if kind is Kind.DATABASE:
+            self.database_statement(sql)
         if not kind.replicates and not (self.keep_reads and kind is Kind.READ):
             self.drop(kind.value)
+            return
+        database = self.databases.get(self.connection, DATABASE)
+        if database != DATABASE:
+            where = {"": "no database selected", "?": "a database the file does not name"}.get(database, f"database {database}")
+            self.skip(origin, f"runs in {where}: a scenario models one database, {DATABASE}")
             return
         self.capture.kept[kind.value] += 1
         if send:
             self.sent[self.connection] = len(self.capture.statements)
+        if len(self.capture.statements) in self.checkpoints and DROP.match(sql):
+            self.drops_after_checks.append((len(self.capture.statements), origin))
         self.capture.statements.append(Captured(self.connection, sql, origin, "", errors))
         self.master_started = self.master_started or kind is not Kind.DDL
+
+    def database_statement(self, sql: str) -> None:
+        """USE changes the connection's database; dropping it leaves none selected."""
+        use = _USE.match(sql)
+        if use:
+            self.databases[self.connection] = use.group(1).strip("`")
+            return
+        dropped = _DROP_DATABASE.match(sql)
+        if dropped:
+            name = dropped.group(1).strip("`")
+            self.databases.update({connection: "" for connection, database in self.databases.items() if database == name})
 
     def slave_sql(self, sql: str, origin: Origin, errors: tuple[int | str, ...]) -> None:
         """On the slave: its own schema and applier settings before the master's steps;

@@ -60,7 +60,7 @@ MYSQLTEST_COMMANDS = OUTPUT_COMMANDS | frozenset({
     "enable_reconnect", "disable_reconnect", "enable_parsing", "disable_parsing", "output", "block",
 })  # fmt: skip
 _SET_SESSION = re.compile(r"^\s*SET\s+(?:SESSION\s+|@@SESSION\.|LOCAL\s+)?(?!@|GLOBAL\b|NAMES\b)(\w+)\s*=\s*(.+?)\s*$", re.IGNORECASE | re.DOTALL)
-_DROP = re.compile(r"^\s*DROP\s+(?:TEMPORARY\s+)?(?:TABLE|TABLES|TRIGGER|FUNCTION|VIEW|PROCEDURE|EVENT)\b", re.IGNORECASE)
+DROP = re.compile(r"^\s*DROP\s+(?:TEMPORARY\s+)?(?:TABLE|TABLES|TRIGGER|FUNCTION|VIEW|PROCEDURE|EVENT)\b", re.IGNORECASE)
 
 
 def error_list(text: str) -> tuple[tuple[int | str, ...], str]:
@@ -108,7 +108,7 @@ def remove_cleanup(capture: Capture, checkpoints: set[int]) -> None:
     """The DROPs that end the test right after a sync or a table check: the clean-up
     every mtr test ends with, which would leave nothing to compare."""
     end = len(capture.statements)
-    while end > 0 and _DROP.match(capture.statements[end - 1].sql) and not capture.statements[end - 1].errors:
+    while end > 0 and DROP.match(capture.statements[end - 1].sql) and not capture.statements[end - 1].errors:
         end -= 1
     if end < len(capture.statements) and end in checkpoints:
         capture.dropped["clean-up after the last check"] += len(capture.statements) - end

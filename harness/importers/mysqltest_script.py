@@ -1,5 +1,6 @@
 """A mysqltest file read into its commands, as mysqltest reads it: `#` comment lines;
-`--command args` lines, ended by the line's end; everything else ended by the current
+`--command args` lines (`-- command args` too, when the word is one of mysqltest's
+commands; else the line is a comment), ended by the line's end; everything else ended by the current
 delimiter (`delimiter` changes it), which makes one command or one SQL query;
 `perl`/`write_file` blocks up to their `EOF` line; `if`/`while` blocks up to their
 closing brace (read as one command, since their condition cannot be evaluated here)."""
@@ -11,9 +12,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from harness.importers.model import Origin
-from harness.importers.text import delimiter_end
+from harness.importers.mysqltest_rules import MYSQLTEST_COMMANDS
+from harness.importers.text import delimiter_end, strip_leading_comments
 
-_DASHED = re.compile(r"^\s*--([A-Za-z_]\w*)\b(.*)$")
+_DASHED = re.compile(r"^\s*--(\s*)([A-Za-z_]\w*)\b(.*)$")
 _BLOCK = re.compile(r"^\s*(?:--)?(perl|write_file|append_file)\b(.*)$", re.IGNORECASE)
 _CONTROL = re.compile(r"^\s*(?:--)?(if|while)\s*\(", re.IGNORECASE)
 
@@ -52,8 +54,9 @@ def commands(origin_file, text: str) -> Iterator[Command]:
         index += 1
         if not buffer:
             stripped = line.strip()
-            if not stripped or stripped.startswith("#") or re.match(r"^--(\s|$)", stripped):
-                continue
+            dashed = _DASHED.match(line)
+            if not stripped or stripped.startswith("#") or stripped == "--" or (dashed and dashed.group(1) and dashed.group(2).lower() not in MYSQLTEST_COMMANDS):
+                continue  # `-- text` is a comment unless its first word is a command
             block = _BLOCK.match(line)
             if block:
                 end = _until(lines, index, lambda candidate: candidate.strip() == "EOF")
@@ -65,11 +68,11 @@ def commands(origin_file, text: str) -> Iterator[Command]:
                 yield Command(Origin(origin_file, number), " ".join(lines[index - 1 : end + 1]), True)
                 index = end + 1
                 continue
-            dashed = _DASHED.match(line)
             if dashed:
-                if dashed.group(1).lower() == "delimiter":
-                    delimiter = dashed.group(2).strip() or delimiter
-                yield Command(Origin(origin_file, number), f"{dashed.group(1)} {dashed.group(2).strip()}".strip(), True)
+                word, rest = dashed.group(2), dashed.group(3).strip()
+                if word.lower() == "delimiter":
+                    delimiter = rest or delimiter
+                yield Command(Origin(origin_file, number), f"{word} {rest}".strip(), True)
                 continue
             start = number
         buffer.append(line)
@@ -78,7 +81,8 @@ def commands(origin_file, text: str) -> Iterator[Command]:
             end = delimiter_end(joined, delimiter)
             if end is None:
                 break
-            command = Command(Origin(origin_file, start), joined[: end - len(delimiter)].strip())
+            text, comment_lines = strip_leading_comments(joined[: end - len(delimiter)])
+            command = Command(Origin(origin_file, start + comment_lines), text)
             if command.word == "delimiter":
                 delimiter = command.argument or delimiter
             if command.text:

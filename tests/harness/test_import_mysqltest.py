@@ -117,7 +117,7 @@ def test_a_test_in_mtr_dialect_becomes_its_scenario(tmp_path: Path) -> None:
     assert [(skip.origin.line, skip.reason.split(":")[0]) for skip in capture.skipped] == [
         (42, "mysqltest command 'frobnicate' is not imported"),
         (43, "source include/unknown_helper.inc"),
-        (45, "eval uses a variable set from a query"),
+        (45, "eval uses a variable whose value the file does not give (set from a query, or mtr's own)"),
         (46, "mysqltest command 'if' is not imported"),
     ]
     assert capture.dropped["clean-up after the last check"] == 1 and capture.dropped["read-only"] == 1
@@ -131,8 +131,11 @@ def test_a_test_in_mtr_dialect_becomes_its_scenario(tmp_path: Path) -> None:
         ("--source include/master-slave.inc\nCREATE TABLE t (a INT);\n--error S42000\nINSERT INTO t VALUES (1);\n", 3, "--error S42000"),
         ("CREATE TABLE t (a INT);\n--connection nowhere\nINSERT INTO t VALUES (1);\n", 2, "connection nowhere was never opened"),
         ("CREATE TABLE t (a INT);\n--reap\nINSERT INTO t VALUES (1);\n", 2, "reap with no statement sent"),
+        ("CREATE TABLE t (a INT);\neval INSERT INTO t VALUES ($MYSQLTEST_VARDIR);\nINSERT INTO t VALUES (1);\n", 2, "eval uses a variable whose value"),
+        ("CREATE TABLE t (a INT);\nUSE other;\nINSERT INTO t VALUES (1);\nUSE test;\nINSERT INTO t VALUES (2);\n", 3, "runs in database other"),
+        ("CREATE TABLE t (a INT);\n-- a comment line\n-- echo text\nINSERT INTO t VALUES (1);\n--nosuchcommand\n", 5, "mysqltest command 'nosuchcommand'"),
     ],
-    ids=["truncated", "unknown-command", "sqlstate", "unknown-connection", "reap-without-send"],
+    ids=["truncated", "unknown-command", "sqlstate", "unknown-connection", "reap-without-send", "undefined-variable", "other-database", "dash-comment"],
 )
 def test_what_is_not_understood_is_listed_and_the_rest_imports(tmp_path: Path, text: str, line: int, reason: str) -> None:
     path = tmp_path / "bad.test"
