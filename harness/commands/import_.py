@@ -52,7 +52,7 @@ def _summary(path: Path, capture: Capture, files: list[ImportedFile]) -> None:
     print(f"{path}: {steps} steps in {len(files)} scenario file(s): {', '.join(str(imported.path) for imported in files)}")
     for label, counter in (("kept", capture.kept), ("dropped", capture.dropped)):
         if counter:
-            print(f"  {label}: " + ", ".join(f"{kind} {count}" for kind, count in sorted(counter.items())))
+            print(f"  {label}: " + ", ".join(f"{kind} {count}" for kind, count in sorted(counter.items()) if count > 0))
     for guess in capture.guesses:
         print(f"  order guessed: {guess}")
     for note in capture.notes:

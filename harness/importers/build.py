@@ -118,7 +118,7 @@ def _header(capture: Capture, database: str, part: list[Captured], number: int, 
 
 
 def _counts(counter: dict[str, int]) -> str:
-    return ", ".join(f"{kind} {count}" for kind, count in sorted(counter.items(), key=lambda item: (-item[1], item[0])))
+    return ", ".join(f"{kind} {count}" for kind, count in sorted(counter.items(), key=lambda item: (-item[1], item[0])) if count > 0)
 
 
 def _comment(paragraph: str) -> str:

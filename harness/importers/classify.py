@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 from enum import Enum
 
+from server_sim.errors import SqlError
+from server_sim.parser import parse_statement
+
 
 class Kind(str, Enum):
     """The kinds an import counts, kept or dropped."""
@@ -65,3 +68,17 @@ def kind_of(sql: str) -> Kind:
     if first in ("SELECT", "WITH", "VALUES", "TABLE", "DO"):
         return Kind.LOCKING_READ if first == "DO" or _SIDE_EFFECTS.search(body) else Kind.READ
     return _FIRST.get(first, Kind.OTHER)
+
+
+# The server's own databases: the simulator models their tables (mysql.general_log ...).
+SYSTEM_DATABASES = frozenset({"mysql", "information_schema", "performance_schema", "sys"})
+
+
+def named_databases(sql: str) -> set[str]:
+    """The user databases a statement names its tables with (`db1.t`), lower-case; none
+    for a statement the simulator cannot parse (it is refused when run)."""
+    try:
+        statement = parse_statement(sql)
+    except SqlError:
+        return set()
+    return {node.db.lower() for node in statement.table_nodes if node.db and node.db.lower() not in SYSTEM_DATABASES}

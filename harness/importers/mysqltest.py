@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from harness.importers.classify import Kind, kind_of
+from harness.importers.classify import Kind, kind_of, named_databases
 from harness.importers.model import Capture, Captured, ImportFailure, Origin, Skipped
 from harness.importers.mysqltest_rules import (
     BINLOG_FORMAT_INCLUDES,
@@ -39,6 +39,7 @@ _SAVE_RESTORE = re.compile(r"^\s*SET\s+(?:@\w+\s*=\s*@@|(?:GLOBAL\s+|@@GLOBAL\.)
 _COMPOUND = re.compile(r"^\s*CREATE\b[^(]*?\b(?:TRIGGER|FUNCTION|PROCEDURE|EVENT)\b", re.IGNORECASE)
 _USE = re.compile(r"^\s*USE\s+(\S+?)\s*;?\s*$", re.IGNORECASE)
 _DROP_DATABASE = re.compile(r"^\s*DROP\s+(?:DATABASE|SCHEMA)\s+(?:IF\s+EXISTS\s+)?(\S+?)\s*;?\s*$", re.IGNORECASE)
+_QUERY_VALUE = re.compile(r"^query_get_value\s*\(", re.IGNORECASE)
 _CURRENT_DATABASE = re.compile(r"^`\s*SELECT\s+DATABASE\s*\(\s*\)\s*`$", re.IGNORECASE)
 DATABASE = "test"  # mtr's default database: the scenario's
 _UNKNOWN = "\x00unknown"  # a variable whose value comes from a query (`let $v= `SELECT ...``)
@@ -148,7 +149,7 @@ class _Test:
             self.skip(origin, f"let without `$name=`: {argument[:40]!r}")
             return
         value = match.group(2).strip()
-        expanded = self.expand(value) if not value.startswith("`") else None
+        expanded = None if value.startswith("`") or _QUERY_VALUE.match(value) else self.expand(value)
         if _CURRENT_DATABASE.match(value) and self.databases.get(self.connection, DATABASE) not in ("", "?"):
             expanded = self.databases.get(self.connection, DATABASE)  # what SELECT DATABASE() returns there
         self.variables[match.group(1)] = _UNKNOWN if expanded is None else expanded
@@ -231,7 +232,9 @@ class _Test:
     def do_source(self, argument: str, origin: Origin, depth: int) -> None:
         name = (self.expand(argument) or argument).strip().strip(";")
         include = name.removeprefix("./")
-        if include in REPLICATION_SETUP:
+        if include == "include/rpl_connect.inc":
+            self.rpl_connect(origin)
+        elif include in REPLICATION_SETUP:
             self.servers.update(SLAVE_CONNECTIONS)
             self.connection = "master"
         elif include in BINLOG_FORMAT_INCLUDES:
@@ -244,6 +247,14 @@ class _Test:
                 self.checkpoints.add(len(self.capture.statements))
         else:
             self.source_file(name, origin, depth)
+
+    def rpl_connect(self, origin: Origin) -> None:
+        """rpl_connect.inc opens $rpl_connection_name on server $rpl_server_number (1 is the master)."""
+        name, number = self.variables.get("rpl_connection_name"), self.variables.get("rpl_server_number")
+        if name in (None, _UNKNOWN) or number in (None, _UNKNOWN):
+            self.skip(origin, "rpl_connect.inc without $rpl_connection_name and $rpl_server_number")
+            return
+        self.servers[name] = "master" if number == "1" else "slave"
 
     def source_file(self, name: str, origin: Origin, depth: int) -> None:
         candidates = [self.root / name, self.root.parent / name, *(parent / name for parent in self.root.parents)]
@@ -286,6 +297,10 @@ class _Test:
             self.drop(kind.value)
             return
         database = self.databases.get(self.connection, DATABASE)
+        named = sorted(named_databases(sql) - {DATABASE})
+        if named and database == DATABASE:
+            self.skip(origin, f"names tables of database {', '.join(named)}: a scenario models one database, {DATABASE}")
+            return
         if database != DATABASE:
             where = {"": "no database selected", "?": "a database the file does not name"}.get(database, f"database {database}")
             self.skip(origin, f"runs in {where}: a scenario models one database, {DATABASE}")

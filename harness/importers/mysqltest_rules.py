@@ -23,10 +23,11 @@ BINLOG_FORMAT_INCLUDES: dict[str, tuple[str, ...]] = {
     "include/have_binlog_format_mixed_or_statement.inc": ("STATEMENT", "MIXED"),
     "include/have_binlog_format_row_or_statement.inc": ("STATEMENT", "ROW"),
 }
-# Waiting until the slave has applied what the master logged: the harness applies it all.
+# Waiting until the slave has applied what the master logged (and rpl_reset.inc, which
+# then empties both servers' logs): the harness applies it all.
 SYNC_INCLUDES = frozenset({
     "include/sync_slave_sql_with_master.inc", "include/sync_slave_io_with_master.inc", "include/rpl_sync.inc",
-    "include/save_master_gtid.inc", "include/sync_with_master_gtid.inc",
+    "include/save_master_gtid.inc", "include/rpl_reset.inc", "include/wait_for_binlog_event.inc", "include/sync_with_master_gtid.inc",
 })  # fmt: skip
 # Requirements of the test environment, waits and checks whose answer the harness
 # computes itself (the tables compared after every run), and stopping and starting the
@@ -37,7 +38,9 @@ IGNORED_INCLUDES = frozenset({
     "include/diff_tables.inc", "include/wait_condition.inc", "include/check_slave_is_running.inc",
     "include/check_slave_no_error.inc", "include/stop_slave.inc", "include/start_slave.inc",
     "include/wait_until_disconnected.inc", "include/no_valgrind_without_big.inc", "include/have_blackhole.inc",
-    "include/have_archive.inc", "include/default_charset.inc", "include/rpl_end.inc",
+    "include/have_archive.inc", "include/default_charset.inc", "include/rpl_end.inc", "include/show_binlog_events.inc",
+    "include/show_binlog_events2.inc", "include/show_slave_status.inc", "include/show_master_status.inc",
+"include/have_debug.inc", "include/have_debug_sync.inc",
 })  # fmt: skip
 # Commands that shape the .result file only.
 OUTPUT_COMMANDS = frozenset({

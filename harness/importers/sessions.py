@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from harness.importers.classify import Kind, kind_of
+from harness.importers.classify import Kind, kind_of, named_databases
 from harness.importers.model import Capture, Captured, ImportFailure, Origin, Skipped
 from harness.importers.text import open_quote, split_sql
 
@@ -107,9 +107,12 @@ class SessionTracker:
 
 
 def kept_database(capture: Capture) -> str:
-    """The one database the kept statements use ('' when none was chosen); more than one
-    is refused, since a scenario models one database."""
-    databases = sorted({statement.database for statement in capture.statements if statement.database})
+    """The one database the kept statements use or name their tables with ('' when none
+    was chosen); more than one is refused, since a scenario models one database."""
+    databases = sorted(
+        {statement.database for statement in capture.statements if statement.database}
+        | {database for statement in capture.statements for database in named_databases(statement.sql)}
+    )
     if len(databases) > 1:
         raise ImportFailure(
             f"{', '.join(map(str, capture.sources))}: the sessions use databases {', '.join(databases)}; "

@@ -170,8 +170,16 @@ def test_execute_whose_expansion_is_missing_is_listed(tmp_path: Path) -> None:
     assert [(skip.origin.line, "no Execute line" in skip.reason) for skip in capture.skipped] == [(11, True)]
 
 
-def test_sessions_on_two_databases_are_refused(tmp_path: Path) -> None:
-    text = GENERAL_MARIADB.replace("\t\t     6 Init DB\tshop", "\t\t     6 Init DB\tother")
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("\t\t     6 Init DB\tshop", "\t\t     6 Init DB\tother"),
+        ("UPDATE t SET v='w' WHERE id=1", "UPDATE other.t SET v='w' WHERE id=1"),
+    ],
+    ids=["session-database", "qualified-table"],
+)
+def test_sessions_on_two_databases_are_refused(tmp_path: Path, old: str, new: str) -> None:
+    text = GENERAL_MARIADB.replace(old, new)
     capture = import_general_log(write(tmp_path, "g.log", text))
     with pytest.raises(ImportFailure, match="databases other, shop"):
         build_scenarios(capture, tmp_path, "g")

@@ -134,8 +134,9 @@ def test_a_test_in_mtr_dialect_becomes_its_scenario(tmp_path: Path) -> None:
         ("CREATE TABLE t (a INT);\neval INSERT INTO t VALUES ($MYSQLTEST_VARDIR);\nINSERT INTO t VALUES (1);\n", 2, "eval uses a variable whose value"),
         ("CREATE TABLE t (a INT);\nUSE other;\nINSERT INTO t VALUES (1);\nUSE test;\nINSERT INTO t VALUES (2);\n", 3, "runs in database other"),
         ("CREATE TABLE t (a INT);\n-- a comment line\n-- echo text\nINSERT INTO t VALUES (1);\n--nosuchcommand\n", 5, "mysqltest command 'nosuchcommand'"),
+        ("CREATE TABLE t (a INT);\nINSERT INTO t VALUES (1);\nINSERT INTO other.t VALUES (1);\nINSERT INTO test.t VALUES (2);\n", 3, "names tables of database other"),
     ],
-    ids=["truncated", "unknown-command", "sqlstate", "unknown-connection", "reap-without-send", "undefined-variable", "other-database", "dash-comment"],
+    ids=["truncated", "unknown-command", "sqlstate", "unknown-connection", "reap-without-send", "undefined-variable", "other-database", "dash-comment", "qualified-name"],
 )
 def test_what_is_not_understood_is_listed_and_the_rest_imports(tmp_path: Path, text: str, line: int, reason: str) -> None:
     path = tmp_path / "bad.test"
