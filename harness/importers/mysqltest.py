@@ -284,13 +284,13 @@ class _Test:
     def statement(self, sql: str, origin: Origin) -> None:
         errors, self.error = self.error, ()
         send, self.send_next = self.send_next, False
+        if _SUPPRESSION.match(sql):
+            self.drop("mtr suppression")
+            return
         if self.servers.get(self.connection, "master") == "slave":
             self.slave_sql(sql, origin, errors)
             return
         kind = kind_of(sql)
-        if _SUPPRESSION.match(sql):
-            self.drop("mtr suppression")
-            return
         if kind is Kind.DATABASE:
             self.database_statement(sql)
         if not kind.replicates and not (self.keep_reads and kind is Kind.READ):
