@@ -52,7 +52,8 @@ def import_mysqltest(path: Path, keep_reads: bool = False) -> Capture:
     test = _Test(capture, path, keep_reads)
     test.run_file(path, 0)
     if not capture.statements and not capture.master_schema:
-        raise ImportFailure(f"{path}: no statement to import")
+        listed = "; ".join(str(skipped) for skipped in capture.skipped[:3])
+        raise ImportFailure(f"{path}: no statement to import" + (f" (listed: {listed})" if listed else ""))
     remove_cleanup(capture, test.checkpoints)
     for index, origin in test.drops_after_checks:
         if index < len(capture.statements):
