@@ -213,7 +213,7 @@ CREATE TABLE `t` (
 /*!40101 SET character_set_client = @saved_cs_client */;
 /*!50003 SET @saved_sql_mode       = @@sql_mode */ ;
 DELIMITER ;;
-/*!50003 CREATE*/ /*!50017 DEFINER=`root`@`localhost`*/ /*!50003 TRIGGER tr BEFORE INSERT ON t FOR EACH ROW BEGIN SET NEW.v = 'x'; END */;;
+/*!50003 CREATE*/ /*!50017 DEFINER=`root`@`localhost`*/ /*!50003 TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET NEW.v = 'x' */;;
 DELIMITER ;
 /*!40014 SET FOREIGN_KEY_CHECKS=@OLD_FOREIGN_KEY_CHECKS */;
 """
@@ -224,8 +224,23 @@ def test_a_mysqldump_schema_is_read_as_the_server_executes_it(tmp_path: Path) ->
     assert statements == [
         "DROP TABLE IF EXISTS `t`",
         "CREATE TABLE `t` (\n  `id` int(11) NOT NULL,\n  `v` varchar(20) DEFAULT 'a;b',\n  PRIMARY KEY (`id`)\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci",
-        "CREATE DEFINER=`root`@`localhost` TRIGGER tr BEFORE INSERT ON t FOR EACH ROW BEGIN SET NEW.v = 'x'; END",
+        "CREATE DEFINER=`root`@`localhost` TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET NEW.v = 'x'",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("CREATE TABLE t (a INT);\nCREATE VIEW v AS SELECT a FROM t;\n", "schema.sql:2: ERROR 1235"),
+        ("CREATE TABLE t (a INT);\nCREATE TABLE (a INT);\n", "schema.sql:2: ERROR 1064"),
+        ("CREATE TABLE t (a VARCHAR(3) DEFAULT 'ab\n", "schema.sql:1: statement cut inside"),
+        ("-- nothing\n/*!40101 SET NAMES utf8 */;\n", "no schema statements"),
+    ],
+    ids=["unmodelled", "unparsable", "truncated", "empty"],
+)
+def test_a_schema_file_the_simulator_cannot_take_is_refused_with_its_line(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(ImportFailure, match=message):
+        read_schema_file(write(tmp_path, "schema.sql", text), "mariadb-10.11")
 
 
 def test_import_command_writes_a_scenario_that_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
