@@ -38,7 +38,7 @@ def read_text(path: Path) -> str:
 def open_quote(sql: str) -> str | None:
     """The quote character or comment a statement ends inside of, None when it is closed:
     a statement cut there was truncated."""
-    return _scan(sql, None)[1]
+    return _scan(sql, None)[2]
 
 
 def split_sql(text: str, first_line: int = 1) -> list[tuple[str, int]]:
@@ -91,8 +91,8 @@ def strip_leading_comments(sql: str) -> tuple[str, int]:
 def delimiter_end(text: str, delimiter: str) -> int | None:
     """Where the first `delimiter` outside quotes and comments ends in `text`, None when
     `text` holds none yet."""
-    length = _statement_length(text, delimiter)
-    return length if text[:length].endswith(delimiter) and length <= len(text) and _scan(text[:length], None)[1] is None else None
+    end, found, _ = _scan(text, delimiter)
+    return end if found else None
 
 
 def _statement_length(text: str, delimiter: str) -> int:
@@ -100,9 +100,10 @@ def _statement_length(text: str, delimiter: str) -> int:
     return _scan(text, delimiter)[0]
 
 
-def _scan(text: str, delimiter: str | None) -> tuple[int, str | None]:
+def _scan(text: str, delimiter: str | None) -> tuple[int, bool, str | None]:
     """How far `text` goes up to and including `delimiter` outside quotes and comments
-    (all of it when there is none), and the quote or block comment still open there."""
+    (all of it when there is none), whether the delimiter was found, and the quote or
+    block comment still open at the end."""
     index = 0
     closing: str | None = None
     while index < len(text):
@@ -117,14 +118,14 @@ def _scan(text: str, delimiter: str | None) -> tuple[int, str | None]:
                 index += 1
             continue
         if delimiter is not None and text.startswith(delimiter, index):
-            return index + len(delimiter), None
+            return index + len(delimiter), True, None
         opener = _opener(text, index)
         if opener is not None:
             closing = _closing(opener)
             index += len(opener)
             continue
         index += 1
-    return len(text), None if closing in (None, "\n") else closing
+    return len(text), False, None if closing in (None, "\n") else closing
 
 
 def _opener(text: str, index: int) -> str | None:
