@@ -7,13 +7,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.commands import binlog, explain, fuzz, oracle, replay, run
+from harness.commands import binlog, check_workload, explain, fuzz, import_, oracle, replay, run
 from harness.commands.common import EXIT_USAGE, SPARK_LOG, add_settings_option, spark_hint, spark_unavailable
 from harness.compare import COMPARE_MODES
 from harness.fuzz import VARIANT_MODES
 from harness.oracle.suite import ORACLES
 from harness.spark import SparkUnavailable
 from harness.version import version
+from harness.workload_check import ROW_IMAGES
+from scenarios.model import BINLOG_FORMATS
 from server_sim.binlog.show import BASE64_OUTPUT
 from server_sim.flavor import DEFAULT_FLAVOR, FLAVORS
 
@@ -24,7 +26,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"rplharness {version()}", help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
-    for add in (_add_run, _add_fuzz, _add_record, _add_check, _add_replay, _add_explain, _add_binlog):
+    for add in (_add_run, _add_fuzz, _add_record, _add_check, _add_replay, _add_explain, _add_binlog, _add_import, _add_check_workload):
         add(commands)
     return parser
 
@@ -97,6 +99,16 @@ def _add_fuzz(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     add("--shrink-limit", type=int, default=10, metavar="N", help="findings to shrink, each kind in turn (default %(default)s)")
     add("--shrink-budget", type=int, default=300, metavar="RUNS", help="candidate runs per shrink (default %(default)s)")
     add("--keep-binlogs", action="store_true", help="keep the binlogs of consistent runs too")
+    add(
+        "--from",
+        dest="from_scenario",
+        type=Path,
+        default=None,
+        metavar="SCENARIO",
+        help="instead of generating workloads, run SCENARIO's own sessions in --interleavings other orders (the "
+        "captured one first) under every binlog format (--variants all: and row image), and report the statement "
+        "shapes that make the tables differ, and whether they do only under other orders; writes OUT/interleavings.json",
+    )
 
 
 def _add_record(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -207,6 +219,52 @@ def _add_binlog(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="AUTO also prints the format description and each statement's row events as BINLOG '...' statements, "
         "which replay on a master (default %(default)s: no BINLOG statements)",
     )
+
+
+def _add_import(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    import_parser = commands.add_parser(
+        "import",
+        help="turn a captured workload (general or slow query log, mysqltest file) into scenario files",
+        description="Read each FILE as KIND and write it to DIR as a scenario file (or several, with --max-steps): "
+        "one session per connection, steps in the order the statements ran, the schema from the capture's own "
+        "DDL or from --schema. Prints what was kept, dropped, skipped (with file and line) and where the order "
+        "is a guess; the file's header comment says the same. Exit 0, or 2 when a FILE could not be imported "
+        "(the others are still written).",
+    )
+    import_parser.set_defaults(handler=import_.import_workload)
+    add = import_parser.add_argument
+    add("kind", choices=sorted(import_.IMPORTERS), metavar="KIND", help="general, slow or mysqltest")
+    add("files", nargs="+", type=Path, metavar="FILE")
+    add("-o", "--out", type=Path, required=True, metavar="DIR", help="directory the scenario files are written to")
+    add("--schema", type=Path, default=None, metavar="FILE", help="the master's schema: DDL, or mysqldump --no-data output (instead of the capture's leading DDL)")
+    add("--slave-schema", type=Path, default=None, metavar="FILE", help="the replica's own schema (ALTERs, or a dump of the replica), run on the slave after the master's")
+    add("--keep-reads", action="store_true", help="keep statements that cannot matter for replication (plain SELECT, SHOW, SET NAMES) as steps")
+    add("--max-steps", type=int, default=None, metavar="N", help="split a long capture into scenarios of at most N steps, cut where no transaction is open")
+    add("--flavor", default=DEFAULT_FLAVOR.name, choices=sorted(FLAVORS), help="server whose executable comments a schema file is read as (default %(default)s)")
+
+
+def _add_check_workload(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    check = commands.add_parser(
+        "check-workload",
+        help="run one workload under every binlog format and row image and report per statement shape",
+        description="Run SCENARIO (an imported workload, or any scenario) under each --formats value and, where rows "
+        "are logged, each --row-images value, compare master and slave in this process, and report per statement "
+        "shape (a query digest) whether it is unsafe and why, what it was logged as, its errors, and under which "
+        "runs the tables first differed after it; per run, the first step after which a table differs. Writes "
+        "OUT/check-workload.json. Exit 0 when every run is consistent, 1 otherwise, 2 on input errors.",
+    )
+    check.set_defaults(handler=check_workload.check)
+    add = check.add_argument
+    add("scenario", type=Path, metavar="SCENARIO")
+    add("--formats", type=_upper_list, default=list(BINLOG_FORMATS), metavar="F,F", help="binlog formats to run under (default %(default)s)")
+    add("--row-images", type=_upper_list, default=list(ROW_IMAGES), metavar="I,I", help="row images under MIXED and ROW (default %(default)s)")
+    add("--slave-schema", type=Path, default=None, metavar="FILE", help="the replica's own schema instead of the scenario's (ALTERs, or a dump of the replica)")
+    add("--flavor", default=DEFAULT_FLAVOR.name, choices=sorted(FLAVORS), help="server being modelled (default %(default)s)")
+    add("--out", type=Path, default=Path("rplharness-out"), help="output directory (default %(default)s)")
+
+
+def _upper_list(text: str) -> list[str]:
+    return [item.strip().upper() for item in text.split(",") if item.strip()]
 
 
 def _add_comparison_options(parser: argparse.ArgumentParser) -> None:

@@ -19,6 +19,8 @@ def parse_range(text: str) -> tuple[int, int]:
 
 
 def fuzz(arguments: argparse.Namespace) -> int:
+    if arguments.from_scenario is not None:
+        return fuzz_from(arguments)
     from dataclasses import replace
 
     from harness.console import fuzz_summary, written_paths
@@ -61,6 +63,50 @@ def fuzz(arguments: argparse.Namespace) -> int:
     print(fuzz_summary(result))
     print(written_paths(paths))
     return result.exit_code
+
+
+def fuzz_from(arguments: argparse.Namespace) -> int:
+    """`fuzz --from SCENARIO`: the scenario's own sessions in other interleavings. Exit 0
+    when no interleaving diverges, 1 when one does, 2 on input errors."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from harness.fuzz import workload_variants
+    from harness.interleaving_check import check_interleavings, render
+    from harness.runner import validate_scenario
+    from scenarios.loader import ScenarioLoadError, load_scenario
+    from scenarios.writer import write_atomically
+
+    flavor = get_flavor(arguments.flavor)
+    try:
+        scenario = load_scenario(arguments.from_scenario)
+    except ScenarioLoadError as error:
+        print(f"rplharness: fuzz: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    problems = validate_scenario(scenario, flavor)
+    for problem in problems:
+        print(f"rplharness: fuzz: {problem}", file=sys.stderr)
+    if problems:
+        return EXIT_USAGE
+    variants = workload_variants(arguments.seed, 0, "all" if arguments.variants == "all" else "formats")
+    try:
+        with tempfile.TemporaryDirectory(prefix="rplh-interleave-") as work:
+            result = check_interleavings(scenario, flavor, Path(work), arguments.out, variants, arguments.interleavings, arguments.seed)
+    except ValueError as error:  # e.g. more sessions than a workload holds
+        print(f"rplharness: fuzz: {arguments.from_scenario}: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    report = {
+        "scenario": result.scenario, "interleavings": result.interleavings, "runs": result.runs, "diverged_runs": result.diverged_runs,
+        "shapes": [
+            {"shape": shape.shape, "under_captured": shape.under_captured, "under_others": shape.under_others, "example": str(shape.example) if shape.example else None}
+            for shape in result.shapes
+        ],
+    }  # fmt: skip
+    write_atomically(arguments.out / "interleavings.json", json.dumps(report, indent=2) + "\n")
+    sys.stdout.write(render(result))
+    print(f"report: {arguments.out / 'interleavings.json'}")
+    return 0 if result.consistent else 1
 
 
 def _rates(pairs: list[str]) -> dict[str, float]:

@@ -1,0 +1,183 @@
+"""`rplharness import mysqltest`: mtr's dialect read into a scenario, what it does not
+understand listed with file and line, and every bundled scenario written as a mysqltest
+file by the harness and imported back to an equivalent scenario."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.importers.build import build_scenarios
+from harness.importers.model import ImportFailure
+from harness.importers.mysqltest import import_mysqltest
+from harness.mysqltest import _connection_names, scenario_to_mysqltest
+from scenarios.loader import load_paths, load_scenario
+from scenarios.model import Scenario
+from server_sim.errors import ErrorCode
+from server_sim.flavor import DEFAULT_FLAVOR
+from server_sim.sysvars import VariableRegistry
+from tests.support import ROOT
+
+BUNDLED = sorted(
+    (scenario for scenario in load_paths([ROOT / "scenarios" / "suites", ROOT / "scenarios" / "oracle", ROOT / "scenarios" / "workloads"]).scenarios),
+    key=lambda scenario: scenario.name,
+)
+REGISTRY = VariableRegistry(DEFAULT_FLAVOR)
+
+HELPER_INC = """# sourced by the test
+INSERT INTO t1 VALUES (100, 0);
+--let $n= 4
+"""
+TEST = """# A test in mtr's dialect
+--source include/have_binlog_format_mixed_or_row.inc
+--source include/master-slave.inc
+--source include/have_innodb.inc
+
+--connection master
+CREATE TABLE t1 (id INT PRIMARY KEY, v INT) ENGINE=InnoDB;
+CREATE TABLE t2 (a INT) ENGINE=MyISAM;
+INSERT INTO t2 VALUES (1);
+--sync_slave_with_master
+--connection slave
+ALTER TABLE t2 ADD COLUMN b INT DEFAULT 7;
+SET @saved_exec_mode = @@GLOBAL.slave_exec_mode;
+SET GLOBAL slave_exec_mode = 'IDEMPOTENT';
+
+--connection master
+connect (con1,localhost,root,,test,$MASTER_MYPORT,);
+connect (con2,localhost,root,,test,$MASTER_MYPORT,);
+connection con1;
+--source helper.inc
+--disable_warnings
+eval INSERT INTO t1 VALUES ($n, 1);
+--enable_warnings
+--error ER_DUP_ENTRY
+INSERT INTO t1 VALUES (4, 2);
+BEGIN;
+UPDATE t1 SET v = 5 WHERE id = 4;
+--connection con2
+--send UPDATE t1 SET v = 6 WHERE id = 4
+--connection con1
+COMMIT;
+--connection con2
+--error 0,1205
+--reap
+--echo # done
+error 1062,0;
+INSERT INTO t1 VALUES (4, 9);
+delimiter |;
+INSERT INTO t2 VALUES (2); INSERT INTO t2 VALUES (3)|
+delimiter ;|
+SELECT * FROM t1;
+--frobnicate now
+--source include/unknown_helper.inc
+--let $id= `SELECT CONNECTION_ID()`
+eval INSERT INTO t1 VALUES ($id, 0);
+if ($n) {
+  INSERT INTO t1 VALUES (99, 0);
+}
+--disconnect con1
+--connection master
+--sync_slave_with_master
+--let $diff_tables= master:t1, slave:t1
+--source include/diff_tables.inc
+--connection master
+DROP TABLE t1, t2;
+--sync_slave_with_master
+--source include/rpl_end.inc
+"""
+
+
+def test_a_test_in_mtr_dialect_becomes_its_scenario(tmp_path: Path) -> None:
+    (tmp_path / "helper.inc").write_text(HELPER_INC)
+    path = tmp_path / "rpl_sample.test"
+    path.write_text(TEST)
+    capture = import_mysqltest(path)
+    [imported] = build_scenarios(capture, tmp_path / "out", "rpl_sample")
+    imported.write()
+    scenario = load_scenario(imported.path)
+    assert scenario.matrix == {"binlog_format": ("MIXED", "ROW")}
+    assert scenario.master_schema == ("CREATE TABLE t1 (id INT PRIMARY KEY, v INT) ENGINE=InnoDB", "CREATE TABLE t2 (a INT) ENGINE=MyISAM", "INSERT INTO t2 VALUES (1)")
+    assert scenario.slave_schema == ("ALTER TABLE t2 ADD COLUMN b INT DEFAULT 7",)
+    assert scenario.slave_settings == {"slave_exec_mode": "IDEMPOTENT"}
+    assert [(step.session, step.sql, step.errors) for step in scenario.steps] == [
+        ("con1", "INSERT INTO t1 VALUES (100, 0)", ()),
+        ("con1", "INSERT INTO t1 VALUES (4, 1)", ()),
+        ("con1", "INSERT INTO t1 VALUES (4, 2)", ("ER_DUP_ENTRY",)),
+        ("con1", "BEGIN", ()),
+        ("con1", "UPDATE t1 SET v = 5 WHERE id = 4", ()),
+        ("con2", "UPDATE t1 SET v = 6 WHERE id = 4", (0, 1205)),
+        ("con1", "COMMIT", ()),
+        ("con2", "INSERT INTO t1 VALUES (4, 9)", (1062, 0)),
+        ("con2", "INSERT INTO t2 VALUES (2)", ()),
+        ("con2", "INSERT INTO t2 VALUES (3)", ()),
+    ]
+    assert not scenario.tolerate_errors
+    assert [(skip.origin.line, skip.reason.split(":")[0]) for skip in capture.skipped] == [
+        (42, "mysqltest command 'frobnicate' is not imported"),
+        (43, "source include/unknown_helper.inc"),
+        (45, "eval uses a variable whose value the file does not give (set from a query, or mtr's own)"),
+        (46, "mysqltest command 'if' is not imported"),
+    ]
+    assert capture.dropped["clean-up after the last check"] == 1 and capture.dropped["read-only"] == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "reason"),
+    [
+        ("--source include/master-slave.inc\nCREATE TABLE t (a INT);\nINSERT INTO t VALUES ('cut\n", 3, "the file ends inside a statement"),
+        ("--source include/master-slave.inc\nCREATE TABLE t (a INT);\n--shutdown_server\nINSERT INTO t VALUES (1);\n", 3, "mysqltest command 'shutdown_server'"),
+        ("--source include/master-slave.inc\nCREATE TABLE t (a INT);\n--error S42000\nINSERT INTO t VALUES (1);\n", 3, "--error S42000"),
+        ("CREATE TABLE t (a INT);\n--connection nowhere\nINSERT INTO t VALUES (1);\n", 2, "connection nowhere was never opened"),
+        ("CREATE TABLE t (a INT);\n--reap\nINSERT INTO t VALUES (1);\n", 2, "reap with no statement sent"),
+        ("CREATE TABLE t (a INT);\neval INSERT INTO t VALUES ($MYSQLTEST_VARDIR);\nINSERT INTO t VALUES (1);\n", 2, "eval uses a variable whose value"),
+        ("CREATE TABLE t (a INT);\nUSE other;\nINSERT INTO t VALUES (1);\nUSE test;\nINSERT INTO t VALUES (2);\n", 3, "runs in database other"),
+        ("CREATE TABLE t (a INT);\n-- a comment line\n-- echo text\nINSERT INTO t VALUES (1);\n--nosuchcommand\n", 5, "mysqltest command 'nosuchcommand'"),
+        ("CREATE TABLE t (a INT);\nINSERT INTO t VALUES (1);\nINSERT INTO other.t VALUES (1);\nINSERT INTO test.t VALUES (2);\n", 3, "names tables of database other"),
+    ],
+    ids=["truncated", "unknown-command", "sqlstate", "unknown-connection", "reap-without-send", "undefined-variable", "other-database", "dash-comment", "qualified-name"],
+)
+def test_what_is_not_understood_is_listed_and_the_rest_imports(tmp_path: Path, text: str, line: int, reason: str) -> None:
+    path = tmp_path / "bad.test"
+    path.write_text(text)
+    capture = import_mysqltest(path)
+    assert [(skip.origin.line, reason in skip.reason) for skip in capture.skipped] == [(line, True)]
+    assert capture.statements or capture.master_schema
+
+
+@pytest.mark.parametrize(("content", "message"), [(b"\x00\x01\x02", "binary data"), (b"--echo nothing\n", "no statement to import")])
+def test_a_file_with_nothing_to_import_is_refused(tmp_path: Path, content: bytes, message: str) -> None:
+    path = tmp_path / "empty.test"
+    path.write_bytes(content)
+    with pytest.raises(ImportFailure, match=message):
+        import_mysqltest(path)
+
+
+def _declared_errors(scenario: Scenario) -> dict[int, int]:
+    """The error each step declares first, as the code the harness writes with --error."""
+    def code(error: int | str) -> int:
+        return error if isinstance(error, int) else ErrorCode[error].value[0]
+
+    return {step.index: code(step.errors[0]) for step in scenario.steps if step.errors and step.errors[0] != 0}
+
+
+@pytest.mark.parametrize("scenario", BUNDLED, ids=[scenario.name for scenario in BUNDLED])
+def test_a_written_mysqltest_file_imports_back_to_an_equivalent_scenario(tmp_path: Path, scenario: Scenario) -> None:
+    variant = scenario.variants()[0]
+    errors = _declared_errors(scenario)
+    path = tmp_path / f"{scenario.name}.test"
+    path.write_text(scenario_to_mysqltest(scenario, variant, errors))
+    capture = import_mysqltest(path, keep_reads=True)
+    [imported] = build_scenarios(capture, tmp_path, scenario.name)
+    back = imported.scenario
+    names = _connection_names(scenario)
+    assert not capture.skipped
+    assert back.master_schema == scenario.master_schema and back.slave_schema == scenario.slave_schema
+    assert [(step.session, step.sql, step.errors) for step in back.steps] == [
+        (names[step.session], step.sql.rstrip().removesuffix(";").rstrip(), (errors[step.index],) if step.index in errors else ()) for step in scenario.steps
+    ]
+    settings = {REGISTRY.lookup(name).name: value for name, value in variant.items() if name != "binlog_format" and not REGISTRY.lookup(name).read_only}
+    assert {REGISTRY.lookup(name).name: value for name, value in back.settings.items()} == settings
+    assert back.slave_settings == scenario.slave_settings
+    assert back.matrix == {"binlog_format": (variant["binlog_format"],)}
