@@ -22,6 +22,7 @@ from .catalog import Catalog, Table
 from .dictionary import catalog_from_json, catalog_to_json
 from .engines import EngineRegistry
 from .expressions import StatementContext
+from .functions.native import register as register_natives
 from .flavor import Flavor
 from .session import Session, seeded_random_state
 from .storage import ConnectionPool, Storage, lock_configuration, open_connection
@@ -68,6 +69,7 @@ def _register_functions(connection: duckdb.DuckDBPyConnection) -> _FunctionCalle
     connection.create_function(
         "rpl_rand_seeded", lambda seed, site: caller.server._rand_seeded(seed, site), ["BIGINT", "BIGINT"], "DOUBLE", side_effects=True
     )
+    register_natives(connection)
     return caller
 
 

@@ -14,17 +14,25 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from .context import CONTEXT_FUNCTIONS, GENERATED_CALLS, PER_CALL_FUNCTIONS, VARIABLES, literal, system_variable_reference
+from .bits import BITS
+from .context import CONTEXT_FUNCTIONS, GENERATORS, PER_CALL_FUNCTIONS, VARIABLES, literal, system_variable_reference
+from .dates import DATES
 from .library import STRUCTURE, SqlFunction, Translating, arguments_of
+from .native import NATIVES
 from .numbers import ARITHMETIC, COMPARISONS, PORTABLE, comparison
 from .statement import StatementContext
+from .strings import STRINGS
 
 __all__ = [
     "FUNCTIONS", "GENERATED_CALLS", "PER_CALL_FUNCTIONS", "PORTABLE_NODES", "STRUCTURE", "SqlFunction", "StatementContext", "Translating",
     "arguments_of", "comparison", "function_name", "is_udf_call", "literal", "lookup", "system_variable_reference",
 ]
 
-FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *COMPARISONS, *PORTABLE)
+FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *COMPARISONS, *PORTABLE, *STRINGS, *BITS, *DATES)
+
+# Every call the translations write: the server's generators, the library's Python
+# implementations (native.py) and the DuckDB functions the translations use.
+GENERATED_CALLS = frozenset({*GENERATORS, *NATIVES, "list_value", "typeof"})
 
 _BY_NODE: dict[type[exp.Expression], SqlFunction] = {node: function for function in FUNCTIONS for node in function.nodes}
 _BY_NAME: dict[str, SqlFunction] = {name: function for function in FUNCTIONS for name in function.names}

@@ -18,6 +18,7 @@ from sqlglot import exp
 from ..declined import Declined
 from ..errors import SqlError, not_supported
 from ..operands import Operand
+from .dates import UNIX_TIMESTAMP_OF
 from .library import Compiling, SqlFunction, Translating, arguments_of
 from .statement import StatementContext
 
@@ -84,8 +85,13 @@ def _unix_timestamp(node: exp.Expression, translation: Translating) -> exp.Expre
     """UNIX_TIMESTAMP(): the statement's time in seconds; UNIX_TIMESTAMP(t): t's."""
     if not arguments_of(node) and not node.expressions:
         return literal(int(translation.context.timestamp.replace(tzinfo=dt.timezone.utc).timestamp()))
-    argument = node.this if node.this is not None else node.expressions[0]
-    return exp.cast(exp.Anonymous(this="epoch", expressions=[argument]), exp.DataType.build("BIGINT"))
+    return UNIX_TIMESTAMP_OF.duckdb(node, translation)  # type: ignore[misc]
+
+
+def _unix_timestamp_value(node: exp.Expression, compiler: Compiling) -> Operand:
+    if not node.expressions:
+        raise Declined  # the statement's time: a literal the translation gives
+    return UNIX_TIMESTAMP_OF.python(node, compiler)  # type: ignore[misc]
 
 
 def _last_insert_id(node: exp.Expression, translation: Translating) -> exp.Expression:
@@ -106,16 +112,16 @@ def _refused(name: str) -> SqlFunction:
 
 # Per-call functions: each becomes a call to a generator registered by the server.
 PER_CALL_FUNCTIONS = {"UUID": "rpl_uuid", "UUID_SHORT": "rpl_uuid_short", "SYSDATE": "rpl_sysdate"}
-# Every call the translations write: the server's generators (registered in its DuckDB
-# connection by server_sim/server.py) and DuckDB's own functions they use.
-GENERATED_CALLS = frozenset({*PER_CALL_FUNCTIONS.values(), "rpl_rand", "rpl_rand_seeded", "from_hex", "epoch"})
+# The calls of the server's generators (registered in its DuckDB connection by
+# server_sim/server.py) and of DuckDB's own functions the translations here write.
+GENERATORS = frozenset({*PER_CALL_FUNCTIONS.values(), "rpl_rand", "rpl_rand_seeded", "from_hex"})
 
 # A typed node's MySQL name is the first of its entry's names.
 CONTEXT_FUNCTIONS: tuple[SqlFunction, ...] = (
     _from_context(lambda c: c.timestamp, "CURRENT_TIMESTAMP", "NOW", "LOCALTIME", "LOCALTIMESTAMP", "UTC_TIMESTAMP", nodes=(exp.CurrentTimestamp,), fast=False),
     _from_context(lambda c: c.timestamp.date(), "CURRENT_DATE", "CURDATE", "UTC_DATE", nodes=(exp.CurrentDate,), fast=False),
     _from_context(lambda c: c.timestamp.time(), "CURRENT_TIME", "CURTIME", "UTC_TIME", nodes=(exp.CurrentTime,), fast=False),
-    SqlFunction(names=("UNIX_TIMESTAMP",), nodes=(exp.UnixSeconds,), duckdb=_unix_timestamp),
+    SqlFunction(names=("UNIX_TIMESTAMP",), nodes=(exp.UnixSeconds,), duckdb=_unix_timestamp, python=_unix_timestamp_value),
     _from_context(lambda c: c.user, "CURRENT_USER", "USER", "SESSION_USER", "SYSTEM_USER", nodes=(exp.CurrentUser,)),
     _from_context(lambda c: c.thread_id, "CONNECTION_ID"),
     SqlFunction(names=("LAST_INSERT_ID",), duckdb=_last_insert_id, python=statement_value, from_context=True),

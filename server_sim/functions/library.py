@@ -23,12 +23,15 @@ if TYPE_CHECKING:
 
 
 class Translating(Protocol):
-    """What a DuckDB translation of a call may use: the statement's context and a number
-    for each call site that keeps a generator of its own (RAND(N))."""
+    """What a DuckDB translation of a call may use: the statement's context, a number
+    for each call site that keeps a generator of its own (RAND(N)), and the translation of
+    an argument (a call's replacement is not translated further on its own)."""
 
     context: StatementContext
 
     def next_rand_site(self) -> int: ...
+
+    def rewrite(self, tree: exp.Expression) -> exp.Expression: ...
 
 
 class Compiling(Protocol):
