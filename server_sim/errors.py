@@ -52,6 +52,17 @@ class ErrorCode(Enum):
     ER_INVALID_GROUP_FUNC_USE = (1111, "Invalid use of group function")
     ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT = (1582, "Incorrect parameter count in the call to native function '%s'")
     ER_WARN_DEPRECATED_SYNTAX = (1287, "'%s' is deprecated and will be removed in a future release. Please use %s instead")
+    # MySQL 8.0.17+/8.0.20+ raise these texts under ER_WARN_DEPRECATED_SYNTAX's code.
+    ER_WARN_DEPRECATED_FOUND_ROWS = (
+        1287, "FOUND_ROWS() is deprecated and will be removed in a future release. Consider using COUNT(*) instead.", "ER_WARN_DEPRECATED_SYNTAX"
+    )
+    ER_WARN_DEPRECATED_VALUES_FUNCTION = (
+        1287,
+        "'VALUES function' is deprecated and will be removed in a future release. Please use an alias (INSERT INTO ... VALUES (...) AS alias)"
+        " and replace VALUES(col) in the ON DUPLICATE KEY UPDATE clause with alias.col instead",
+        "ER_WARN_DEPRECATED_SYNTAX",
+    )
+    ER_ILLEGAL_PARAMETER_DATA_TYPES2_FOR_OPERATION = (4078, "Illegal parameter data types %s and %s for operation '%s'")
     ER_INVALID_DEFAULT = (1067, "Invalid default value for '%s'")
     ER_WARN_DATA_TRUNCATED = (1265, "Data truncated for column '%s' at row %d")
     ER_WARN_DATA_OUT_OF_RANGE = (1264, "Out of range value for column '%s' at row %d")

@@ -220,6 +220,7 @@ class Server:
             user_variables=session.user_variables,
             system_variable=system_variable,
             udfs=self.catalog.udfs,
+            flavor=self.flavor,
         )
 
     # -- system tables ------------------------------------------------------------------

@@ -18,7 +18,7 @@ def run_select(run: StatementRun) -> None:
     ast = run.statement.ast
     if isinstance(ast, exp.Select) and all(key in _EXPRESSIONS_ONLY for key, value in ast.args.items() if value):
         projection = [node.this if isinstance(node, exp.Alias) else node for node in ast.expressions]
-        if not any(isinstance(node, exp.Star) for node in projection):
+        if not any(isinstance(node, exp.Star) or node.find(exp.AggFunc) is not None for node in projection):
             run.outcome.rows = [tuple(evaluate(run, projection))]
             run.session.found_rows = 1
             run.session.row_count = -1

@@ -15,6 +15,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from .bits import BITS
+from .control import CONTROL
 from .context import CONTEXT_FUNCTIONS, GENERATORS, PER_CALL_FUNCTIONS, VARIABLES, literal, system_variable_reference
 from .dates import DATES
 from .library import STRUCTURE, SqlFunction, Translating, arguments_of
@@ -28,7 +29,7 @@ __all__ = [
     "arguments_of", "comparison", "function_name", "is_udf_call", "literal", "lookup", "system_variable_reference",
 ]
 
-FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *COMPARISONS, *PORTABLE, *STRINGS, *BITS, *DATES)
+FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *COMPARISONS, *PORTABLE, *STRINGS, *BITS, *DATES, *CONTROL)
 
 # Every call the translations write: the server's generators, the library's Python
 # implementations (native.py) and the DuckDB functions the translations use.

@@ -77,11 +77,13 @@ class SqlFunction:
     python: Compile | None = None
     condition: CompileCondition | None = None
     from_context: bool = False
+    keeps_node: bool = False  # `duckdb` may give the node back as it is, for DuckDB's rendering
 
     @property
     def portable(self) -> bool:
-        """sqlglot's DuckDB rendering of the node is the translation (no rewrite)."""
-        return self.duckdb is None
+        """sqlglot's DuckDB rendering of the node is the translation (no rewrite), always or
+        where `duckdb` gives the node back."""
+        return self.duckdb is None or self.keeps_node
 
 
 def arguments_of(node: exp.Expression) -> list[exp.Expression]:

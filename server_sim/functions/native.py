@@ -70,11 +70,15 @@ class Native:
     def registered(self) -> Callable[..., object]:
         """The callable DuckDB runs: a variadic call's arguments come as one list."""
         implementation = self.implementation
+        if self.null_in_null_out:
+            strict = implementation
+
+            def implementation(*values: object) -> object:
+                return None if any(v is None for v in values) else strict(*values)
+
         if not self.variadic:
             return _OF_ARITY[len(self.parameters)](implementation)
-        if self.null_in_null_out:
-            return lambda values: None if values is None or any(v is None for v in values) else implementation(*values)
-        return lambda values: implementation(*values)
+        return lambda values: None if values is None else implementation(*values)
 
 
 # A callable of exactly n parameters calling an implementation (DuckDB counts the
@@ -98,7 +102,7 @@ def register(connection: object) -> None:
             native.registered(),
             native.duckdb_parameters(),
             native.returns,
-            null_handling="default" if native.null_in_null_out else "special",
+            null_handling="special",  # a NULL result too: the implementation answers for NULLs
         )
 
 
