@@ -106,6 +106,8 @@ class Flavor:
     # MariaDB 10.10+: UUID() returns the UUID data type, which mixes with no number
     # (COALESCE(1, UUID()) is 4078); MySQL's UUID() is a string.
     uuid_data_type: bool = False
+    # UNIX_TIMESTAMP(t) of a t outside the TIMESTAMP range: MySQL 0, MariaDB NULL.
+    unix_timestamp_out_of_range: int | None = 0
     # Server functions this product does not have: a call is an unknown (loadable) function.
     missing_functions: frozenset[str] = frozenset()
 
@@ -160,6 +162,7 @@ MARIADB_1011 = Flavor(
     referenced_trigger_error="ER_REFERENCED_TRG_DOES_NOT_EXIST_MARIADB",
     multi_table_update_order_limit_error=False,
     uuid_data_type=True,
+    unix_timestamp_out_of_range=None,
     missing_functions=frozenset({"SOURCE_POS_WAIT", "WAIT_FOR_EXECUTED_GTID_SET"}),
 )
 

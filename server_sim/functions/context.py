@@ -88,11 +88,6 @@ def _unix_timestamp(node: exp.Expression, translation: Translating) -> exp.Expre
     return UNIX_TIMESTAMP_OF.duckdb(node, translation)  # type: ignore[misc]
 
 
-def _unix_timestamp_value(node: exp.Expression, compiler: Compiling) -> Operand:
-    if not node.expressions:
-        raise Declined  # the statement's time: a literal the translation gives
-    return UNIX_TIMESTAMP_OF.python(node, compiler)  # type: ignore[misc]
-
 
 def _last_insert_id(node: exp.Expression, translation: Translating) -> exp.Expression:
     if node.expressions:
@@ -121,7 +116,7 @@ CONTEXT_FUNCTIONS: tuple[SqlFunction, ...] = (
     _from_context(lambda c: c.timestamp, "CURRENT_TIMESTAMP", "NOW", "LOCALTIME", "LOCALTIMESTAMP", "UTC_TIMESTAMP", nodes=(exp.CurrentTimestamp,), fast=False),
     _from_context(lambda c: c.timestamp.date(), "CURRENT_DATE", "CURDATE", "UTC_DATE", nodes=(exp.CurrentDate,), fast=False),
     _from_context(lambda c: c.timestamp.time(), "CURRENT_TIME", "CURTIME", "UTC_TIME", nodes=(exp.CurrentTime,), fast=False),
-    SqlFunction(names=("UNIX_TIMESTAMP",), nodes=(exp.UnixSeconds,), duckdb=_unix_timestamp, python=_unix_timestamp_value),
+    SqlFunction(names=("UNIX_TIMESTAMP",), nodes=(exp.UnixSeconds,), duckdb=_unix_timestamp),
     _from_context(lambda c: c.user, "CURRENT_USER", "USER", "SESSION_USER", "SYSTEM_USER", nodes=(exp.CurrentUser,)),
     _from_context(lambda c: c.thread_id, "CONNECTION_ID"),
     SqlFunction(names=("LAST_INSERT_ID",), duckdb=_last_insert_id, python=statement_value, from_context=True),

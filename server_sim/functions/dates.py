@@ -280,17 +280,29 @@ def from_unixtime(seconds: str) -> dt.datetime | None:
     return _EPOCH + dt.timedelta(seconds=int(number))
 
 
-def unix_timestamp(text: str) -> int:
-    """UNIX_TIMESTAMP(t): seconds from the epoch to t in UTC; 0 outside the TIMESTAMP range."""
+def unix_timestamp(text: str, out_of_range: int | None) -> int | None:
+    """UNIX_TIMESTAMP(t): seconds from the epoch to t in UTC; outside the TIMESTAMP range
+    what the flavor answers (MySQL 0, MariaDB NULL)."""
     value = parse_datetime(text, "UNIX_TIMESTAMP")
     if value.microsecond:
         raise Unmodelled("UNIX_TIMESTAMP() of a value with fractional seconds (a DECIMAL result)")
-    if not _TIMESTAMP_RANGE[0] <= value <= dt.datetime(3001, 1, 19, 3, 14, 7):
-        return 0
+    if not _TIMESTAMP_RANGE[0] <= value <= dt.datetime(2038, 1, 19, 3, 14, 7):
+        return out_of_range
     return int((value - _EPOCH).total_seconds())
 
 
-UNIX_TIMESTAMP_OF = _in_session_zone(native("UNIX_TIMESTAMP_OF", unix_timestamp, [TEMPORAL], "BIGINT", exposed=False), "UNIX_TIMESTAMP")
+_UNIX_TIMESTAMP_ZERO = native("UNIX_TIMESTAMP_ZERO", lambda text: unix_timestamp(text, 0), [TEMPORAL], "BIGINT", exposed=False)
+_UNIX_TIMESTAMP_NULL = native("UNIX_TIMESTAMP_NULL", lambda text: unix_timestamp(text, None), [TEMPORAL], "BIGINT", exposed=False)
+
+
+def _unix_timestamp_of(node: exp.Expression, translation: Translating) -> exp.Expression:
+    """UNIX_TIMESTAMP(t) as the server's flavor answers it out of range (the fast path declines it)."""
+    _in_utc(translation.context, "UNIX_TIMESTAMP")
+    entry = _UNIX_TIMESTAMP_ZERO if translation.context.flavor.unix_timestamp_out_of_range == 0 else _UNIX_TIMESTAMP_NULL
+    return entry.duckdb(node, translation)  # type: ignore[misc]
+
+
+UNIX_TIMESTAMP_OF = SqlFunction(duckdb=_unix_timestamp_of)
 _FROM_UNIXTIME = native("FROM_UNIXTIME", from_unixtime, [TEXT], "TIMESTAMP", arguments=lambda node: [node.this], exposed=False)
 _FROM_UNIXTIME_FORMAT = native("FROM_UNIXTIME_FORMAT", lambda seconds, layout: _formatted(from_unixtime(seconds), layout), [TEXT, TEXT], "VARCHAR", exposed=False)
 
