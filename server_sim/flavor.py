@@ -106,6 +106,12 @@ class Flavor:
     # MariaDB 10.10+: UUID() returns the UUID data type, which mixes with no number
     # (COALESCE(1, UUID()) is 4078); MySQL's UUID() is a string.
     uuid_data_type: bool = False
+    # Whether GET_LOCK and the other user-level lock functions tell names apart by case
+    # (MySQL compares them case-insensitively, MariaDB byte for byte).
+    user_lock_names_case_sensitive: bool = False
+    # LOAD_FILE() reads only below this directory (MySQL's default secure_file_priv of its
+    # packages); None: anywhere (MariaDB's default), which the simulator refuses.
+    secure_file_priv: str | None = "/var/lib/mysql-files/"
     # UNIX_TIMESTAMP(t) of a t outside the TIMESTAMP range: MySQL 0, MariaDB NULL.
     unix_timestamp_out_of_range: int | None = 0
     # Server functions this product does not have: a call is an unknown (loadable) function.
@@ -163,6 +169,8 @@ MARIADB_1011 = Flavor(
     multi_table_update_order_limit_error=False,
     uuid_data_type=True,
     unix_timestamp_out_of_range=None,
+    user_lock_names_case_sensitive=True,
+    secure_file_priv=None,
     missing_functions=frozenset({"SOURCE_POS_WAIT", "WAIT_FOR_EXECUTED_GTID_SET"}),
 )
 

@@ -11,7 +11,7 @@ import datetime as dt
 import hashlib
 import random
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,11 +23,13 @@ from .dictionary import catalog_from_json, catalog_to_json
 from .engines import EngineRegistry
 from .expressions import StatementContext
 from .functions.native import register as register_natives
+from .functions.server_state import SERVER_CALLS
 from .flavor import Flavor
 from .session import Session, seeded_random_state
 from .storage import ConnectionPool, Storage, lock_configuration, open_connection
 from .sysvars import REPLICATED_SESSION_VARIABLES, VariableRegistry
 from .system_tables import DEFAULT_CONSUMERS, Contents, SystemTable, TableCategory
+from .user_locks import UserLocks
 
 EPOCH = dt.datetime(2026, 1, 1, 12, 0, 0)
 
@@ -69,8 +71,21 @@ def _register_functions(connection: duckdb.DuckDBPyConnection) -> _FunctionCalle
     connection.create_function(
         "rpl_rand_seeded", lambda seed, site: caller.server._rand_seeded(seed, site), ["BIGINT", "BIGINT"], "DOUBLE", side_effects=True
     )
+    for name, (method, parameters, returns) in SERVER_CALLS.items():
+        connection.create_function(
+            name, _server_call(caller, method, len(parameters)), list(parameters), returns, side_effects=True, null_handling="special"
+        )
     register_natives(connection)
     return caller
+
+
+def _server_call(caller: _FunctionCaller, method: str, arity: int) -> Callable[..., object]:
+    """A DuckDB function calling the running server's `method` (of `arity` arguments)."""
+    if arity == 0:
+        return lambda: getattr(caller.server, method)()
+    if arity == 1:
+        return lambda a: getattr(caller.server, method)(a)
+    return lambda a, b: getattr(caller.server, method)(a, b)
 
 
 # This process's in-memory databases, reused by one server after another.
@@ -113,6 +128,7 @@ class Server:
         self._next_thread_id = 1
         self._running: Session | None = None  # the session whose statement runs (see `running`)
         self._seeded_rand: dict[int, tuple[int, int]] = {}
+        self.user_locks = UserLocks(flavor.user_lock_names_case_sensitive)
         self._pooled = database is None
         if self._pooled:
             self.connection, self._functions = _IN_MEMORY.acquire()
@@ -174,6 +190,36 @@ class Server:
             yield
         finally:
             self._running = previous
+
+    # -- the server functions that change its state (functions/server_state.py) ----------
+
+    def _running_thread(self) -> int:
+        return self._running.thread_id if self._running is not None else 0
+
+    def user_lock_get(self, name: str | None, timeout: float | None) -> int | None:
+        return None if name is None else self.user_locks.get(name, self._running_thread())
+
+    def user_lock_release(self, name: str | None) -> int | None:
+        return None if name is None else self.user_locks.release(name, self._running_thread())
+
+    def user_lock_release_all(self) -> int:
+        return self.user_locks.release_all(self._running_thread())
+
+    def user_lock_is_free(self, name: str | None) -> int | None:
+        return None if name is None else self.user_locks.is_free(name)
+
+    def user_lock_holder(self, name: str | None) -> int | None:
+        return None if name is None else self.user_locks.holder(name)
+
+    def random_bytes(self, length: int | None) -> bytes | None:
+        """RANDOM_BYTES(n): n bytes of the server's generator."""
+        return None if length is None else bytes(self._random.getrandbits(8) for _ in range(length))
+
+    def set_last_insert_id(self, value: int | None) -> int | None:
+        """LAST_INSERT_ID(expr): expr, the running session's next LAST_INSERT_ID() (0 for NULL)."""
+        if self._running is not None:
+            self._running.last_insert_id = value or 0
+        return value
 
     def rand(self) -> float:
         """RAND(): the next value of the running session's generator (SET rand_seed1/2)."""

@@ -20,6 +20,7 @@ from .context import CONTEXT_FUNCTIONS, GENERATORS, PER_CALL_FUNCTIONS, VARIABLE
 from .dates import DATES
 from .library import STRUCTURE, SqlFunction, Translating, arguments_of
 from .native import NATIVES
+from .server_state import SERVER_CALLS, SERVER_STATE
 from .numbers import ARITHMETIC, COMPARISONS, PORTABLE, comparison
 from .statement import StatementContext
 from .strings import STRINGS
@@ -29,11 +30,11 @@ __all__ = [
     "arguments_of", "comparison", "function_name", "is_udf_call", "literal", "lookup", "system_variable_reference",
 ]
 
-FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *COMPARISONS, *PORTABLE, *STRINGS, *BITS, *DATES, *CONTROL)
+FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *COMPARISONS, *PORTABLE, *STRINGS, *BITS, *DATES, *CONTROL, *SERVER_STATE)
 
 # Every call the translations write: the server's generators, the library's Python
 # implementations (native.py) and the DuckDB functions the translations use.
-GENERATED_CALLS = frozenset({*GENERATORS, *NATIVES, "list_value", "typeof"})
+GENERATED_CALLS = frozenset({*GENERATORS, *NATIVES, *SERVER_CALLS, "list_value", "typeof"})
 
 _BY_NODE: dict[type[exp.Expression], SqlFunction] = {node: function for function in FUNCTIONS for node in function.nodes}
 _BY_NAME: dict[str, SqlFunction] = {name: function for function in FUNCTIONS for name in function.names}

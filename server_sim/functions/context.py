@@ -16,7 +16,7 @@ from decimal import Decimal
 from sqlglot import exp
 
 from ..declined import Declined
-from ..errors import SqlError, not_supported
+from ..errors import ErrorCode, SqlError, not_supported
 from ..operands import Operand
 from .dates import UNIX_TIMESTAMP_OF
 from .library import Compiling, SqlFunction, Translating, arguments_of
@@ -90,9 +90,14 @@ def _unix_timestamp(node: exp.Expression, translation: Translating) -> exp.Expre
 
 
 def _last_insert_id(node: exp.Expression, translation: Translating) -> exp.Expression:
-    if node.expressions:
-        raise not_supported("LAST_INSERT_ID(expr)")
-    return literal(translation.context.last_insert_id)
+    """LAST_INSERT_ID(): the statement's value; LAST_INSERT_ID(expr): expr, which the server
+    remembers for the session's next LAST_INSERT_ID()."""
+    if not node.expressions:
+        return literal(translation.context.last_insert_id)
+    if len(node.expressions) != 1:
+        raise SqlError(ErrorCode.ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT, "LAST_INSERT_ID")
+    value = exp.cast(translation.rewrite(node.expressions[0]), exp.DataType.build("UBIGINT", dialect="duckdb"))
+    return exp.Anonymous(this="rpl_last_insert_id", expressions=[value])
 
 
 def _refused(name: str) -> SqlFunction:

@@ -173,11 +173,14 @@ def call_in_python(native: Native, arguments: Sequence[exp.Expression], compiler
 def call_in_duckdb(native: Native, arguments: Sequence[exp.Expression], translation: Translating) -> exp.Expression:
     """The DuckDB call of the registered implementation, each argument translated and cast
     to its parameter's type."""
+    for argument, parameter in zip(arguments, native.parameters * len(arguments)):
+        if parameter == TEXT and isinstance(argument, exp.Anonymous | exp.Unhex) and _function_name(argument) in BINARY_RESULTS:
+            raise not_supported(f"a string function of the binary string {argument.sql(dialect='mysql')}")
     arguments = [translation.rewrite(argument) for argument in arguments]
     if native.variadic:
-        cast = [exp.cast(argument, exp.DataType.build(native.parameters[0])) for argument in arguments]
+        cast = [exp.cast(argument, exp.DataType.build(native.parameters[0], dialect="duckdb")) for argument in arguments]
         return exp.Anonymous(this=native.name, expressions=[exp.Anonymous(this="list_value", expressions=cast)])
-    return exp.Anonymous(this=native.name, expressions=[exp.cast(a, exp.DataType.build(p)) for a, p in zip(arguments, native.parameters)])
+    return exp.Anonymous(this=native.name, expressions=[exp.cast(a, exp.DataType.build(p, dialect="duckdb")) for a, p in zip(arguments, native.parameters)])
 
 
 def native(
@@ -223,6 +226,14 @@ def native(
         return call_in_python(*form_of(node), compiler)
 
     return SqlFunction(names=(name, *aliases) if exposed else (), nodes=nodes, duckdb=translate, python=evaluate)
+
+
+# Functions whose result is a binary string: DuckDB's text of it is no MySQL string.
+BINARY_RESULTS = frozenset({"UNHEX", "RANDOM_BYTES", "AES_ENCRYPT", "AES_DECRYPT"})
+
+
+def _function_name(node: exp.Expression) -> str:
+    return node.name.upper() if isinstance(node, exp.Anonymous) else "UNHEX"
 
 
 def _identifier(name: str) -> str:
