@@ -197,6 +197,8 @@ class Server:
         return self._running.thread_id if self._running is not None else 0
 
     def user_lock_get(self, name: str | None, timeout: float | None) -> int | None:
+        if self._running is not None and self._running.slave_thread:
+            return 1  # the applier takes no user-level lock
         return None if name is None else self.user_locks.get(name, self._running_thread())
 
     def user_lock_release(self, name: str | None) -> int | None:
@@ -237,8 +239,10 @@ class Server:
 
     # -- sessions -------------------------------------------------------------------------
 
-    def new_session(self, user: str, variables: dict[str, str] | None = None) -> Session:
-        session = Session(thread_id=self._next_thread_id, variables={**self.global_variables, **(variables or {})}, user=user)
+    def new_session(self, user: str, variables: dict[str, str] | None = None, slave_thread: bool = False) -> Session:
+        session = Session(
+            thread_id=self._next_thread_id, variables={**self.global_variables, **(variables or {})}, user=user, slave_thread=slave_thread
+        )
         self._next_thread_id += 1
         session.rand_seed1 = self._random.randrange(0x3FFFFFFF)
         session.rand_seed2 = self._random.randrange(0x3FFFFFFF)

@@ -207,11 +207,20 @@ def _hex_entry() -> SqlFunction:
     return SqlFunction(names=("HEX",), nodes=(exp.Hex,), duckdb=translate, python=evaluate)
 
 
+_HEX = _hex_entry()
+
+
+def _lower_hex(node: exp.Expression, translation: Translating) -> exp.Expression:
+    """LOWER(HEX(x)), which sqlglot parses into one node."""
+    return exp.Lower(this=_HEX.duckdb(exp.Hex(this=node.this), translation))  # type: ignore[misc]
+
+
 STRINGS: tuple[SqlFunction, ...] = (
     _length_entry(),
+    SqlFunction(nodes=(exp.LowerHex,), duckdb=_lower_hex),
     _LENGTH,
     _CHAR_LENGTH,
-    _hex_entry(),
+    _HEX,
     native("SUBSTRING", substring, [TEXT, INTEGER, INTEGER], "VARCHAR", nodes=(exp.Substring,), arguments=_pick("this", "start", "length"), optional=1, aliases=("SUBSTR", "MID")),
     native("SUBSTRING_INDEX", substring_index, [TEXT, TEXT, INTEGER], "VARCHAR", nodes=(exp.SubstringIndex,), arguments=_pick("this", "delimiter", "count")),
     native("REPLACE", replace, [TEXT, TEXT, TEXT], "VARCHAR", nodes=(exp.Replace,), arguments=_pick("this", "expression", "replacement")),
