@@ -112,6 +112,12 @@ class Flavor:
     # LOAD_FILE() reads only below this directory (MySQL's default secure_file_priv of its
     # packages); None: anywhere (MariaDB's default), which the simulator refuses.
     secure_file_priv: str | None = "/var/lib/mysql-files/"
+    # JSON_EXTRACT returns the document's own text of a value (MariaDB) rather than the
+    # value printed normalized (MySQL: `[1, 2]`, object keys sorted); MariaDB's JSON
+    # functions also note invalid text (4038) where MySQL's JSON_VALID answers 0 quietly.
+    json_prints_as_written: bool = False
+    # MySQL's `doc->'$.a'` and `doc->>'$.a'`; MariaDB has no such operators.
+    json_arrow_operators: bool = True
     # UNIX_TIMESTAMP(t) of a t outside the TIMESTAMP range: MySQL 0, MariaDB NULL.
     unix_timestamp_out_of_range: int | None = 0
     # Server functions this product does not have: a call is an unknown (loadable) function.
@@ -169,6 +175,8 @@ MARIADB_1011 = Flavor(
     multi_table_update_order_limit_error=False,
     uuid_data_type=True,
     unix_timestamp_out_of_range=None,
+    json_prints_as_written=True,
+    json_arrow_operators=False,
     user_lock_names_case_sensitive=True,
     secure_file_priv=None,
     missing_functions=frozenset({"SOURCE_POS_WAIT", "WAIT_FOR_EXECUTED_GTID_SET"}),

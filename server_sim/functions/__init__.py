@@ -5,7 +5,9 @@ the shape of an entry).
 To add a function: write its entry (an `SqlFunction`) in the module of its kind, with
 `duckdb` (how the Translator rewrites a call; None when sqlglot's DuckDB rendering is
 already MySQL's) and `python` (how the fast path evaluates it; None to let DuckDB do it),
-and list it in `FUNCTIONS` below. The Translator (server_sim/expressions.py) and the
+and list it in `FUNCTIONS` below. A function of its arguments alone is best one Python
+implementation given to `native.native`, which makes both. Its cases go in
+tests/server_sim/fixtures/functions_*.sql. The Translator (server_sim/expressions.py) and the
 compiler (server_sim/mirror/compiler.py) both find it through `lookup`; a call of any
 function not listed is refused, or is a loadable function (UDF).
 """
@@ -18,6 +20,7 @@ from .bits import BITS
 from .control import CONTROL
 from .context import CONTEXT_FUNCTIONS, GENERATORS, PER_CALL_FUNCTIONS, VARIABLES, literal, system_variable_reference
 from .dates import DATES
+from .json import JSON_FUNCTIONS
 from .library import STRUCTURE, SqlFunction, Translating, arguments_of
 from .native import NATIVES
 from .server_state import SERVER_CALLS, SERVER_STATE
@@ -30,7 +33,7 @@ __all__ = [
     "arguments_of", "comparison", "function_name", "is_udf_call", "literal", "lookup", "system_variable_reference",
 ]
 
-FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *COMPARISONS, *PORTABLE, *STRINGS, *BITS, *DATES, *CONTROL, *SERVER_STATE)
+FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *COMPARISONS, *PORTABLE, *STRINGS, *BITS, *DATES, *CONTROL, *SERVER_STATE, *JSON_FUNCTIONS)
 
 # Every call the translations write: the server's generators, the library's Python
 # implementations (native.py) and the DuckDB functions the translations use.
