@@ -174,7 +174,7 @@ def call_in_duckdb(native: Native, arguments: Sequence[exp.Expression], translat
     """The DuckDB call of the registered implementation, each argument translated and cast
     to its parameter's type."""
     for argument, parameter in zip(arguments, native.parameters * len(arguments)):
-        if parameter == TEXT and isinstance(argument, exp.Anonymous | exp.Unhex) and _function_name(argument) in BINARY_RESULTS:
+        if parameter == TEXT and isinstance(argument, exp.Anonymous | exp.Unhex) and function_name(argument) in BINARY_RESULTS:
             raise not_supported(f"a string function of the binary string {argument.sql(dialect='mysql')}")
     arguments = [translation.rewrite(argument) for argument in arguments]
     if native.variadic:
@@ -232,7 +232,8 @@ def native(
 BINARY_RESULTS = frozenset({"UNHEX", "RANDOM_BYTES", "AES_ENCRYPT", "AES_DECRYPT"})
 
 
-def _function_name(node: exp.Expression) -> str:
+def function_name(node: exp.Anonymous | exp.Unhex) -> str:
+    """The name of a call that may give a binary string (UNHEX has a node of its own)."""
     return node.name.upper() if isinstance(node, exp.Anonymous) else "UNHEX"
 
 

@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from ..operands import Kind, Operand
 from .library import Compiling, SqlFunction, Translating
-from .native import INTEGER, TEXT, Unmodelled, native
+from .native import BINARY_RESULTS, INTEGER, TEXT, Unmodelled, function_name, native
 
 _UNSIGNED = (1 << 64) - 1
 
@@ -191,6 +191,8 @@ def _hex_entry() -> SqlFunction:
 
     def translate(node: exp.Expression, translation: Translating) -> exp.Expression:
         argument = node.this
+        if isinstance(argument, (exp.Anonymous, exp.Unhex)) and function_name(argument) in BINARY_RESULTS:
+            return exp.Anonymous(this="hex", expressions=[translation.rewrite(argument)])  # DuckDB's hex of bytes is MySQL's
         if isinstance(argument, exp.Literal):
             chosen = _HEX_TEXT if argument.is_string else _HEX_NUMBER
             return chosen.duckdb(exp.Anonymous(this="HEX", expressions=[argument]), translation)  # type: ignore[misc]
