@@ -56,6 +56,11 @@ class ErrorCode(Enum):
     ER_WARN_DEPRECATED_FOUND_ROWS = (
         1287, "FOUND_ROWS() is deprecated and will be removed in a future release. Consider using COUNT(*) instead.", "ER_WARN_DEPRECATED_SYNTAX"
     )
+    ER_WARN_DEPRECATED_SQL_CALC_FOUND_ROWS = (
+        1287,
+        "SQL_CALC_FOUND_ROWS is deprecated and will be removed in a future release. Consider using two separate queries instead.",
+        "ER_WARN_DEPRECATED_SYNTAX",
+    )
     ER_WARN_DEPRECATED_VALUES_FUNCTION = (
         1287,
         "'VALUES function' is deprecated and will be removed in a future release. Please use an alias (INSERT INTO ... VALUES (...) AS alias)"

@@ -100,9 +100,10 @@ class Flavor:
     # A multi-table UPDATE with ORDER BY or LIMIT: MySQL refuses it with ER_WRONG_USAGE
     # (1221, PT_update::make_cmd); MariaDB runs it, which the simulator does not model.
     multi_table_update_order_limit_error: bool = True
-    # Functions whose call the server answers with a deprecation warning (an ErrorCode
-    # member's name), once per call: MySQL 8.0.17+ FOUND_ROWS(), 8.0.20+ VALUES(col).
-    deprecated_functions: Mapping[str, str] = field(default_factory=dict)
+    # Functions (and SELECT modifiers) the server answers with a deprecation warning (an
+    # ErrorCode member's name), once per use: MySQL 8.0.17+ FOUND_ROWS() and
+    # SQL_CALC_FOUND_ROWS, 8.0.20+ VALUES(col).
+    deprecated_syntax: Mapping[str, str] = field(default_factory=dict)
     # MariaDB 10.10+: UUID() returns the UUID data type, which mixes with no number
     # (COALESCE(1, UUID()) is 4078); MySQL's UUID() is a string.
     uuid_data_type: bool = False
@@ -140,7 +141,11 @@ MYSQL_80 = Flavor(
     applier_user="",
     duplicate_key_logs_all_columns=True,
     system_tables=(st.GENERAL_LOG, st.SLOW_LOG, st.PS_GLOBAL_VARIABLES, st.PS_SESSION_VARIABLES, st.PS_SETUP_CONSUMERS),
-    deprecated_functions={"FOUND_ROWS": "ER_WARN_DEPRECATED_FOUND_ROWS", "VALUES": "ER_WARN_DEPRECATED_VALUES_FUNCTION"},
+    deprecated_syntax={
+        "FOUND_ROWS": "ER_WARN_DEPRECATED_FOUND_ROWS",
+        "VALUES": "ER_WARN_DEPRECATED_VALUES_FUNCTION",
+        "SQL_CALC_FOUND_ROWS": "ER_WARN_DEPRECATED_SQL_CALC_FOUND_ROWS",
+    },
 )
 
 MARIADB_1011 = Flavor(

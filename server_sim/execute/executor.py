@@ -75,7 +75,7 @@ class Executor:
                 outcome.error = error
         if outcome.error is None and kind.is_dml:
             session.row_count = outcome.affected_rows
-        deprecated = self.server.flavor.deprecated_functions
+        deprecated = self.server.flavor.deprecated_syntax
         if deprecated:
             calls = [name for name in statement.calls if name in deprecated]
             if calls:  # raised as the statement is parsed: before any other
