@@ -50,6 +50,7 @@ class ErrorCode(Enum):
     ER_WRONG_VALUE_FOR_VAR = (1231, "Variable '%s' can't be set to the value of '%s'")
     ER_NOT_SUPPORTED_YET = (1235, "This version of MySQL doesn't yet support '%s'")
     ER_INVALID_GROUP_FUNC_USE = (1111, "Invalid use of group function")
+    ER_USER_LOCK_WRONG_NAME = (3057, "Incorrect user-level lock name '%s'.")
     ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT = (1582, "Incorrect parameter count in the call to native function '%s'")
     ER_WARN_DEPRECATED_SYNTAX = (1287, "'%s' is deprecated and will be removed in a future release. Please use %s instead")
     # MySQL 8.0.17+/8.0.20+ raise these texts under ER_WARN_DEPRECATED_SYNTAX's code.

@@ -110,6 +110,9 @@ class Flavor:
     # Whether GET_LOCK and the other user-level lock functions tell names apart by case
     # (MySQL compares them case-insensitively, MariaDB byte for byte).
     user_lock_names_case_sensitive: bool = False
+    # A lock named NULL or '': MySQL's error 3057 (mysql-test user_lock.result FT-14.1),
+    # MariaDB's NULL.
+    user_lock_empty_name_error: bool = True
     # LOAD_FILE() reads only below this directory (MySQL's default secure_file_priv of its
     # packages); None: anywhere (MariaDB's default), which the simulator refuses.
     secure_file_priv: str | None = "/var/lib/mysql-files/"
@@ -119,8 +122,11 @@ class Flavor:
     json_prints_as_written: bool = False
     # MySQL's `doc->'$.a'` and `doc->>'$.a'`; MariaDB has no such operators.
     json_arrow_operators: bool = True
-    # UNIX_TIMESTAMP(t) of a t outside the TIMESTAMP range: MySQL 0, MariaDB NULL.
+    # UNIX_TIMESTAMP(t) of a t before the epoch or after `unix_time_max`: MySQL 0, MariaDB
+    # NULL. The last second FROM_UNIXTIME and UNIX_TIMESTAMP take: MySQL 8.0.28+ on 64-bit
+    # platforms 3001-01-18 23:59:59 UTC (its func_time results), MariaDB 10.11 2038-01-19 03:14:07.
     unix_timestamp_out_of_range: int | None = 0
+    unix_time_max: int = 32536771199
     # Server functions this product does not have: a call is an unknown (loadable) function.
     missing_functions: frozenset[str] = frozenset()
 
@@ -180,9 +186,11 @@ MARIADB_1011 = Flavor(
     multi_table_update_order_limit_error=False,
     uuid_data_type=True,
     unix_timestamp_out_of_range=None,
+    unix_time_max=2147483647,
     json_prints_as_written=True,
     json_arrow_operators=False,
     user_lock_names_case_sensitive=True,
+    user_lock_empty_name_error=False,
     secure_file_priv=None,
     missing_functions=frozenset({"SOURCE_POS_WAIT", "WAIT_FOR_EXECUTED_GTID_SET"}),
 )

@@ -10,13 +10,12 @@ import re
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 
-import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.mysql import MySQL
 
 from ..declined import Declined
 from ..errors import not_supported
-from ..operands import Context, Operand
+from ..operands import Operand
 from .intervals import DATE_UNITS, add_interval
 from .library import Compiling, SqlFunction, Translating
 from .native import INTEGER, TEMPORAL, TEXT, Unmodelled, native
@@ -26,7 +25,6 @@ from .temporal import MONTHS, WEEKDAYS, calc_week, date_format, day_number, pars
 _UTC = dt.timezone.utc
 _EPOCH = dt.datetime(1970, 1, 1)
 _TIMESTAMP_RANGE = (dt.datetime(1970, 1, 1, 0, 0, 1), dt.datetime(2038, 1, 19, 3, 14, 7))
-_SESSION_TIME_ZONE = sqlglot.parse_one("SELECT @@time_zone", read="mysql").expressions[0]
 _UTC_NAMES = frozenset({"SYSTEM", "+00:00"})
 _MYSQL = MySQL().generator()
 
@@ -50,32 +48,11 @@ def _unit(node: exp.Expression) -> str:
     return (unit.name if unit is not None else "DAY").upper()
 
 
-def _in_utc(context: StatementContext | Context | None, function: str) -> None:
-    """Refuse a function that reads the session time zone unless it is the system's (UTC):
-    `context` is the translation's, or the fast path's (None: declined)."""
-    if context is None:
-        raise Declined
-    if isinstance(context, StatementContext):
-        value = context.system_variable("time_zone", None)
-    else:
-        zone = context(_SESSION_TIME_ZONE)  # the translation of @@time_zone
-        value = zone.name if isinstance(zone, exp.Literal) else None
+def _in_utc(context: StatementContext, function: str) -> None:
+    """Refuse a function that reads the session time zone unless it is the system's (UTC)."""
+    value = context.system_variable("time_zone", None)
     if str(value).upper() not in _UTC_NAMES:
         raise not_supported(f"{function}() under time_zone {value!r} (the simulated system time zone is UTC)")
-
-
-def _in_session_zone(entry: SqlFunction, function: str) -> SqlFunction:
-    """`entry`, refused under a session time zone other than UTC."""
-
-    def translate(node: exp.Expression, translation: Translating) -> exp.Expression:
-        _in_utc(translation.context, function)
-        return entry.duckdb(node, translation)  # type: ignore[misc]
-
-    def evaluate(node: exp.Expression, compiler: Compiling) -> Operand:
-        _in_utc(compiler.context, function)
-        return entry.python(node, compiler)  # type: ignore[misc]
-
-    return SqlFunction(names=entry.names, nodes=entry.nodes, duckdb=translate, python=evaluate)
 
 
 # -- values of a date ---------------------------------------------------------------------
@@ -267,62 +244,66 @@ def convert_tz(text: str, source: str, target: str) -> dt.datetime | None:
     return value.replace(tzinfo=from_zone).astimezone(to_zone).replace(tzinfo=None)
 
 
-def from_unixtime(seconds: str) -> dt.datetime | None:
-    """FROM_UNIXTIME(n): the UTC datetime n seconds after the epoch; NULL out of range."""
+def from_unixtime(seconds: str, maximum: int) -> dt.datetime | None:
+    """FROM_UNIXTIME(n): the UTC datetime n seconds after the epoch; NULL before it or
+    after the flavor's last second (`maximum`)."""
     try:
         number = Decimal(seconds)
     except InvalidOperation:
         raise Unmodelled(f"FROM_UNIXTIME() of {seconds!r}") from None
     if number != number.to_integral_value():
         raise Unmodelled("FROM_UNIXTIME() of a fractional value (a DATETIME with fractional seconds)")
-    if number < 0 or number > 32536771199:
+    if number < 0 or number > maximum:
         return None
     return _EPOCH + dt.timedelta(seconds=int(number))
 
 
-def unix_timestamp(text: str, out_of_range: int | None) -> int | None:
-    """UNIX_TIMESTAMP(t): seconds from the epoch to t in UTC; outside the TIMESTAMP range
-    what the flavor answers (MySQL 0, MariaDB NULL)."""
+def unix_timestamp(text: str, maximum: int, zero_out_of_range: int) -> int | None:
+    """UNIX_TIMESTAMP(t): seconds from the epoch to t in UTC; before the epoch or after the
+    flavor's last second, 0 (MySQL) or NULL (MariaDB)."""
     value = parse_datetime(text, "UNIX_TIMESTAMP")
     if value.microsecond:
         raise Unmodelled("UNIX_TIMESTAMP() of a value with fractional seconds (a DECIMAL result)")
-    if not _TIMESTAMP_RANGE[0] <= value <= dt.datetime(2038, 1, 19, 3, 14, 7):
-        return out_of_range
-    return int((value - _EPOCH).total_seconds())
+    seconds = (value - _EPOCH).days * 86400 + (value - _EPOCH).seconds
+    if not 0 <= seconds <= maximum:
+        return 0 if zero_out_of_range else None
+    return seconds
 
 
-_UNIX_TIMESTAMP_ZERO = native("UNIX_TIMESTAMP_ZERO", lambda text: unix_timestamp(text, 0), [TEMPORAL], "BIGINT", exposed=False)
-_UNIX_TIMESTAMP_NULL = native("UNIX_TIMESTAMP_NULL", lambda text: unix_timestamp(text, None), [TEMPORAL], "BIGINT", exposed=False)
+_UNIX_TIMESTAMP = native("UNIX_TIMESTAMP_OF", unix_timestamp, [TEMPORAL, INTEGER, INTEGER], "BIGINT", exposed=False)
+_FROM_UNIXTIME = native("FROM_UNIXTIME", from_unixtime, [TEXT, INTEGER], "TIMESTAMP", exposed=False)
+_FROM_UNIXTIME_FORMAT = native(
+    "FROM_UNIXTIME_FORMAT", lambda seconds, layout, maximum: _formatted(from_unixtime(seconds, maximum), layout), [TEXT, TEXT, INTEGER], "VARCHAR", exposed=False
+)
+
+
+def _flavored(entry: SqlFunction, arguments: list[exp.Expression], translation: Translating, *flavor_values: int) -> exp.Expression:
+    """A call of `entry` with the flavor's values as its last arguments."""
+    values = [exp.Literal.number(value) for value in flavor_values]
+    return entry.duckdb(exp.Anonymous(this="F", expressions=[*arguments, *values]), translation)  # type: ignore[misc]
 
 
 def _unix_timestamp_of(node: exp.Expression, translation: Translating) -> exp.Expression:
-    """UNIX_TIMESTAMP(t) as the server's flavor answers it out of range (the fast path declines it)."""
+    """UNIX_TIMESTAMP(t) within the flavor's range (the fast path declines it)."""
     _in_utc(translation.context, "UNIX_TIMESTAMP")
-    entry = _UNIX_TIMESTAMP_ZERO if translation.context.flavor.unix_timestamp_out_of_range == 0 else _UNIX_TIMESTAMP_NULL
-    return entry.duckdb(node, translation)  # type: ignore[misc]
+    flavor = translation.context.flavor
+    return _flavored(_UNIX_TIMESTAMP, list(node.expressions), translation, flavor.unix_time_max, int(flavor.unix_timestamp_out_of_range == 0))
 
 
 UNIX_TIMESTAMP_OF = SqlFunction(duckdb=_unix_timestamp_of)
-_FROM_UNIXTIME = native("FROM_UNIXTIME", from_unixtime, [TEXT], "TIMESTAMP", arguments=lambda node: [node.this], exposed=False)
-_FROM_UNIXTIME_FORMAT = native("FROM_UNIXTIME_FORMAT", lambda seconds, layout: _formatted(from_unixtime(seconds), layout), [TEXT, TEXT], "VARCHAR", exposed=False)
 
 
 def _formatted(value: dt.datetime | None, layout: str) -> str | None:
     return None if value is None else date_format(value.isoformat(sep=" "), layout)
 
 
-def _from_unixtime_entry() -> SqlFunction:
-    def chosen(node: exp.Expression) -> tuple[SqlFunction, exp.Expression]:
-        if node.args.get("format") is None:
-            return _FROM_UNIXTIME, node
-        return _FROM_UNIXTIME_FORMAT, exp.Anonymous(this="FROM_UNIXTIME", expressions=[node.this, _mysql_format(node)])
-
-    entry = SqlFunction(
-        names=("FROM_UNIXTIME",), nodes=(exp.UnixToTime,),
-        duckdb=lambda node, translation: chosen(node)[0].duckdb(chosen(node)[1], translation),  # type: ignore[misc]
-        python=lambda node, compiler: chosen(node)[0].python(chosen(node)[1], compiler),  # type: ignore[misc]
-    )
-    return _in_session_zone(entry, "FROM_UNIXTIME")
+def _from_unixtime(node: exp.Expression, translation: Translating) -> exp.Expression:
+    """FROM_UNIXTIME(n[, format]) within the flavor's range (the fast path declines it)."""
+    _in_utc(translation.context, "FROM_UNIXTIME")
+    maximum = translation.context.flavor.unix_time_max
+    if node.args.get("format") is None:
+        return _flavored(_FROM_UNIXTIME, [node.this], translation, maximum)
+    return _flavored(_FROM_UNIXTIME_FORMAT, [node.this, _mysql_format(node)], translation, maximum)
 
 
 # -- STR_TO_DATE ----------------------------------------------------------------------------
@@ -390,5 +371,5 @@ DATES: tuple[SqlFunction, ...] = (
     _add_entry("SUBDATE", (), _call_parts(-1)),
     _add_entry("TIMESTAMPADD", (exp.TimestampAdd,), _call_parts(1)),
     native("CONVERT_TZ", convert_tz, [TEMPORAL, TEXT, TEXT], "TIMESTAMP", nodes=(exp.ConvertTimezone,), arguments=lambda node: [node.args["timestamp"], node.args["source_tz"], node.args["target_tz"]]),
-    _from_unixtime_entry(),
+    SqlFunction(names=("FROM_UNIXTIME",), nodes=(exp.UnixToTime,), duckdb=_from_unixtime),
 )

@@ -35,26 +35,44 @@ def _arguments(node: exp.Expression, name: str, count: int) -> list[exp.Expressi
     return arguments
 
 
-def _call(name: str, generator: str, check: Callable[[list[exp.Expression]], None] | None = None) -> SqlFunction:
-    """`name`(...) as a call of the server's `generator`, each argument cast to its type."""
+def _call(name: str, generator: str, check: Callable[[list[exp.Expression], Translating], exp.Expression | None] | None = None) -> SqlFunction:
+    """`name`(...) as a call of the server's `generator`, each argument cast to its type;
+    `check` may refuse the arguments or give the call's value (a NULL) outright."""
     parameters = SERVER_CALLS[generator][1]
 
     def translate(node: exp.Expression, translation: Translating) -> exp.Expression:
         arguments = _arguments(node, name, len(parameters))
         if check is not None:
-            check(arguments)
+            answer = check(arguments, translation)
+            if answer is not None:
+                return answer
         cast = [exp.cast(translation.rewrite(a), exp.DataType.build(p, dialect="duckdb")) for a, p in zip(arguments, parameters)]
         return exp.Anonymous(this=generator, expressions=cast)
 
     return SqlFunction(names=(name,), duckdb=translate)
 
 
-def _named_lock(arguments: list[exp.Expression]) -> None:
-    if isinstance(arguments[0], exp.Null):
-        raise not_supported("a user-level lock named NULL (MySQL 3057, MariaDB NULL)")
+def _named_lock(arguments: list[exp.Expression], translation: Translating) -> exp.Expression | None:
+    """A lock named NULL or '': MySQL's 3057, MariaDB's NULL (as the server's call answers
+    a NULL name); under MySQL a name only known when the statement runs might be either,
+    which is refused."""
+    name = arguments[0]
+    errors = translation.context.flavor.user_lock_empty_name_error
+    empty = isinstance(name, exp.Null) or (isinstance(name, exp.Literal) and name.is_string and not name.name)
+    if not empty:
+        if not isinstance(name, exp.Literal) and errors:
+            raise not_supported("a user-level lock whose name is not a constant")
+        if not isinstance(name, exp.Literal):
+            return None
+        if len(name.name) > 64:
+            raise not_supported("a user-level lock name longer than 64 characters")
+        return None
+    if errors:
+        raise SqlError(ErrorCode.ER_USER_LOCK_WRONG_NAME, "NULL" if isinstance(name, exp.Null) else "")
+    return exp.Null()
 
 
-def _random_bytes_length(arguments: list[exp.Expression]) -> None:
+def _random_bytes_length(arguments: list[exp.Expression], translation: Translating) -> None:
     length = arguments[0]
     if not (isinstance(length, exp.Literal) and length.is_int and 1 <= int(length.name) <= 1024):
         raise not_supported("RANDOM_BYTES() of a length that is not a constant from 1 to 1024")
