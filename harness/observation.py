@@ -312,9 +312,26 @@ def simulator_events(binlog: Path | None, ranges: Sequence[tuple[int, int]] | No
 def _image(values: list[object], present: list[bool], types: list[str]) -> Image:
     numbers = [index for index, included in enumerate(present, start=1) if included]
     return {
-        number: image_value(value, types[number - 1] if number - 1 < len(types) else "")
+        number: image_value(_signed(value, types[number - 1] if number - 1 < len(types) else ""), types[number - 1] if number - 1 < len(types) else "")
         for number, value in zip(numbers, values)
     }
+
+
+# Bits of each integer type: an UNSIGNED column's value beyond the signed range is
+# compared as the signed number of its width.
+_INTEGER_BITS = {"TINYINT": 8, "SMALLINT": 16, "MEDIUMINT": 24, "INT": 32, "INTEGER": 32, "BIGINT": 64}
+
+
+def _signed(value: object, type_text: str) -> object:
+    """An integer as mariadb-binlog prints it first: signed at its type's width (the
+    unsigned value follows in parentheses; the table map carries no sign to tell which)."""
+    words = type_text.upper().split()
+    if not isinstance(value, int) or "UNSIGNED" not in words:
+        return value
+    bits = _INTEGER_BITS.get(words[0].split("(")[0])
+    if bits is None or value < 1 << (bits - 1):
+        return value
+    return value - (1 << bits)
 
 
 def timestamp_text(seconds: str) -> str:

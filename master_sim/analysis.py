@@ -114,8 +114,8 @@ def _note_context(analysis: Analysis, tree: exp.Expression) -> None:
         name = function_name(node)
         if name == "RAND":
             analysis.uses_rand = True
-        elif name == "LAST_INSERT_ID":
-            analysis.uses_last_insert_id = True
+        elif name == "LAST_INSERT_ID" and not node.expressions:
+            analysis.uses_last_insert_id = True  # LAST_INSERT_ID(expr) reads no earlier value
         elif isinstance(node, exp.Parameter) and node.name.lower() not in analysis.user_variables:
             analysis.user_variables.append(node.name.lower())
 

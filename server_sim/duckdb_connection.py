@@ -15,7 +15,8 @@ from typing import Generic, TypeVar
 
 import duckdb
 
-from .errors import ErrorCode, SqlError
+from .errors import ErrorCode, SqlError, not_supported
+from .functions.native import unmodelled_in
 
 # Scenario SQL must not reach files, other databases or extensions.
 _LOCKED_DOWN = {
@@ -145,6 +146,9 @@ _DUCKDB_COLUMN_NOT_FOUND = ('Referenced column "', 'column "')
 def translate_error(error: duckdb.Error, sql: str) -> SqlError:
     """A MySQL error for a DuckDB failure, naming the statement DuckDB could not run."""
     text = str(error)
+    refused = unmodelled_in(text)
+    if refused is not None:  # a function of the library refused its arguments
+        return not_supported(refused)
     if isinstance(error, duckdb.TransactionException):
         # A write-write conflict with another transaction: the server's deadlock victim.
         return SqlError(ErrorCode.ER_LOCK_DEADLOCK)

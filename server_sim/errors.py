@@ -49,6 +49,26 @@ class ErrorCode(Enum):
     ER_LOCK_DEADLOCK = (1213, "Deadlock found when trying to get lock; try restarting transaction")
     ER_WRONG_VALUE_FOR_VAR = (1231, "Variable '%s' can't be set to the value of '%s'")
     ER_NOT_SUPPORTED_YET = (1235, "This version of MySQL doesn't yet support '%s'")
+    ER_INVALID_GROUP_FUNC_USE = (1111, "Invalid use of group function")
+    ER_USER_LOCK_WRONG_NAME = (3057, "Incorrect user-level lock name '%s'.")
+    ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT = (1582, "Incorrect parameter count in the call to native function '%s'")
+    ER_WARN_DEPRECATED_SYNTAX = (1287, "'%s' is deprecated and will be removed in a future release. Please use %s instead")
+    # MySQL 8.0.17+/8.0.20+ raise these texts under ER_WARN_DEPRECATED_SYNTAX's code.
+    ER_WARN_DEPRECATED_FOUND_ROWS = (
+        1287, "FOUND_ROWS() is deprecated and will be removed in a future release. Consider using COUNT(*) instead.", "ER_WARN_DEPRECATED_SYNTAX"
+    )
+    ER_WARN_DEPRECATED_SQL_CALC_FOUND_ROWS = (
+        1287,
+        "SQL_CALC_FOUND_ROWS is deprecated and will be removed in a future release. Consider using two separate queries instead.",
+        "ER_WARN_DEPRECATED_SYNTAX",
+    )
+    ER_WARN_DEPRECATED_VALUES_FUNCTION = (
+        1287,
+        "'VALUES function' is deprecated and will be removed in a future release. Please use an alias (INSERT INTO ... VALUES (...) AS alias)"
+        " and replace VALUES(col) in the ON DUPLICATE KEY UPDATE clause with alias.col instead",
+        "ER_WARN_DEPRECATED_SYNTAX",
+    )
+    ER_ILLEGAL_PARAMETER_DATA_TYPES2_FOR_OPERATION = (4078, "Illegal parameter data types %s and %s for operation '%s'")
     ER_INVALID_DEFAULT = (1067, "Invalid default value for '%s'")
     ER_WARN_DATA_TRUNCATED = (1265, "Data truncated for column '%s' at row %d")
     ER_WARN_DATA_OUT_OF_RANGE = (1264, "Out of range value for column '%s' at row %d")

@@ -15,8 +15,7 @@ import sqlglot
 from sqlglot import exp
 
 from .errors import ErrorCode, SqlError, not_supported
-from .functions import PORTABLE_NODES, function_name, is_udf_call, lookup
-from .functions.context import GENERATED_CALLS
+from .functions import GENERATED_CALLS, PORTABLE_NODES, function_name, is_udf_call, lookup
 from .functions.library import STRUCTURE
 from .functions.statement import StatementContext
 

@@ -100,6 +100,35 @@ class Flavor:
     # A multi-table UPDATE with ORDER BY or LIMIT: MySQL refuses it with ER_WRONG_USAGE
     # (1221, PT_update::make_cmd); MariaDB runs it, which the simulator does not model.
     multi_table_update_order_limit_error: bool = True
+    # Functions (and SELECT modifiers) the server answers with a deprecation warning (an
+    # ErrorCode member's name), once per use: MySQL 8.0.17+ FOUND_ROWS() and
+    # SQL_CALC_FOUND_ROWS, 8.0.20+ VALUES(col).
+    deprecated_syntax: Mapping[str, str] = field(default_factory=dict)
+    # MariaDB 10.10+: UUID() returns the UUID data type, which mixes with no number
+    # (COALESCE(1, UUID()) is 4078); MySQL's UUID() is a string.
+    uuid_data_type: bool = False
+    # Whether GET_LOCK and the other user-level lock functions tell names apart by case
+    # (MySQL compares them case-insensitively, MariaDB byte for byte).
+    user_lock_names_case_sensitive: bool = False
+    # A lock named NULL or '': MySQL's error 3057 (mysql-test user_lock.result FT-14.1),
+    # MariaDB's NULL.
+    user_lock_empty_name_error: bool = True
+    # LOAD_FILE() reads only below this directory (MySQL's default secure_file_priv of its
+    # packages); None: anywhere (MariaDB's default), which the simulator refuses.
+    secure_file_priv: str | None = "/var/lib/mysql-files/"
+    # JSON_EXTRACT returns the document's own text of a value (MariaDB) rather than the
+    # value printed normalized (MySQL: `[1, 2]`, object keys sorted); MariaDB's JSON
+    # functions also note invalid text (4038) where MySQL's JSON_VALID answers 0 quietly.
+    json_prints_as_written: bool = False
+    # MySQL's `doc->'$.a'` and `doc->>'$.a'`; MariaDB has no such operators.
+    json_arrow_operators: bool = True
+    # UNIX_TIMESTAMP(t) of a t before the epoch or after `unix_time_max`: MySQL 0, MariaDB
+    # NULL. The last second FROM_UNIXTIME and UNIX_TIMESTAMP take: MySQL 8.0.28+ on 64-bit
+    # platforms 3001-01-18 23:59:59 UTC (its func_time results), MariaDB 10.11 2038-01-19 03:14:07.
+    unix_timestamp_out_of_range: int | None = 0
+    unix_time_max: int = 32536771199
+    # Server functions this product does not have: a call is an unknown (loadable) function.
+    missing_functions: frozenset[str] = frozenset()
 
 
 MYSQL_80 = Flavor(
@@ -118,6 +147,11 @@ MYSQL_80 = Flavor(
     applier_user="",
     duplicate_key_logs_all_columns=True,
     system_tables=(st.GENERAL_LOG, st.SLOW_LOG, st.PS_GLOBAL_VARIABLES, st.PS_SESSION_VARIABLES, st.PS_SETUP_CONSUMERS),
+    deprecated_syntax={
+        "FOUND_ROWS": "ER_WARN_DEPRECATED_FOUND_ROWS",
+        "VALUES": "ER_WARN_DEPRECATED_VALUES_FUNCTION",
+        "SQL_CALC_FOUND_ROWS": "ER_WARN_DEPRECATED_SQL_CALC_FOUND_ROWS",
+    },
 )
 
 MARIADB_1011 = Flavor(
@@ -150,6 +184,15 @@ MARIADB_1011 = Flavor(
     server_uuid=False,
     referenced_trigger_error="ER_REFERENCED_TRG_DOES_NOT_EXIST_MARIADB",
     multi_table_update_order_limit_error=False,
+    uuid_data_type=True,
+    unix_timestamp_out_of_range=None,
+    unix_time_max=2147483647,
+    json_prints_as_written=True,
+    json_arrow_operators=False,
+    user_lock_names_case_sensitive=True,
+    user_lock_empty_name_error=False,
+    secure_file_priv=None,
+    missing_functions=frozenset({"SOURCE_POS_WAIT", "WAIT_FOR_EXECUTED_GTID_SET"}),
 )
 
 FLAVORS: dict[str, Flavor] = {flavor.name: flavor for flavor in (MYSQL_80, MARIADB_1011)}

@@ -11,7 +11,7 @@ import datetime as dt
 import hashlib
 import random
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,12 +22,15 @@ from .catalog import Catalog, Table
 from .dictionary import catalog_from_json, catalog_to_json
 from .duckdb_connection import ConnectionPool, lock_configuration, open_connection
 from .engines import EngineRegistry
+from .functions.native import register as register_natives
+from .functions.server_state import SERVER_CALLS
 from .flavor import Flavor
 from .functions.statement import StatementContext
 from .session import Session, seeded_random_state
 from .storage import Storage
 from .sysvars import REPLICATED_SESSION_VARIABLES, VariableRegistry
 from .system_tables import DEFAULT_CONSUMERS, Contents, SystemTable, TableCategory
+from .user_locks import UserLocks
 
 EPOCH = dt.datetime(2026, 1, 1, 12, 0, 0)
 
@@ -69,7 +72,21 @@ def _register_functions(connection: duckdb.DuckDBPyConnection) -> _FunctionCalle
     connection.create_function(
         "rpl_rand_seeded", lambda seed, site: caller.server._rand_seeded(seed, site), ["BIGINT", "BIGINT"], "DOUBLE", side_effects=True
     )
+    for name, (method, parameters, returns) in SERVER_CALLS.items():
+        connection.create_function(
+            name, _server_call(caller, method, len(parameters)), list(parameters), returns, side_effects=True, null_handling="special"
+        )
+    register_natives(connection)
     return caller
+
+
+def _server_call(caller: _FunctionCaller, method: str, arity: int) -> Callable[..., object]:
+    """A DuckDB function calling the running server's `method` (of `arity` arguments)."""
+    if arity == 0:
+        return lambda: getattr(caller.server, method)()
+    if arity == 1:
+        return lambda a: getattr(caller.server, method)(a)
+    return lambda a, b: getattr(caller.server, method)(a, b)
 
 
 # This process's in-memory databases, reused by one server after another.
@@ -112,6 +129,7 @@ class Server:
         self._next_thread_id = 1
         self._running: Session | None = None  # the session whose statement runs (see `running`)
         self._seeded_rand: dict[int, tuple[int, int]] = {}
+        self.user_locks = UserLocks(flavor.user_lock_names_case_sensitive)
         self._pooled = database is None
         if self._pooled:
             self.connection, self._functions = _IN_MEMORY.acquire()
@@ -174,6 +192,38 @@ class Server:
         finally:
             self._running = previous
 
+    # -- the server functions that change its state (functions/server_state.py) ----------
+
+    def _running_thread(self) -> int:
+        return self._running.thread_id if self._running is not None else 0
+
+    def user_lock_get(self, name: str | None, timeout: float | None) -> int | None:
+        if self._running is not None and self._running.slave_thread:
+            return 1  # the applier takes no user-level lock
+        return None if name is None else self.user_locks.get(name, self._running_thread())
+
+    def user_lock_release(self, name: str | None) -> int | None:
+        return None if name is None else self.user_locks.release(name, self._running_thread())
+
+    def user_lock_release_all(self) -> int:
+        return self.user_locks.release_all(self._running_thread())
+
+    def user_lock_is_free(self, name: str | None) -> int | None:
+        return None if name is None else self.user_locks.is_free(name)
+
+    def user_lock_holder(self, name: str | None) -> int | None:
+        return None if name is None else self.user_locks.holder(name)
+
+    def random_bytes(self, length: int | None) -> bytes | None:
+        """RANDOM_BYTES(n): n bytes of the server's generator."""
+        return None if length is None else bytes(self._random.getrandbits(8) for _ in range(length))
+
+    def set_last_insert_id(self, value: int | None) -> int | None:
+        """LAST_INSERT_ID(expr): expr, the running session's next LAST_INSERT_ID() (0 for NULL)."""
+        if self._running is not None:
+            self._running.last_insert_id = value or 0
+        return value
+
     def rand(self) -> float:
         """RAND(): the next value of the running session's generator (SET rand_seed1/2)."""
         session = self._running
@@ -190,8 +240,10 @@ class Server:
 
     # -- sessions -------------------------------------------------------------------------
 
-    def new_session(self, user: str, variables: dict[str, str] | None = None) -> Session:
-        session = Session(thread_id=self._next_thread_id, variables={**self.global_variables, **(variables or {})}, user=user)
+    def new_session(self, user: str, variables: dict[str, str] | None = None, slave_thread: bool = False) -> Session:
+        session = Session(
+            thread_id=self._next_thread_id, variables={**self.global_variables, **(variables or {})}, user=user, slave_thread=slave_thread
+        )
         self._next_thread_id += 1
         session.rand_seed1 = self._random.randrange(0x3FFFFFFF)
         session.rand_seed2 = self._random.randrange(0x3FFFFFFF)
@@ -219,6 +271,7 @@ class Server:
             user_variables=session.user_variables,
             system_variable=system_variable,
             udfs=self.catalog.udfs,
+            flavor=self.flavor,
         )
 
     # -- system tables ------------------------------------------------------------------

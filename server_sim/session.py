@@ -93,6 +93,9 @@ class Session:
     binlog_description_seen: bool = False
     rand_seed1: int = 0
     rand_seed2: int = 0
+    # The slave's applier thread: GET_LOCK there answers 1 and takes no lock (everything
+    # it runs is serialized already; Item_func_get_lock, thd->slave_thread).
+    slave_thread: bool = False
 
     @property
     def autocommit(self) -> bool:

@@ -185,6 +185,14 @@ class Statement:
         and the analysis, the locks and the executor each look for them."""
         return tuple(self.ast.find_all(exp.Table)) if self.ast is not None else ()
 
+    @cached_property
+    def calls(self) -> tuple[str, ...]:
+        """The upper-case names of the server functions the tree calls by name (sqlglot
+        leaves them unnamed), once per call, found once per text."""
+        if self.ast is None:
+            return ()
+        return tuple(node.name.upper() for node in self.ast.find_all(exp.Anonymous))
+
     @property
     def creates_from_select(self) -> bool:
         """CREATE [TEMPORARY] TABLE ... SELECT: DDL that also writes rows."""

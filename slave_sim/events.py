@@ -49,7 +49,7 @@ class EventApplier:
         self.executor = executor
         self.status = status
         self.applier = RowApplier(executor)
-        self.reset(server.new_session(flavor.applier_user))
+        self.reset(server.new_session(flavor.applier_user, slave_thread=True))
 
     def reset(self, session: Session) -> None:
         """Start afresh with `session`: nothing mapped, no context, nothing pending."""

@@ -140,7 +140,7 @@ class Slave:
     def _restore(self, recorded: tuple[AppliedPosition, dict[str, Any]]) -> None:
         """Take up the committed position and server state; the applier session starts afresh."""
         position, state = recorded
-        session = self.server.new_session(self.flavor.applier_user)
+        session = self.server.new_session(self.flavor.applier_user, slave_thread=True)
         self.server.restore_state(state)
         session.rand_seed1 = state["applier"]["rand_seed1"]
         session.rand_seed2 = state["applier"]["rand_seed2"]

@@ -60,10 +60,11 @@ class Db:
     """One simulated server with one session, and shorthands to run SQL on it: the way the
     simulators run it (parse_statement, then Executor.run with a statement context from the
     server). `flavor` and `identity` choose the server; `sorted_rows` makes rows() give a
-    table's rows sorted by their repr instead of in physical order."""
+    table's rows sorted by their repr instead of in physical order; `fast_path` False makes
+    DuckDB answer everything the mirror would."""
 
-    def __init__(self, identity: ServerIdentity = MASTER, flavor: Flavor = MYSQL_80, sorted_rows: bool = False) -> None:
-        self.server = Server(flavor, identity)
+    def __init__(self, identity: ServerIdentity = MASTER, flavor: Flavor = MYSQL_80, sorted_rows: bool = False, fast_path: bool = True) -> None:
+        self.server = Server(flavor, identity, fast_path=fast_path)
         self.executor = Executor(self.server)
         self.session = self.server.new_session("root@localhost")
         self.sorted_rows = sorted_rows

@@ -29,7 +29,7 @@ SERVER_LAYERS: list[tuple[str, frozenset[str]]] = [
     # Tables, triggers and functions with MySQL meaning, and their saved form.
     ("catalog", frozenset({"catalog", "dictionary"})),
     # Rows: DuckDB, its Python mirror, and the sessions' transactions over them.
-    ("storage", frozenset({"storage", "mirror_scan", "mirror", "session", "duckdb_connection", "write_back"})),
+    ("storage", frozenset({"storage", "mirror_scan", "mirror", "session", "duckdb_connection", "write_back", "user_locks"})),
     # One server: identity, clock, generators, catalog and storage together.
     ("server", frozenset({"server", "checkpoint"})),
     # Running statements on a server.

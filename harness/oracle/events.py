@@ -23,6 +23,7 @@ _TABLE_MAP_HEADER = re.compile(r"\tTable_map: (\S+) mapped to number (\d+)")
 _ROW_START = re.compile(r"^### (INSERT INTO|UPDATE|DELETE FROM) (\S+)")
 _COLUMN = re.compile(r"^###   @(\d+)=(.*) /\* (.*?) meta=")
 _VERBS = {"Write": "INSERT", "Update": "UPDATE", "Delete": "DELETE"}
+_DATE_COLONS = re.compile(r"^\d{4}:\d{2}:\d{2}$")
 _TABLE_MAP_INFO = re.compile(r"^table_id: \d+ \(([^)]*)\)")
 
 
@@ -115,7 +116,10 @@ def _value(text: str, type_text: str) -> object:
     if text == "NULL":
         return None
     if text.startswith("'"):
-        return _unquote(text)
+        value = _unquote(text)
+        if type_text.startswith("DATE") and _DATE_COLONS.match(value):
+            return value.replace(":", "-")  # mariadb-binlog prints a DATE as 2024:02:29
+        return value
     number = text.split(" ", 1)[0]  # integers may be followed by "(unsigned value)"
     if type_text.startswith("TIMESTAMP"):
         return timestamp_text(number)

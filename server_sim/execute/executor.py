@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from sqlglot import exp
 
 from ..catalog import Catalog
-from ..errors import SqlError, not_supported
+from ..errors import ErrorCode, SqlError, not_supported, note
 from ..functions.statement import StatementContext
 from ..server import Server
 from ..session import Session
@@ -75,6 +75,11 @@ class Executor:
                 outcome.error = error
         if outcome.error is None and kind.is_dml:
             session.row_count = outcome.affected_rows
+        deprecated = self.server.flavor.deprecated_syntax
+        if deprecated:
+            calls = [name for name in statement.calls if name in deprecated]
+            if calls:  # raised as the statement is parsed: before any other
+                outcome.warnings[:0] = [note(ErrorCode[deprecated[name]], level="Warning") for name in calls]
         return outcome
 
     def evaluate(self, session: Session, context: StatementContext, expressions: list[exp.Expression]) -> list[object]:

@@ -26,6 +26,8 @@ def evaluate(scope: StatementScope, expressions: list[exp.Expression]) -> list[o
     pending = [i for i, e in enumerate(expressions) if not is_constant(e)]
     if not pending:
         return values
+    if any(_aggregates(expressions[index]) for index in pending):
+        raise SqlError(ErrorCode.ER_INVALID_GROUP_FUNC_USE)  # no rows to aggregate over
     fast = FastPath(scope)
     compiled = fast.compiled([expressions[index] for index in pending], None, rand=True)
     found = fast.answer(lambda: compiled.of(())) if compiled is not None else None
@@ -46,6 +48,12 @@ def evaluate(scope: StatementScope, expressions: list[exp.Expression]) -> list[o
         for index, value in zip(translated, row):
             values[index] = value
     return values
+
+
+def _aggregates(expression: exp.Expression) -> bool:
+    """An aggregate of the expression's own (one inside a subquery aggregates that query's rows)."""
+    walk = expression.walk(prune=lambda node: isinstance(node, (exp.Subquery, exp.Select)))
+    return any(isinstance(node, exp.AggFunc) for node in walk)
 
 
 @dataclass

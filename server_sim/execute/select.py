@@ -1,15 +1,53 @@
 """SELECT: DuckDB runs the translated query, rows in the engine's scan order where the
-query leaves the order open; FOUND_ROWS() and ROW_COUNT() follow it."""
+query leaves the order open; a SELECT of expressions alone (no FROM, no clause) is
+evaluated as INSERT's VALUES are, the mirror's compiler first. FOUND_ROWS() and
+ROW_COUNT() follow it: with SQL_CALC_FOUND_ROWS, FOUND_ROWS() counts the rows the query
+gives without its LIMIT."""
 
 from __future__ import annotations
 
-from .reads import in_scan_order
+from sqlglot import exp
+
+from ..errors import ErrorCode, note
+from .reads import evaluate, in_scan_order
 from .run import StatementRun
+
+# The only arguments a SELECT of expressions alone has.
+_EXPRESSIONS_ONLY = frozenset({"expressions", "kind"})
+_CALC_FOUND_ROWS = "SQL_CALC_FOUND_ROWS"
 
 
 def run_select(run: StatementRun) -> None:
-    tree = in_scan_order(run, run.statement.ast.copy())
+    ast = run.statement.ast
+    if isinstance(ast, exp.Select) and all(key in _EXPRESSIONS_ONLY for key, value in ast.args.items() if value):
+        projection = [node.this if isinstance(node, exp.Alias) else node for node in ast.expressions]
+        if not any(isinstance(node, exp.Star) or node.find(exp.AggFunc) is not None for node in projection):
+            run.outcome.rows = [tuple(evaluate(run, projection))]
+            run.session.found_rows = 1
+            run.session.row_count = -1
+            return
+    tree = in_scan_order(run, ast.copy())
     tree.set("locks", None)
+    counted = _calc_found_rows(run, tree)
     run.outcome.rows = run.storage.query(run.translator().sql(tree))
-    run.session.found_rows = len(run.outcome.rows)
+    run.session.found_rows = counted if counted is not None else len(run.outcome.rows)
     run.session.row_count = -1
+
+
+def _calc_found_rows(run: StatementRun, tree: exp.Expression) -> int | None:
+    """SELECT SQL_CALC_FOUND_ROWS ...: the modifier taken off `tree`, and the number of rows
+    the query gives without its LIMIT (None without the modifier)."""
+    modifiers = tree.args.get("operation_modifiers") if isinstance(tree, exp.Select) else None
+    if not modifiers or not any(isinstance(m, exp.Var) and m.name.upper() == _CALC_FOUND_ROWS for m in modifiers):
+        return None
+    kept = [m for m in modifiers if not (isinstance(m, exp.Var) and m.name.upper() == _CALC_FOUND_ROWS)]
+    tree.set("operation_modifiers", kept or None)
+    deprecated = run.server.flavor.deprecated_syntax.get(_CALC_FOUND_ROWS)
+    if deprecated is not None:
+        run.outcome.warnings.append(note(ErrorCode[deprecated], level="Warning"))
+    unlimited = tree.copy()
+    unlimited.set("limit", None)
+    unlimited.set("offset", None)
+    unlimited.set("order", None)
+    counting = exp.select(exp.Count(this=exp.Star())).from_(exp.Subquery(this=unlimited, alias=exp.TableAlias(this=exp.to_identifier("rpl_found"))))
+    return int(run.storage.query(run.translator().sql(counting))[0][0])

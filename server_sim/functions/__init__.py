@@ -5,7 +5,9 @@ the shape of an entry).
 To add a function: write its entry (an `SqlFunction`) in the module of its kind, with
 `duckdb` (how the Translator rewrites a call; None when sqlglot's DuckDB rendering is
 already MySQL's) and `python` (how the fast path evaluates it; None to let DuckDB do it),
-and list it in `FUNCTIONS` below. The Translator (server_sim/expressions.py) and the
+and list it in `FUNCTIONS` below. A function of its arguments alone is best one Python
+implementation given to `native.native`, which makes both. Its cases go in
+tests/server_sim/fixtures/functions_*.sql. The Translator (server_sim/expressions.py) and the
 compiler (server_sim/mirror/compiler.py) both find it through `lookup`; a call of any
 function not listed is refused, or is a loadable function (UDF).
 """
@@ -14,11 +16,22 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from .context import CONTEXT_FUNCTIONS, VARIABLES
+from .bits import BITS
+from .context import CONTEXT_FUNCTIONS, GENERATORS, VARIABLES
+from .control import CONTROL
+from .dates import DATES
+from .json import JSON_FUNCTIONS
 from .library import STRUCTURE, SqlFunction
+from .native import NATIVES
 from .numbers import ARITHMETIC, COMPARISONS, PORTABLE
+from .server_state import SERVER_CALLS, SERVER_STATE
+from .strings import STRINGS
 
-FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *COMPARISONS, *PORTABLE)
+FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *COMPARISONS, *PORTABLE, *STRINGS, *BITS, *DATES, *CONTROL, *SERVER_STATE, *JSON_FUNCTIONS)
+
+# Every call the translations write: the server's generators, the library's Python
+# implementations (native.py) and the DuckDB functions the translations use.
+GENERATED_CALLS = frozenset({*GENERATORS, *NATIVES, *SERVER_CALLS, "list_value", "typeof", "hex"})
 
 _BY_NODE: dict[type[exp.Expression], SqlFunction] = {node: function for function in FUNCTIONS for node in function.nodes}
 _BY_NAME: dict[str, SqlFunction] = {name: function for function in FUNCTIONS for name in function.names}

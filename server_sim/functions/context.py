@@ -16,8 +16,9 @@ from decimal import Decimal
 from sqlglot import exp
 
 from ..declined import Declined
-from ..errors import SqlError, not_supported
+from ..errors import ErrorCode, SqlError, not_supported
 from ..operands import Operand
+from .dates import UNIX_TIMESTAMP_OF
 from .library import Compiling, SqlFunction, Translating, arguments_of
 from .statement import StatementContext
 
@@ -84,14 +85,19 @@ def _unix_timestamp(node: exp.Expression, translation: Translating) -> exp.Expre
     """UNIX_TIMESTAMP(): the statement's time in seconds; UNIX_TIMESTAMP(t): t's."""
     if not arguments_of(node) and not node.expressions:
         return literal(int(translation.context.timestamp.replace(tzinfo=dt.timezone.utc).timestamp()))
-    argument = node.this if node.this is not None else node.expressions[0]
-    return exp.cast(exp.Anonymous(this="epoch", expressions=[argument]), exp.DataType.build("BIGINT"))
+    return UNIX_TIMESTAMP_OF.duckdb(node, translation)  # type: ignore[misc]
+
 
 
 def _last_insert_id(node: exp.Expression, translation: Translating) -> exp.Expression:
-    if node.expressions:
-        raise not_supported("LAST_INSERT_ID(expr)")
-    return literal(translation.context.last_insert_id)
+    """LAST_INSERT_ID(): the statement's value; LAST_INSERT_ID(expr): expr, which the server
+    remembers for the session's next LAST_INSERT_ID()."""
+    if not node.expressions:
+        return literal(translation.context.last_insert_id)
+    if len(node.expressions) != 1:
+        raise SqlError(ErrorCode.ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT, "LAST_INSERT_ID")
+    value = exp.cast(translation.rewrite(node.expressions[0]), exp.DataType.build("UBIGINT", dialect="duckdb"))
+    return exp.Anonymous(this="rpl_last_insert_id", expressions=[value])
 
 
 def _refused(name: str) -> SqlFunction:
@@ -106,9 +112,9 @@ def _refused(name: str) -> SqlFunction:
 
 # Per-call functions: each becomes a call to a generator registered by the server.
 PER_CALL_FUNCTIONS = {"UUID": "rpl_uuid", "UUID_SHORT": "rpl_uuid_short", "SYSDATE": "rpl_sysdate"}
-# Every call the translations write: the server's generators (registered in its DuckDB
-# connection by server_sim/server.py) and DuckDB's own functions they use.
-GENERATED_CALLS = frozenset({*PER_CALL_FUNCTIONS.values(), "rpl_rand", "rpl_rand_seeded", "from_hex", "epoch"})
+# The calls of the server's generators (registered in its DuckDB connection by
+# server_sim/server.py) and of DuckDB's own functions the translations here write.
+GENERATORS = frozenset({*PER_CALL_FUNCTIONS.values(), "rpl_rand", "rpl_rand_seeded", "from_hex"})
 
 # A typed node's MySQL name is the first of its entry's names.
 CONTEXT_FUNCTIONS: tuple[SqlFunction, ...] = (

@@ -23,12 +23,15 @@ if TYPE_CHECKING:
 
 
 class Translating(Protocol):
-    """What a DuckDB translation of a call may use: the statement's context and a number
-    for each call site that keeps a generator of its own (RAND(N))."""
+    """What a DuckDB translation of a call may use: the statement's context, a number
+    for each call site that keeps a generator of its own (RAND(N)), and the translation of
+    an argument (a call's replacement is not translated further on its own)."""
 
     context: StatementContext
 
     def next_rand_site(self) -> int: ...
+
+    def rewrite(self, tree: exp.Expression) -> exp.Expression: ...
 
 
 class Compiling(Protocol):
@@ -74,11 +77,13 @@ class SqlFunction:
     python: Compile | None = None
     condition: CompileCondition | None = None
     from_context: bool = False
+    keeps_node: bool = False  # `duckdb` may give the node back as it is, for DuckDB's rendering
 
     @property
     def portable(self) -> bool:
-        """sqlglot's DuckDB rendering of the node is the translation (no rewrite)."""
-        return self.duckdb is None
+        """sqlglot's DuckDB rendering of the node is the translation (no rewrite), always or
+        where `duckdb` gives the node back."""
+        return self.duckdb is None or self.keeps_node
 
 
 def arguments_of(node: exp.Expression) -> list[exp.Expression]:

@@ -18,6 +18,7 @@ from sqlglot import exp
 from ..collation import text_key
 from ..declined import Declined
 from ..operands import DECIMAL_DIGITS, EXACT, Kind, Operand, Predicate, Values, both, exact_in_double
+from .dates import INTERVAL_SUM, interval_sum
 from .library import Compiling, SqlFunction, Translating
 
 
@@ -136,8 +137,13 @@ COMPARISONS: tuple[SqlFunction, ...] = (
     _comparison_entry(exp.GTE, operator.ge),
 )
 
+def _sum_call(node: exp.Expression, translation: Translating) -> exp.Expression:
+    """`d + INTERVAL n unit` is DATE_ADD; any other sum is DuckDB's as it is."""
+    return INTERVAL_SUM.duckdb(node, translation) if interval_sum(node) else node  # type: ignore[misc]
+
+
 ARITHMETIC: tuple[SqlFunction, ...] = (
-    SqlFunction(nodes=(exp.Add, exp.Sub), python=_sum_value),
+    SqlFunction(nodes=(exp.Add, exp.Sub), duckdb=_sum_call, python=_sum_value),
     SqlFunction(nodes=(exp.Mul,), python=_product_value),
     SqlFunction(names=("RAND",), nodes=(exp.Rand,), duckdb=_rand_call, python=_rand_value),
     SqlFunction(nodes=(exp.Floor,), python=_floor_value),
@@ -148,12 +154,11 @@ ARITHMETIC: tuple[SqlFunction, ...] = (
 PORTABLE: tuple[SqlFunction, ...] = (
     SqlFunction(
         nodes=(
-            exp.Abs, exp.Avg, exp.Ceil, exp.Coalesce, exp.Concat, exp.ConcatWs, exp.Count,
-            exp.Greatest, exp.If, exp.Least, exp.Left, exp.Length, exp.Lower, exp.Max, exp.Min,
-            exp.Nullif, exp.Pad, exp.Pow, exp.Right, exp.Round, exp.Sign, exp.Sqrt, exp.Substring,
+            exp.Abs, exp.Avg, exp.Ceil, exp.Concat, exp.ConcatWs, exp.Count,
+            exp.Greatest, exp.If, exp.Least, exp.Left, exp.Lower, exp.Max, exp.Min,
+            exp.Nullif, exp.Pow, exp.Right, exp.Round, exp.Sign, exp.Sqrt,
             exp.Sum, exp.Trim, exp.Upper, exp.Case, exp.Cast, exp.Mod, exp.Repeat, exp.Reverse, exp.Ln,
-            exp.Exp, exp.StrPosition, exp.DateAdd, exp.DateSub, exp.Year, exp.Month, exp.Day,
-            exp.GroupConcat,
+            exp.Exp, exp.GroupConcat,
         ),
     ),
 )

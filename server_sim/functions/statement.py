@@ -6,6 +6,7 @@ import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from ..flavor import DEFAULT_FLAVOR, Flavor
 from ..udf import Udf
 
 
@@ -28,3 +29,4 @@ class StatementContext:
     user_variables: dict[str, object] = field(default_factory=dict)
     system_variable: Callable[[str, str | None], object] = lambda name, scope: None
     udfs: Mapping[str, Udf] = field(default_factory=dict)  # the server's loadable functions
+    flavor: Flavor = DEFAULT_FLAVOR  # the server's product, whose rules some functions follow

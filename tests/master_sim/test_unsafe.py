@@ -34,6 +34,12 @@ UNSAFE_STATEMENTS = [
     ("FOUND_ROWS()", "INSERT INTO t (id, n) VALUES (3, FOUND_ROWS())", "SYSTEM_FUNCTION"),
     ("ROW_COUNT()", "INSERT INTO t (id, x) VALUES (3, ROW_COUNT())", "SYSTEM_FUNCTION"),
     ("RAND()", "UPDATE t SET x = RAND()", "SYSTEM_FUNCTION"),
+    ("GET_LOCK()", "INSERT INTO t (id, n) VALUES (3, GET_LOCK('a', 0))", "SYSTEM_FUNCTION"),
+    ("IS_FREE_LOCK()", "INSERT INTO t (id, n) VALUES (3, IS_FREE_LOCK('a'))", "SYSTEM_FUNCTION"),
+    ("RELEASE_LOCK()", "UPDATE t SET n = RELEASE_LOCK('a') WHERE id = 1", "SYSTEM_FUNCTION"),
+    ("RANDOM_BYTES()", "INSERT INTO t (id, v) VALUES (3, HEX(RANDOM_BYTES(4)) IS NOT NULL)", "SYSTEM_FUNCTION"),
+    ("SLEEP()", "INSERT INTO t (id, n) VALUES (3, SLEEP(0))", "SYSTEM_FUNCTION"),
+    ("MASTER_POS_WAIT()", "INSERT INTO t (id, n) VALUES (3, MASTER_POS_WAIT('f', 4))", "SYSTEM_FUNCTION"),
     ("@@server_id", "INSERT INTO t (id, n) VALUES (3, @@server_id)", "SYSTEM_VARIABLE"),
     ("@@global.time_zone", "INSERT INTO t (id, v) VALUES (3, @@global.time_zone)", "SYSTEM_VARIABLE"),
     ("SKIP LOCKED", "INSERT INTO t SELECT id + 10, v, n, d, x FROM t FOR UPDATE SKIP LOCKED", "SKIP_LOCKED"),
@@ -67,6 +73,10 @@ SAFE_STATEMENTS = [
     ("CURRENT_TIMESTAMP", "INSERT INTO t (id, d) VALUES (3, CURRENT_TIMESTAMP)"),
     ("CONNECTION_ID()", "INSERT INTO t (id, n) VALUES (3, CONNECTION_ID())"),
     ("LAST_INSERT_ID()", "INSERT INTO t (id, n) VALUES (3, LAST_INSERT_ID())"),
+    ("LAST_INSERT_ID(expr)", "UPDATE t SET n = LAST_INSERT_ID(n + 1) WHERE id = 1"),
+    ("CRC32() is a built-in function, no UDF", "INSERT INTO t (id, n) VALUES (3, CRC32('a'))"),
+    ("JSON_LENGTH() is a built-in function, no UDF", "INSERT INTO t (id, n) VALUES (3, JSON_LENGTH('[1, 2]'))"),
+    ("string, date and bit functions", "INSERT INTO t (id, v, d, n) VALUES (3, SUBSTRING_INDEX(MD5('a'), 'c', 1), DATE_ADD('2024-01-31', INTERVAL 1 MONTH), ~0 >> 1)"),
     ("VALUES() in ON DUPLICATE KEY UPDATE is no UDF", "INSERT INTO t (id, v) VALUES (1, 'q') ON DUPLICATE KEY UPDATE v = VALUES(v)"),
     ("@@session.time_zone", "INSERT INTO t (id, v) VALUES (3, @@session.time_zone)"),
     ("UPDATE without LIMIT", "UPDATE t SET v = 'z' WHERE id = 1"),
@@ -78,6 +88,12 @@ SAFE_STATEMENTS = [
 def test_safe_statement_stays_statement_in_mixed(master_factory, case: str, sql: str) -> None:
     result = master_factory("MIXED").submit("con1", sql, 1)
     assert result.error is None and result.unsafe == [] and result.logged_as == "STATEMENT"
+
+
+@pytest.mark.parametrize("binlog_format", ["STATEMENT", "MIXED", "ROW"])
+def test_a_user_level_lock_function_is_a_system_function_not_a_udf(master_factory, binlog_format: str) -> None:
+    result = master_factory(binlog_format).submit("con1", "INSERT INTO t (id, n) VALUES (3, GET_LOCK('a', 0))", 1)
+    assert result.error is None and result.unsafe == ["SYSTEM_FUNCTION"]
 
 
 @pytest.mark.parametrize("binlog_format", ["STATEMENT", "MIXED", "ROW"])

@@ -1,7 +1,9 @@
 """The executor's behaviour as data: each case of tests/server_sim/fixtures/*.sql is one test,
-named FILE:CASE. A case runs its statements on a fresh MySQL 8.0 server (tests.support.Db)
-and checks what each statement's expectations say; a failure names the file and the line of
-the expectation that failed. The format is described in fixtures/README.md."""
+named FILE:CASE. A case runs its statements on a fresh server of its flavor (MySQL 8.0 unless
+the file or the case names another; tests.support.Db) and checks what each statement's
+expectations say; a failure names the file and the line of the expectation that failed. A
+case with a `value` runs twice, with the fast path on and off: both evaluators must agree.
+The format is described in fixtures/README.md."""
 
 from __future__ import annotations
 
@@ -13,17 +15,20 @@ from pathlib import Path
 
 import pytest
 
+from server_sim.flavor import DEFAULT_FLAVOR, FLAVORS
 from tests.support import ROOT, Db
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-DIRECTIVE = re.compile(r"^-- (case|error|message|after|warnings|rows [A-Za-z_][A-Za-z0-9_]*): ?(.*)$")
+DIRECTIVE = re.compile(r"^-- (case|flavor|xfail|error|message|after|value|warnings|rows [A-Za-z_][A-Za-z0-9_]*): ?(.*)$")
+# Directives about a whole case (or, before the first case, about every case of the file).
+CASE_DIRECTIVES = ("flavor", "xfail")
 # What an expected value may name besides Python literals.
 VALUES = {"__builtins__": {}, "Decimal": Decimal, "dt": dt, "None": None, "True": True, "False": False}
 
 
 @dataclass
 class Expectation:
-    key: str  # error, message, after, warnings, rows TABLE
+    key: str  # error, message, after, value, warnings, rows TABLE
     text: str
     line: int
 
@@ -41,10 +46,17 @@ class Case:
     name: str
     line: int
     statements: list[Statement] = field(default_factory=list)
+    flavor: str = DEFAULT_FLAVOR.name
+    xfail: str | None = None  # a known difference from the server, and why
 
     @property
     def id(self) -> str:
         return f"{self.path.stem}:{self.name}"
+
+    @property
+    def reads_values(self) -> bool:
+        """A case checking a SELECT's rows: run with the fast path on and off."""
+        return any(e.key == "value" for statement in self.statements for e in statement.expectations)
 
     def where(self, line: int) -> str:
         return f"{self.path.relative_to(ROOT)}:{line}"
@@ -53,6 +65,7 @@ class Case:
 def parse_fixture(path: Path) -> list[Case]:
     """The cases of one fixture file. Malformed text is an error naming its line."""
     cases: list[Case] = []
+    defaults: dict[str, str] = {}  # the file's flavor and xfail, before its first case
     pending: list[str] = []  # the lines of a statement not yet ended by ";"
     pending_line = 0
     for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
@@ -61,7 +74,10 @@ def parse_fixture(path: Path) -> list[Case]:
         if directive and not pending:
             key, text = directive.groups()
             if key == "case":
-                cases.append(Case(path, text.strip(), number))
+                cases.append(Case(path, text.strip(), number, flavor=defaults.get("flavor", DEFAULT_FLAVOR.name), xfail=defaults.get("xfail")))
+                continue
+            if key in CASE_DIRECTIVES:
+                _case_directive(path, number, key, text.strip(), cases[-1] if cases else None, defaults)
                 continue
             if not cases or not cases[-1].statements:
                 raise ValueError(f"{path}:{number}: an expectation before any statement")
@@ -88,6 +104,18 @@ def parse_fixture(path: Path) -> list[Case]:
     return cases
 
 
+def _case_directive(path: Path, number: int, key: str, text: str, case: Case | None, defaults: dict[str, str]) -> None:
+    """`-- flavor:` or `-- xfail:` for the case just begun, or for the whole file before any case."""
+    if key == "flavor" and text not in FLAVORS:
+        raise ValueError(f"{path}:{number}: unknown flavor {text!r} (known: {sorted(FLAVORS)})")
+    if case is None:
+        defaults[key] = text
+    elif case.statements:
+        raise ValueError(f"{path}:{number}: '-- {key}:' after a statement of the case")
+    else:
+        setattr(case, key, text)
+
+
 def all_cases() -> list[Case]:
     return [case for path in sorted(FIXTURES.glob("*.sql")) for case in parse_fixture(path)]
 
@@ -108,8 +136,8 @@ def same(actual: object, wanted: object) -> bool:
     return actual == wanted
 
 
-def run_case(case: Case) -> None:
-    db = Db()
+def run_case(case: Case, fast_path: bool = True) -> None:
+    db = Db(flavor=FLAVORS[case.flavor], fast_path=fast_path)
     try:
         for statement in case.statements:
             where = case.where(statement.line)
@@ -135,6 +163,10 @@ def run_case(case: Case) -> None:
                     assert outcome is not None and outcome.changes, f"{at}: no row change"
                     after = outcome.changes[0].after
                     assert same(after, expected(case, expectation)), f"{at}: the first change's after image is {after!r}, expected {expectation.text}"
+                elif expectation.key == "value":
+                    assert outcome is not None and outcome.rows is not None, f"{at}: no rows"
+                    rows = [tuple(row) for row in outcome.rows]
+                    assert same(rows, expected(case, expectation)), f"{at}: rows {rows!r}, expected {expectation.text}"
                 elif expectation.key == "warnings":
                     assert outcome is not None
                     warnings = [(warning.level, warning.code) for warning in outcome.warnings]
@@ -147,9 +179,21 @@ def run_case(case: Case) -> None:
         db.close()
 
 
-@pytest.mark.parametrize("case", all_cases(), ids=lambda case: case.id)
-def test_executor_fixture(case: Case) -> None:
-    run_case(case)
+def _runs() -> list:
+    """One run per case, two (fast path on, off) for a case reading values; a known
+    difference from the server (`xfail`) is expected to fail, strictly."""
+    runs = []
+    for case in all_cases():
+        marks = [pytest.mark.xfail(reason=case.xfail, strict=True)] if case.xfail else []
+        for fast_path in (True, False) if case.reads_values else (True,):
+            suffix = ("[fast]" if fast_path else "[duckdb]") if case.reads_values else ""
+            runs.append(pytest.param(case, fast_path, id=case.id + suffix, marks=marks))
+    return runs
+
+
+@pytest.mark.parametrize(("case", "fast_path"), _runs())
+def test_executor_fixture(case: Case, fast_path: bool) -> None:
+    run_case(case, fast_path)
 
 
 def test_a_failing_case_names_its_file_and_line() -> None:
