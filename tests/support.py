@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 from scenarios.loader import load_scenario
@@ -121,3 +122,37 @@ def kinds(outcome: Outcome) -> list[str]:
 def images(outcome: Outcome) -> list[tuple[str, tuple | None, tuple | None]]:
     """Each row change as (kind, before image, after image)."""
     return [(change.kind.value, change.before, change.after) for change in outcome.changes]
+
+
+MYSQL_BINLOGS = ROOT.parent / "shared" / "testdata" / "binlogs" / "mysql-8.0"
+"""Binlogs real MySQL 8.0 servers wrote (fetched test data, never copied into the repository:
+tests that read them skip when the folder is absent)."""
+
+
+@dataclass(frozen=True)
+class RawEvent:
+    """One event of a binlog file as bytes, found by a walk independent of the codec: its
+    position, type code, flags and body (after the 19-byte common header, before the CRC)."""
+
+    position: int
+    type_code: int
+    flags: int
+    body: bytes
+
+
+def raw_events(data: bytes) -> list[RawEvent]:
+    """Every event of a v4 binlog file's bytes, by each header's event_size; whether events
+    end in a CRC comes from the Format_description's algorithm byte (which is itself always
+    followed by one)."""
+    assert data[:4] == b"\xfebin", "not a binlog file"
+    events, position, crc = [], 4, 4
+    while position + 19 <= len(data):
+        type_code, size, flags = data[position + 4], int.from_bytes(data[position + 9 : position + 13], "little"), int.from_bytes(data[position + 17 : position + 19], "little")
+        event = data[position : position + size]
+        if type_code == 15:
+            crc = 4 if event[-5] == 1 else 0
+            events.append(RawEvent(position, type_code, flags, event[19:-4]))
+        else:
+            events.append(RawEvent(position, type_code, flags, event[19 : size - crc]))
+        position += size
+    return events
