@@ -144,8 +144,17 @@ def _add_replay(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     add = replay_parser.add_argument
     add("binlog", type=Path, metavar="BINLOG")
     add("--db", type=Path, required=True, metavar="FILE", help="the slave's DuckDB database file (created when missing)")
-    add("--slave-schema", type=Path, default=None, metavar="FILE", help="for a new database: SQL statements (;-separated) that create the slave's own tables and data first")
+    add(
+        "--slave-schema", type=Path, default=None, metavar="FILE",
+        help="for a new database: SQL statements (;-separated) that create the slave's own tables and data first, "
+        "or a mysqldump / mariadb-dump file",
+    )
     add("--start-position", type=int, default=0, metavar="POS", help="for a new database: the binlog position its provisioned data corresponds to (default: the start)")
+    add(
+        "--start-at-dump-position", action="store_true",
+        help="for a new database: start at the position the --slave-schema dump records (its CHANGE MASTER TO "
+        "comment, mysqldump --master-data=2); the dump's binlog file name must be BINLOG's",
+    )
     add("--flavor", default=DEFAULT_FLAVOR.name, choices=sorted(FLAVORS), help="server being modelled (default %(default)s)")
     add_settings_option(
         replay_parser,
