@@ -66,6 +66,7 @@ def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "and report where the simulator and the server disagree",
     )
     run_parser.add_argument("--step-timeout", type=float, default=0.5, metavar="SECONDS", help="with --oracle: a step not done by then is recorded as blocked (default %(default)s)")
+    _add_master_option(run_parser)
 
 
 def _add_fuzz(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -112,6 +113,15 @@ def _add_record(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     record.add_argument("--out", type=Path, default=Path("rplharness-out"), help="work directory (default %(default)s)")
     _add_comparison_options(record)
     record.add_argument("--step-timeout", type=float, default=0.5, metavar="SECONDS", help="a step not done by then is recorded as blocked (default %(default)s)")
+    _add_master_option(record)
+
+
+def _add_master_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--oracle-master-option", action="append", default=[], metavar="OPTION",
+        help="a mariadbd option for the real master, e.g. --oracle-master-option=--log-bin-compress=ON or "
+        "--oracle-master-option=--binlog-checksum=NONE: its binlogs, kept in OUT/binlogs/<run>@oracle/, are then of that kind (repeatable)",
+    )
 
 
 def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

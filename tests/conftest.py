@@ -53,6 +53,7 @@ def _run(scenario: str, settings: dict[str, str], verdict: str, **fields: object
         "steps": [],
         "slave_schema": [],
         "binlog": None,
+        "server_binlogs": [],
         "slave": None,
         "verdict": verdict,
         "explanation": [],
