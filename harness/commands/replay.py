@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from server_sim.flavor import get_flavor
+from server_sim.flavor import Flavor, get_flavor
 
 from .common import EXIT_USAGE, settings
 
@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 
 def replay(arguments: argparse.Namespace) -> int:
     from harness.console import replay_status
-    from harness.dump import Dump, DumpError, read_dump
     from server_sim.errors import SqlError
     from slave_sim.replay import replay
     from slave_sim.slave import SlaveConfigurationError
@@ -29,20 +28,17 @@ def replay(arguments: argparse.Namespace) -> int:
     flavor = get_flavor(arguments.flavor)
     try:
         variables = settings(arguments.settings)
-        dump = read_dump(arguments.slave_schema.read_text(), flavor) if arguments.slave_schema else Dump()
+        dump = _read_dump(arguments, flavor)
         start = _start_position(arguments, dump)
-        schema = ";\n".join(statement.sql for statement in dump.statements) if arguments.slave_schema else None
+        schema = ";\n".join(statement.sql for statement in dump.statements) if dump is not None else None
         result = replay(binlog, arguments.db, flavor, variables, schema, start, arguments.seed)
-    except DumpError as error:
-        print(f"rplharness: {arguments.slave_schema}: {error}", file=sys.stderr)
-        return EXIT_USAGE
     except (ValueError, OSError, SlaveConfigurationError) as error:
         print(f"rplharness: {error}", file=sys.stderr)
         return EXIT_USAGE
     except SqlError as error:
         print(f"rplharness: {arguments.slave_schema or 'settings'}: {error.message}", file=sys.stderr)
         return EXIT_USAGE
-    lines = {statement.sql: statement.line for statement in dump.statements}
+    lines = {statement.sql: statement.line for statement in dump.statements} if dump is not None else {}
     for sql, condition in result.schema_errors:
         line = lines.get(sql.strip())
         where = f"line {line}: " if line is not None else ""
@@ -54,15 +50,28 @@ def replay(arguments: argparse.Namespace) -> int:
     return 0 if result.status.running else 1
 
 
-def _start_position(arguments: argparse.Namespace, dump: Dump) -> int:
+def _read_dump(arguments: argparse.Namespace, flavor: Flavor) -> Dump | None:
+    """--slave-schema read as a dump (plain statements are one too); a DumpError becomes a
+    ValueError naming the file and line. Without the option nothing is imported."""
+    if arguments.slave_schema is None:
+        return None
+    from harness.dump import DumpError, read_dump
+
+    try:
+        return read_dump(arguments.slave_schema.read_text(), flavor)
+    except DumpError as error:
+        raise ValueError(f"{arguments.slave_schema}: {error}") from None
+
+
+def _start_position(arguments: argparse.Namespace, dump: Dump | None) -> int:
     """--start-position, or with --start-at-dump-position the position the dump records."""
     if not arguments.start_at_dump_position:
         return int(arguments.start_position)
-    position = dump.position
     if arguments.start_position:
         raise ValueError("--start-position and --start-at-dump-position exclude each other")
-    if position is None:
+    if dump is None or dump.position is None:
         raise ValueError(f"{arguments.slave_schema or 'no --slave-schema'}: no CHANGE MASTER TO position in it (mysqldump --master-data=2 writes one)")
+    position = dump.position
     if position.log_file != arguments.binlog.name:
         raise ValueError(f"{arguments.slave_schema}: line {position.line}: the position is in {position.log_file}, not {arguments.binlog.name}")
     return int(position.position)
