@@ -68,6 +68,7 @@ def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "and report where the simulator and the server disagree",
     )
     run_parser.add_argument("--step-timeout", type=float, default=0.5, metavar="SECONDS", help="with --oracle: a step not done by then is recorded as blocked (default %(default)s)")
+    _add_master_option(run_parser)
 
 
 def _add_fuzz(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -124,6 +125,15 @@ def _add_record(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     record.add_argument("--out", type=Path, default=Path("rplharness-out"), help="work directory (default %(default)s)")
     _add_comparison_options(record)
     record.add_argument("--step-timeout", type=float, default=0.5, metavar="SECONDS", help="a step not done by then is recorded as blocked (default %(default)s)")
+    _add_master_option(record)
+
+
+def _add_master_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--oracle-master-option", action="append", default=[], metavar="OPTION",
+        help="a mariadbd option for the real master, e.g. --oracle-master-option=--log-bin-compress=ON or "
+        "--oracle-master-option=--binlog-checksum=NONE: its binlogs, kept in OUT/binlogs/<run>@oracle/, are then of that kind (repeatable)",
+    )
 
 
 def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -156,8 +166,17 @@ def _add_replay(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     add = replay_parser.add_argument
     add("binlog", type=Path, metavar="BINLOG")
     add("--db", type=Path, required=True, metavar="FILE", help="the slave's DuckDB database file (created when missing)")
-    add("--slave-schema", type=Path, default=None, metavar="FILE", help="for a new database: SQL statements (;-separated) that create the slave's own tables and data first")
+    add(
+        "--slave-schema", type=Path, default=None, metavar="FILE",
+        help="for a new database: SQL statements (;-separated) that create the slave's own tables and data first, "
+        "or a mysqldump / mariadb-dump file",
+    )
     add("--start-position", type=int, default=0, metavar="POS", help="for a new database: the binlog position its provisioned data corresponds to (default: the start)")
+    add(
+        "--start-at-dump-position", action="store_true",
+        help="for a new database: start at the position the --slave-schema dump records (its CHANGE MASTER TO "
+        "comment, mysqldump --master-data=2); the dump's binlog file name must be BINLOG's",
+    )
     add("--flavor", default=DEFAULT_FLAVOR.name, choices=sorted(FLAVORS), help="server being modelled (default %(default)s)")
     add_settings_option(
         replay_parser,

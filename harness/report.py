@@ -24,7 +24,7 @@ from .suite import RunOutcome, SuiteResult
 if TYPE_CHECKING:
     from .fuzz import Finding, FindingGroup, FuzzConfig, FuzzResult
 
-REPORT_FORMAT_VERSION = 3
+REPORT_FORMAT_VERSION = 4
 
 
 def _condition(condition: Condition | None) -> dict[str, object] | None:
@@ -121,6 +121,7 @@ def run_json(run: RunOutcome, detail: bool = True) -> dict[str, object]:
         "steps": [_step(step, declared) for step in record.steps] if detail else [],
         "slave_schema": [{"sql": s.sql, "error": _condition(s.error)} for s in record.slave_schema],
         "binlog": str(record.binlog) if record.binlog else None,
+        "server_binlogs": [str(path) for path in record.server_binlogs],
         "slave": None if record.slave is None else _slave(record.slave, detail),
         "verdict": run.judgement.verdict.value,
         "explanation": list(run.judgement.explanation),

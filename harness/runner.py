@@ -49,6 +49,9 @@ class RunRecord:
     effects: list[RowEffect] = field(default_factory=list)  # the master's row changes, in order
     error: str | None = None  # the simulator itself failed: a traceback
     flavor: str = ""  # the server modelled (or run, in oracle mode)
+    # Oracle mode: the real master's binlog files of the run (or of the same variant, on the
+    # simulator's record), copied into OUT/binlogs/<run id>@oracle/ for `replay` to read.
+    server_binlogs: list[Path] = field(default_factory=list)
 
 
 def run_id_for(scenario: Scenario, label: str) -> str:

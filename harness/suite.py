@@ -16,6 +16,8 @@ from .judgement import Judgement
 from .pool import RunTask, VariantRunner, parallel_map
 from .runner import RunRecord, validate_scenario
 
+BINLOG_DIR = "binlogs"  # OUT/binlogs: every run's binlog file (and an oracle run's server binlogs)
+
 # Told (runs done, runs in all) before the first run and after each: a progress line's feed.
 RunsProgress = Callable[[int, int], None]
 
@@ -134,7 +136,7 @@ def simulate(
     records: list[RunRecord] = []
     if progress is not None:
         progress(0, len(tasks))
-    for record in parallel_map(VariantRunner(flavor, out / "binlogs", seed), tasks, workers):
+    for record in parallel_map(VariantRunner(flavor, out / BINLOG_DIR, seed), tasks, workers):
         records.append(record)
         if progress is not None:
             progress(len(records), len(tasks))

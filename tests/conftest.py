@@ -6,10 +6,11 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
+from harness.oracle.mariadb import ServerError, find_program
 from harness.spark import start_spark, stop_spark
 from master_sim.master import Master
 from server_sim.flavor import MYSQL_80, Flavor
-from tests.support import ROOT
+from tests.support import ROOT, MariaDBBinlogs
 
 
 @pytest.fixture(scope="session")
@@ -52,6 +53,7 @@ def _run(scenario: str, settings: dict[str, str], verdict: str, **fields: object
         "steps": [],
         "slave_schema": [],
         "binlog": None,
+        "server_binlogs": [],
         "slave": None,
         "verdict": verdict,
         "explanation": [],
@@ -268,3 +270,16 @@ def real_report(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -
     paths = [suite / "uuid-insert.yaml", suite / "slave-missing-row.yaml", tmp / "hostile.yaml", tmp / "broken.yaml"]
     result = run_suite(paths, MYSQL_80, tmp / "out", lambda: spark)
     return report_json(result, MYSQL_80.name)
+
+
+@pytest.fixture(scope="session")
+def mariadb_binlogs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MariaDBBinlogs]:
+    """Binlog files a real MariaDB 10.11 wrote: one private server for the whole run (about
+    a second to start), a fresh binlog file per distinct request. Skips without MariaDB."""
+    try:
+        find_program("mariadbd", "mysqld")
+    except ServerError:
+        pytest.skip("MariaDB is not installed (.ci/install-mariadb installs it)")
+    binlogs = MariaDBBinlogs(tmp_path_factory.mktemp("mariadb-binlogs"))
+    yield binlogs
+    binlogs.stop()

@@ -8,8 +8,10 @@ from __future__ import annotations
 import datetime as dt
 import json
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
+from harness.oracle.mariadb import MariaDBServer
 from scenarios.loader import load_scenario
 from scenarios.model import Scenario
 from server_sim.errors import SqlError
@@ -122,3 +124,107 @@ def kinds(outcome: Outcome) -> list[str]:
 def images(outcome: Outcome) -> list[tuple[str, tuple | None, tuple | None]]:
     """Each row change as (kind, before image, after image)."""
     return [(change.kind.value, change.before, change.after) for change in outcome.changes]
+
+
+MYSQL_BINLOGS = ROOT.parent / "shared" / "testdata" / "binlogs" / "mysql-8.0"
+"""Binlogs real MySQL 8.0 servers wrote (fetched test data, never copied into the repository:
+tests that read them skip when the folder is absent)."""
+
+
+@dataclass(frozen=True)
+class RawEvent:
+    """One event of a binlog file as bytes, found by a walk independent of the codec: its
+    position, type code, flags and body (after the 19-byte common header, before the CRC)."""
+
+    position: int
+    type_code: int
+    flags: int
+    body: bytes
+
+
+def raw_events(data: bytes) -> list[RawEvent]:
+    """Every event of a v4 binlog file's bytes, by each header's event_size; whether events
+    end in a CRC comes from the Format_description's algorithm byte (which is itself always
+    followed by one)."""
+    assert data[:4] == b"\xfebin", "not a binlog file"
+    events, position, crc = [], 4, 4
+    while position + 19 <= len(data):
+        type_code, size, flags = data[position + 4], int.from_bytes(data[position + 9 : position + 13], "little"), int.from_bytes(data[position + 17 : position + 19], "little")
+        event = data[position : position + size]
+        if type_code == 15:
+            crc = 4 if event[-5] == 1 else 0
+            events.append(RawEvent(position, type_code, flags, event[19:-4]))
+        else:
+            events.append(RawEvent(position, type_code, flags, event[19 : size - crc]))
+        position += size
+    return events
+
+
+ALL_TYPES_TABLE = (
+    "CREATE TABLE all_types ("
+    "id INT NOT NULL PRIMARY KEY, ti TINYINT, tu TINYINT UNSIGNED, si SMALLINT, su SMALLINT UNSIGNED,"
+    " mi MEDIUMINT, mu MEDIUMINT UNSIGNED, i INT, iu INT UNSIGNED, bi BIGINT, bu BIGINT UNSIGNED,"
+    " de DECIMAL(12,3), du DECIMAL(5,0) UNSIGNED, f FLOAT, d DOUBLE, c CHAR(5), vc VARCHAR(300), vs VARCHAR(20),"
+    " tt TINYTEXT, tx TEXT, mt MEDIUMTEXT, lt LONGTEXT, b BINARY(4), vb VARBINARY(10),"
+    " tb TINYBLOB, bl BLOB, mb MEDIUMBLOB, lb LONGBLOB, dt DATE, dtm DATETIME, dtm6 DATETIME(6),"
+    " ts TIMESTAMP NULL, ts3 TIMESTAMP(3) NULL) ENGINE=InnoDB"
+)
+"""A table with a column of every type the catalog models (signed and unsigned integers,
+fractional seconds), for binlogs and dumps that exercise every value packing."""
+
+ALL_TYPES_ROWS = (
+    "INSERT INTO all_types VALUES (1, -128, 255, -32768, 65535, -8388608, 16777215, -2147483648, 4294967295,"
+    " -9223372036854775808, 18446744073709551615, -123456789.125, 99999, 1.5, -2.25e100, 'ab', REPEAT('v', 300), 'x',"
+    " 'tiny', 'text', 'medium', 'long', 'b', 'vb', 'tb', 'blob', 'mblob', 'lblob', '2024-02-29', '2024-02-29 23:59:59',"
+    " '1999-12-31 23:59:59.999999', '2038-01-19 03:14:07', '2001-01-01 00:00:00.123')",
+    "INSERT INTO all_types (id) VALUES (2)",
+    "UPDATE all_types SET vc = REPEAT('w', 299), d = 0 WHERE id = 1",
+    "DELETE FROM all_types WHERE id = 2",
+)
+
+
+class MariaDBBinlogs:
+    """One private MariaDB 10.11 with --log-bin (the oracle mode's server), making a binlog
+    file per call: `binlog(statements, **settings)` sets the global variables, starts a
+    new binlog file, runs the statements in database `test` on a new connection, closes
+    the file and returns a copy. Each file holds that call's events only; equal calls
+    share one file."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.server = MariaDBServer("binlogs", 1, ("--log-bin=bin", "--default-time-zone=+00:00", "--binlog-format=MIXED"))
+        self.server.start()
+        self._defaults = self._globals(("log_bin_compress", "log_bin_compress_min_len", "binlog_checksum", "binlog_row_metadata", "binlog_format"))
+        self._made: dict[tuple[tuple[str, ...], tuple[tuple[str, str], ...]], Path] = {}
+
+    def _globals(self, names: tuple[str, ...]) -> dict[str, str]:
+        with self.server.connect() as connection, connection.cursor() as cursor:
+            cursor.execute("SELECT " + ", ".join(f"@@GLOBAL.{name}" for name in names))
+            return {name: str(value) for name, value in zip(names, cursor.fetchone(), strict=True)}
+
+    def binlog(self, statements: tuple[str, ...] | list[str], **settings: str) -> Path:
+        key = (tuple(statements), tuple(sorted(settings.items())))
+        if key not in self._made:
+            self._made[key] = self._make(tuple(statements), self._defaults | settings, len(self._made))
+        return self._made[key]
+
+    def _make(self, statements: tuple[str, ...], settings: dict[str, str], number: int) -> Path:
+        with self.server.connect() as connection, connection.cursor() as cursor:
+            cursor.execute("SET sql_log_bin = 0")
+            cursor.execute("DROP DATABASE IF EXISTS test")
+            cursor.execute("CREATE DATABASE test")
+            for name, value in settings.items():
+                cursor.execute(f"SET GLOBAL {name} = {value if value.isdigit() else repr(value)}")
+            cursor.execute("FLUSH BINARY LOGS")
+            cursor.execute("SHOW MASTER STATUS")
+            name = str(cursor.fetchone()[0])
+            with self.server.connect("test") as session, session.cursor() as run:
+                for sql in statements:
+                    run.execute(sql)
+            cursor.execute("FLUSH BINARY LOGS")
+        copy = self.directory / f"{number:03d}-{name}"
+        copy.write_bytes((self.server.datadir / name).read_bytes())
+        return copy
+
+    def stop(self) -> None:
+        self.server.stop()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 
 from harness.oracle.suite import ORACLES
 from harness.progress import Console
@@ -15,13 +16,16 @@ from .common import EXIT_USAGE, spark_starter
 def record(arguments: argparse.Namespace) -> int:
     from harness.console import recorded
     from harness.oracle.mariadb import ServerError
+    from harness.oracle.replication import ReplicationPair
     from harness.oracle.suite import record_oracle
 
     console = Console()
     spark = spark_starter(arguments, console)
     try:
         written, errors, outcomes = record_oracle(
-            arguments.paths, arguments.oracle, arguments.out, spark, step_timeout=arguments.step_timeout, console=console, compare=arguments.compare
+            arguments.paths, arguments.oracle, arguments.out, spark,
+            pair_factory=partial(ReplicationPair, master_options=tuple(arguments.oracle_master_option)),
+            step_timeout=arguments.step_timeout, console=console, compare=arguments.compare,
         )
     except ServerError as error:
         console.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 
 from harness.oracle.suite import ORACLES
 from harness.progress import Console
@@ -36,13 +37,16 @@ def run(arguments: argparse.Namespace) -> int:
 
 def _run_with_oracle(arguments: argparse.Namespace, spark: SparkStarter, console: Console) -> int:
     from harness.oracle.mariadb import ServerError
+    from harness.oracle.replication import ReplicationPair
     from harness.oracle.suite import run_with_oracle
     from harness.console import fidelity_summary, side_by_side, written_paths
     from harness.report import write_reports
 
     try:
         result = run_with_oracle(
-            arguments.paths, arguments.oracle, arguments.out, spark, arguments.seed, step_timeout=arguments.step_timeout, console=console, compare=arguments.compare
+            arguments.paths, arguments.oracle, arguments.out, spark, arguments.seed,
+            pair_factory=partial(ReplicationPair, master_options=tuple(arguments.oracle_master_option)),
+            step_timeout=arguments.step_timeout, console=console, compare=arguments.compare,
         )
     except ServerError as error:
         console.close()

@@ -10,10 +10,12 @@ produces, so the checker judges both alike.
 from __future__ import annotations
 
 import queue
+import shutil
 import threading
 import time
 import traceback
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pymysql
 
@@ -136,8 +138,9 @@ class OracleRun:
 class OracleClient:
     """Runs scenario variants on a ReplicationPair, resetting it before each."""
 
-    def __init__(self, pair: ReplicationPair, step_timeout: float = 0.5, close_timeout: float = 30.0) -> None:
+    def __init__(self, pair: ReplicationPair, step_timeout: float = 0.5, close_timeout: float = 30.0, binlog_dir: Path | None = None) -> None:
         self.pair = pair
+        self.binlog_dir = binlog_dir  # where each run's master binlog files are kept; None: not kept
         self.step_timeout = step_timeout
         self.close_timeout = close_timeout
         self.registry = VariableRegistry(pair.flavor)
@@ -182,6 +185,7 @@ class OracleClient:
                 events = read_server_binlog(cursor, self.pair.master.datadir, MASTER_LOG_FILE)
             record.master_snapshot = snapshot(self.pair.master)
             record.slave_snapshot = snapshot(self.pair.replica)
+            record.server_binlogs = self._keep_binlogs(record.run_id)
         except ServerError:
             if not (self.pair.master.running() and self.pair.replica.running()):
                 raise  # a server died: nothing more can run on this pair
@@ -191,6 +195,19 @@ class OracleClient:
         finally:
             self._close_all(workers)
         return OracleRun(record, events, self.server_version)
+
+    def _keep_binlogs(self, run_id: str) -> list[Path]:
+        """Copies of the master's binlog files of this run (RESET MASTER started them) in
+        binlog_dir/<run id>/, under the server's file names, for `rplharness replay`."""
+        if self.binlog_dir is None:
+            return []
+        directory = self.binlog_dir / run_id
+        directory.mkdir(parents=True, exist_ok=True)
+        kept = []
+        for path in self.pair.close_master_binlogs():
+            shutil.copyfile(path, directory / path.name)
+            kept.append(directory / path.name)
+        return kept
 
     def _send(self, worker: SessionWorker, result: StepResult) -> None:
         job = worker.submit(result)

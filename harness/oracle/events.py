@@ -18,7 +18,8 @@ from .mariadb import ServerError, find_program
 
 _AT = re.compile(r"^# at (\d+)$")
 _EVENT_HEADER = re.compile(r"^#\d{6} +\d{1,2}:\d{2}:\d{2} server id ")
-_ROWS_HEADER = re.compile(r"\t(Write|Update|Delete)_rows(_v1)?: table id (\d+)")
+# A compressed row event (log_bin_compress) is printed as Write_compressed_rows and the like.
+_ROWS_HEADER = re.compile(r"\t(Write|Update|Delete)(?:_compressed)?_rows(?:_v1)?: table id (?P<table>\d+)")
 _TABLE_MAP_HEADER = re.compile(r"\tTable_map: (\S+) mapped to number (\d+)")
 _ROW_START = re.compile(r"^### (INSERT INTO|UPDATE|DELETE FROM) (\S+)")
 _COLUMN = re.compile(r"^###   @(\d+)=(.*) /\* (.*?) meta=")
@@ -53,7 +54,7 @@ def decode_rows(text: str) -> dict[int, list[RowImage]]:
             tables[table_map.group(2)] = table_map.group(1)
         header = _ROWS_HEADER.search(line) if line.startswith("#") else None
         if header and position is not None:
-            dealer.event(position, _VERBS[header.group(1)], tables.get(header.group(3), ""))
+            dealer.event(position, _VERBS[header.group(1)], tables.get(header.group("table"), ""))
         elif line.startswith("###") and dealer.group:
             dealer.row_line(line)
     dealer.finish_row()
@@ -165,7 +166,8 @@ def observe_events(shown: Sequence[Sequence[object]], decoded: dict[int, list[Ro
             if info.startswith("BEGIN"):
                 observed.append(EventObservation("Query", "BEGIN"))
             continue
-        kind = EVENT_KINDS.get(event_type)
+        # log_bin_compress: Query_compressed, Write_rows_compressed_v1 ... stand for the plain event
+        kind = EVENT_KINDS.get(event_type.replace("_compressed", ""))
         if kind is None:
             continue
         if kind in ("Query", "Annotate_rows", "Rows_query"):

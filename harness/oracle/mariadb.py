@@ -72,6 +72,12 @@ class MariaDBServer:
         return self._root / "data"
 
     @property
+    def tmpdir(self) -> Path:
+        """The server's own temporary directory: a mariadbd starting up deletes every `#sql*`
+        file in its tmpdir, which would break another server's install running in a shared /tmp."""
+        return self._root / "tmp"
+
+    @property
     def socket_path(self) -> Path:
         return self._root / "mysqld.sock"
 
@@ -100,6 +106,7 @@ class MariaDBServer:
             find_program("mariadbd", "mysqld"),
             "--no-defaults",
             f"--datadir={self.datadir}",
+            f"--tmpdir={self.tmpdir}",
             f"--socket={self.socket_path}",
             f"--port={self.port}",
             "--bind-address=127.0.0.1",
@@ -133,12 +140,14 @@ class MariaDBServer:
             raise
 
     def _install(self) -> None:
+        self.tmpdir.mkdir(parents=True, exist_ok=True)
         if (self.datadir / "mysql").is_dir():
             return
         command = [
             find_program("mariadb-install-db", "mysql_install_db"),
             "--no-defaults",
             f"--datadir={self.datadir}",
+            f"--tmpdir={self.tmpdir}",
             "--auth-root-authentication-method=normal",
             "--skip-test-db",
             "--skip-name-resolve",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 
 import pymysql
@@ -41,7 +42,7 @@ class ReplicaStatus:
 class ReplicationPair:
     """A master and a replica started by the harness; a context manager that always stops them."""
 
-    def __init__(self, flavor: Flavor, catch_up_timeout: float = 30.0, lock_wait_timeout: int = 10) -> None:
+    def __init__(self, flavor: Flavor, catch_up_timeout: float = 30.0, lock_wait_timeout: int = 10, master_options: tuple[str, ...] = ()) -> None:
         self.flavor = flavor
         self.catch_up_timeout = catch_up_timeout
         common = (
@@ -49,7 +50,9 @@ class ReplicationPair:
             f"--innodb-lock-wait-timeout={lock_wait_timeout}",
             f"--lock-wait-timeout={lock_wait_timeout}",
         )
-        self.master = MariaDBServer("master", 1, (*common, "--log-bin=master-bin", "--binlog-format=MIXED"))
+        # master_options: more mariadbd options for the master, e.g. --log-bin-compress=ON or
+        # --binlog-checksum=NONE, for runs whose kept binlogs are to be of that kind.
+        self.master = MariaDBServer("master", 1, (*common, "--log-bin=master-bin", "--binlog-format=MIXED", *master_options))
         self.replica = MariaDBServer(
             "replica", 2, (*common, "--relay-log=relay-bin", "--skip-slave-start", "--log-bin=replica-bin")
         )
@@ -163,6 +166,16 @@ class ReplicationPair:
                     raise ServerError(f"{server.name}: {sql}: {error.args[-1]}\n{server.error_log_tail()}") from None
 
     # -- during a run ---------------------------------------------------------------------
+
+    def close_master_binlogs(self) -> list[Path]:
+        """The master's binlog files since the last reset, closed: FLUSH BINARY LOGS ends
+        the current one with its Rotate (and clears its in-use flag); the new, empty file
+        it opens is not among them."""
+        with self.master.connect() as connection, connection.cursor() as cursor:
+            cursor.execute("FLUSH BINARY LOGS")
+            cursor.execute("SHOW BINARY LOGS")
+            names = [str(row[0]) for row in cursor.fetchall()]
+        return [self.master.datadir / name for name in names[:-1]]
 
     def master_position(self) -> tuple[str, int]:
         with self.master.connect() as connection, connection.cursor() as cursor:

@@ -15,12 +15,12 @@ from harness.fidelity import KNOWN_DIFFERENCES_FILE, FidelityResult, KnownDiffer
 from harness.observation import Observation, load_observation, observe_run, save_observation, simulator_events
 from harness.progress import Console
 from harness.runner import run_id_for
-from harness.suite import RunOutcome, SuiteResult, judge_records, load_runnable, simulate
+from harness.suite import BINLOG_DIR, RunOutcome, SuiteResult, judge_records, load_runnable, simulate
 from scenarios.loader import EXPECTED_DIR
 from scenarios.model import Scenario, ScenarioError
 from server_sim.flavor import MARIADB_1011, Flavor
 
-from .client import OracleClient, OracleRun
+from .client import ORACLE_SUFFIX, OracleClient, OracleRun
 from .replication import ReplicationPair
 
 ORACLES: dict[str, Flavor] = {"mariadb": MARIADB_1011}
@@ -71,15 +71,17 @@ def _run_on_server(
     pair_factory: Callable[[Flavor], ReplicationPair],
     step_timeout: float,
     console: Console | None = None,
+    binlog_dir: Path | None = None,
 ) -> list[OracleRun]:
     """Every variant on one master/replica pair, started for this and always stopped; the
-    console, if any, is told when the servers start, when they are up, and of each run."""
+    console, if any, is told when the servers start, when they are up, and of each run.
+    Each run's master binlog files are kept in `binlog_dir`, when given."""
     variants = [(scenario, variant) for scenario in scenarios for variant in scenario.variants()]
     console = console or Console.silent()
     name = _server_name(flavor)
     console.note(f"starting {name} master and replica ...")
     with pair_factory(flavor) as pair:
-        client = OracleClient(pair, step_timeout)
+        client = OracleClient(pair, step_timeout, binlog_dir=binlog_dir)
         console.note(f"{name} master and replica are up ({client.server_version})")
         progress = console.runs("server")
         runs: list[OracleRun] = []
@@ -129,7 +131,10 @@ def run_with_oracle(
     scenarios, errors = load_runnable(paths, flavor, only_flavor=True)
     known = _known_differences(scenarios, errors)
     simulated = simulate(scenarios, flavor, out, seed, progress=console.runs("simulator") if console else None)
-    real_runs = _run_on_server(scenarios, flavor, pair_factory, step_timeout, console)
+    real_runs = _run_on_server(scenarios, flavor, pair_factory, step_timeout, console, out / BINLOG_DIR)
+    kept = {run.record.run_id.removesuffix(ORACLE_SUFFIX): run.record.server_binlogs for run in real_runs}
+    for record in simulated:  # the report's runs are the simulator's: each names the server's binlog of its variant
+        record.server_binlogs = kept.get(record.run_id, [])
     outcomes = judge_records(simulated + [run.record for run in real_runs], out, start_spark, compare)
     simulator_outcomes, server_outcomes = outcomes[: len(simulated)], outcomes[len(simulated) :]
     observations = _server_observations(real_runs, server_outcomes)
@@ -160,7 +165,7 @@ def record_oracle(
     """Run every variant on the real servers and store each observation in expected/."""
     flavor = ORACLES[oracle]
     scenarios, errors = load_runnable(paths, flavor, only_flavor=True)
-    real_runs = _run_on_server(scenarios, flavor, pair_factory, step_timeout, console)
+    real_runs = _run_on_server(scenarios, flavor, pair_factory, step_timeout, console, out / BINLOG_DIR)
     outcomes = judge_records([run.record for run in real_runs], out, start_spark, compare)
     observations = _server_observations(real_runs, outcomes)
     written = []

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
-
 import signal
 import subprocess
 import sys
@@ -19,7 +19,7 @@ from harness.oracle.replication import ReplicationPair
 from scenarios.loader import load_scenario
 from scenarios.model import Scenario, Step
 from server_sim.flavor import MARIADB_1011
-from tests.support import ROOT, scenario_file
+from tests.support import ROOT, raw_events, read_report, scenario_file
 
 
 try:
@@ -232,4 +232,49 @@ def test_a_failing_scenario_still_leaves_no_server_behind(spark, tmp_path: Path,
     assert code == 1  # the expectation fails (the run is consistent)
     assert "failing" in output and "consistent" in output
     assert harness_servers() <= before
+    kept = [run["server_binlogs"] for run in read_report(tmp_path / "out")["runs"]]
+    assert kept and all(len(paths) == 1 and Path(paths[0]).name == "master-bin.000001" and Path(paths[0]).is_file() for paths in kept)
 
+
+
+FORMAT_DESCRIPTION, ROTATE, BINLOG_IN_USE = 15, 4, 0x01
+KEPT = _scenario(
+    [("con1", "INSERT INTO t VALUES (1, REPEAT('first run', 3))"), ("con1", "UPDATE t SET b = REPEAT('z', 20)")],
+    ("CREATE TABLE t (a INT PRIMARY KEY, b VARCHAR(40)) ENGINE=InnoDB",),
+)
+
+
+def kept_binlog(record) -> list:
+    """The events of a run's one kept master binlog, which opens with a closed
+    Format_description and ends with its Rotate."""
+    (path,) = record.server_binlogs
+    assert path.name == "master-bin.000001" and path.parent.name == record.run_id
+    events = raw_events(path.read_bytes())
+    assert events[0].type_code == FORMAT_DESCRIPTION and not events[0].flags & BINLOG_IN_USE
+    assert events[-1].type_code == ROTATE
+    return events
+
+
+def test_each_run_keeps_the_masters_binlog_of_its_own_events(pair: ReplicationPair, tmp_path: Path) -> None:
+    client = OracleClient(pair, binlog_dir=tmp_path)
+    first = client.run_variant(KEPT, {"binlog_format": "STATEMENT"}).record
+    other = dataclasses.replace(_scenario([("con1", "INSERT INTO u VALUES (2)")], ("CREATE TABLE u (a INT) ENGINE=InnoDB",)), name="other")
+    second = client.run_variant(other, {"binlog_format": "STATEMENT"}).record
+    assert first.error is None and second.error is None
+    first_text = b"".join(event.body for event in kept_binlog(first))
+    second_text = b"".join(event.body for event in kept_binlog(second))
+    assert b"first run" in first_text and b"CREATE TABLE t" in first_text and b"INSERT INTO u" not in first_text
+    assert b"INSERT INTO u" in second_text and b"first run" not in second_text
+    assert OracleClient(pair).run_variant(KEPT, {"binlog_format": "ROW"}).record.server_binlogs == []
+
+
+def test_master_options_make_compressed_checksum_free_binlogs_observed_as_plain_ones(pair: ReplicationPair, tmp_path: Path) -> None:
+    plain = OracleClient(pair).run_variant(KEPT, {"binlog_format": "ROW"})
+    options = ("--log-bin-compress=ON", "--log-bin-compress-min-len=10", "--binlog-checksum=NONE")
+    with ReplicationPair(MARIADB_1011, master_options=options) as other:
+        run = OracleClient(other, binlog_dir=tmp_path).run_variant(KEPT, {"binlog_format": "ROW"})
+    assert run.record.error is None and run.record.slave is not None and run.record.slave.running
+    events = kept_binlog(run.record)
+    assert events[0].body[-1] == 0  # checksum algorithm NONE
+    assert {165, 166, 167} <= {event.type_code for event in events}  # Query, Write and Update rows compressed
+    assert run.events == plain.events
