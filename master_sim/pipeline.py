@@ -110,6 +110,8 @@ class StatementPipeline:
             # the others could see: it runs again, from the start, once the holder is done.
             checkpoint.restore()
             raise
+        if outcome.insert_id is not None and ms.session.variables.get("insert_id", "0") != "0":
+            ms.session.variables["insert_id"] = "0"  # SET insert_id serves the first value generated
         self._respond(outcome, checkpoint, result)
         if planned.logging and planned.decision.format is not None:
             self.logger.log(ms, statement, planned.analysis, planned.decision, planned.state, outcome, context, checkpoint, result)
@@ -163,11 +165,12 @@ class StatementPipeline:
         """Run the statement in the session's transaction (an implicit one if none is open)."""
         session = ms.session
         session.ensure_transaction()
-        timestamp = self.server.tick()
+        timestamp = self.server.statement_time(session)
         context = self.server.statement_context(session, timestamp)
         if planned.injection:
             return inject(self.applier, session, planned.statement), context
-        return self.executor.run(session, planned.statement, context), context
+        forced = session.variables.get("insert_id", "0")
+        return self.executor.run(session, planned.statement, context, insert_id=None if forced == "0" else int(forced)), context
 
     def _respond(self, outcome: Outcome, checkpoint: StatementCheckpoint, result: StepResult) -> None:
         """The statement's error, affected rows, notes and row effects; a failed statement's

@@ -19,6 +19,7 @@ from server_sim.parser import Statement, StatementKind
 from server_sim.server import Server
 from server_sim.session import RowChange
 from server_sim.statement import logged_create_trigger, target_tables
+from server_sim.sysvars import rows_flags
 
 from .analysis import Analysis
 from .binlog_cache import CachedEvents, EventFactory, LogTarget
@@ -139,7 +140,7 @@ class StatementLogger:
             text = outcome.statement_of(changes[0], statement.sql) if annotate else None
             kind = changes[0].table.engine.transactional
             maps = [t for t in analysis.table_maps if t.engine.transactional == kind and not t.temporary]
-            events = self.events.rows(changes, timestamp, row_image, text, maps)
+            events = self.events.rows(changes, timestamp, row_image, text, maps, rows_flags(variables))
             self._cache(ms, result, target, events, nontransactional=target is LogTarget.STMT_CACHE)
 
     def _cache(self, ms: MasterSession, result: StepResult, target: LogTarget, events: list[Log_event], nontransactional: bool = False) -> None:

@@ -90,8 +90,8 @@ class TransactionControl:
             return
         timestamp = cache.events[0].timestamp
         now = unix_time(self.server.now())
-        closing = self.events.xid(now) if xid else self.events.query(end, now, ms.session.thread_id)
-        begin = self.events.query("BEGIN", timestamp, ms.session.thread_id)
+        closing = self.events.xid(now) if xid else self.events.query(end, now, ms.session.thread_id, variables=ms.session.variables)
+        begin = self.events.query("BEGIN", timestamp, ms.session.thread_id, variables=ms.session.variables)
         self.writer.write_group([begin, *cache.events, closing])
         cache.clear()
 
@@ -149,7 +149,7 @@ class TransactionControl:
         if position is None:
             return
         timestamp = unix_time(self.server.tick())
-        ms.trx_cache.add([self.events.query(f"SAVEPOINT `{name}`", timestamp, ms.session.thread_id)], nontransactional=False)
+        ms.trx_cache.add([self.events.query(f"SAVEPOINT `{name}`", timestamp, ms.session.thread_id, variables=ms.session.variables)], nontransactional=False)
 
     def _rollback_to(self, ms: MasterSession, transaction: Transaction, savepoint: Savepoint, saved: BinlogSavepoint, name: str) -> None:
         """ROLLBACK TO SAVEPOINT.
@@ -163,6 +163,6 @@ class TransactionControl:
             self._rollback_binlog(ms, transaction.wrote_nontransactional)
         elif transaction.wrote_nontransactional:
             timestamp = unix_time(self.server.tick())
-            ms.trx_cache.add([self.events.query(f"ROLLBACK TO `{name}`", timestamp, ms.session.thread_id)], nontransactional=False)
+            ms.trx_cache.add([self.events.query(f"ROLLBACK TO `{name}`", timestamp, ms.session.thread_id, variables=ms.session.variables)], nontransactional=False)
         else:
             ms.trx_cache.truncate(saved.position)

@@ -100,6 +100,13 @@ class Flavor:
     # A multi-table UPDATE with ORDER BY or LIMIT: MySQL refuses it with ER_WRONG_USAGE
     # (1221, PT_update::make_cmd); MariaDB runs it, which the simulator does not model.
     multi_table_update_order_limit_error: bool = True
+    # What a server started without configuration has: its character set and collation,
+    # utf8mb4's default collation, its sql_mode and sync_binlog.
+    character_set_server: str = "utf8mb4"
+    collation_server: str = "utf8mb4_0900_ai_ci"
+    utf8mb4_collation: str = "utf8mb4_0900_ai_ci"
+    default_sql_mode: str = "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"
+    sync_binlog_default: str = "1"
 
 
 MYSQL_80 = Flavor(
@@ -150,6 +157,11 @@ MARIADB_1011 = Flavor(
     server_uuid=False,
     referenced_trigger_error="ER_REFERENCED_TRG_DOES_NOT_EXIST_MARIADB",
     multi_table_update_order_limit_error=False,
+    character_set_server="latin1",
+    collation_server="latin1_swedish_ci",
+    utf8mb4_collation="utf8mb4_general_ci",
+    default_sql_mode="STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION",
+    sync_binlog_default="0",
 )
 
 FLAVORS: dict[str, Flavor] = {flavor.name: flavor for flavor in (MYSQL_80, MARIADB_1011)}

@@ -11,6 +11,7 @@ text of a changed tree.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 from functools import lru_cache
@@ -139,13 +140,16 @@ def parse_statement(sql: str) -> Statement:
     special = _special_form(text)
     if special is not None:
         return special
+    executable = _EXECUTABLE_COMMENT.match(text)
+    if executable is not None:
+        return _executable_comment(text, executable)
     is_replace = bool(_REPLACE.match(text))
     source = _REPLACE.sub("INSERT", text, count=1) if is_replace else text
     keyword = _duplicate_keyword(source)
     if keyword is not None:
         source = source[: keyword.start] + source[keyword.end + 1 :]
     try:
-        trees = [tree for tree in sqlglot.parse(source, read="mysql") if tree is not None]
+        trees = _parsed(source)
     except (ParseError, TokenError) as error:
         detail = str(error).splitlines()[0]
         raise _syntax_error(text, detail) from None
@@ -159,6 +163,46 @@ def parse_statement(sql: str) -> Statement:
             if tree.args.get(clause) is not None:
                 raise _syntax_error(text, f"a multi-table DELETE takes no {clause.upper().replace('ORDER', 'ORDER BY')}")
     return _classified(text, tree, _write_mode(tree, is_replace, keyword), is_replace)
+
+
+def _parsed(source: str) -> list[exp.Expression]:
+    """sqlglot's trees for `source`; `@@session.name` with a keyword for a name (timestamp)
+    is read as `@@name`, which is the same variable, when sqlglot cannot read it."""
+    try:
+        return [tree for tree in sqlglot.parse(source, read="mysql") if tree is not None]
+    except ParseError:
+        rewritten = _without_session_scope(source) if "@@" in source else None
+        if rewritten is None:
+            raise
+        return [tree for tree in sqlglot.parse(rewritten, read="mysql") if tree is not None]
+
+
+def _without_session_scope(source: str) -> str | None:
+    """`source` with the `session.` / `local.` of each `@@session.name` cut, or None if it has none."""
+    tokens = _MYSQL.tokenize(source)
+    cuts = [
+        (scope.start, dot.end + 1)
+        for at, scope, dot in zip(tokens, tokens[1:], tokens[2:])
+        if at.token_type is TokenType.SESSION_PARAMETER and scope.text.lower() in ("session", "local") and dot.token_type is TokenType.DOT
+    ]
+    for start, end in reversed(cuts):
+        source = source[:start] + source[end:]
+    return source if cuts else None
+
+
+# A statement inside a MySQL executable comment (mysqldump's `/*!40101 SET ... */`): run
+# when the server's version is at least the one given; the simulated servers are newer
+# than every five-digit version up to 8.0.39.
+_EXECUTABLE_COMMENT = re.compile(r"^/\*!(\d{5,6})?\s*(.*?)\s*\*/$", re.DOTALL)
+_EXECUTED_COMMENT_VERSIONS = 80039
+
+
+def _executable_comment(text: str, match: re.Match[str]) -> Statement:
+    version = match.group(1)
+    if version is not None and int(version) > _EXECUTED_COMMENT_VERSIONS:
+        raise not_supported(f"an executable comment for server version {version} ({text!r})")
+    inner = parse_statement(match.group(2))
+    return dataclasses.replace(inner, sql=text)
 
 
 def _special_form(text: str) -> Statement | None:

@@ -25,7 +25,7 @@ from .expressions import StatementContext
 from .flavor import Flavor
 from .session import Session, seeded_random_state
 from .storage import ConnectionPool, Storage, lock_configuration, open_connection
-from .sysvars import REPLICATED_SESSION_VARIABLES, VariableRegistry
+from .sysvars import REPLICATED_SESSION_VARIABLES, VariableRegistry, fixed_moment
 from .system_tables import DEFAULT_CONSUMERS, Contents, SystemTable, TableCategory
 
 EPOCH = dt.datetime(2026, 1, 1, 12, 0, 0)
@@ -131,6 +131,13 @@ class Server:
         self._clock += dt.timedelta(seconds=seconds)
         return self._clock
 
+    def statement_time(self, session: Session) -> dt.datetime:
+        """When a statement of `session` runs: the clock one tick on, or the moment the
+        session fixed with SET timestamp (the clock still moves on)."""
+        moment = self.tick()
+        fixed = session.variables.get("timestamp")
+        return fixed_moment(fixed) if fixed else moment
+
     def advance_clock_to(self, moment: dt.datetime) -> None:
         if moment > self._clock:
             self._clock = moment
@@ -204,7 +211,9 @@ class Server:
             variable = self.registry.lookup(name)
             values = self.global_variables if scope == "GLOBAL" else session.variables
             value = values.get(variable.name, variable.default)
-            return int(value) if variable.integer else value
+            if variable.name == "timestamp":  # the statement's time, as Unix seconds
+                return float(value) if value else timestamp.replace(tzinfo=dt.timezone.utc).timestamp()
+            return variable.read(value)
 
         return StatementContext(
             timestamp=timestamp,

@@ -37,7 +37,9 @@ def run_insert(run: StatementRun) -> None:
         columns = list(table.columns)
     conflict = ast.args.get("conflict")
     on_duplicate = conflict.expressions if conflict is not None else None
-    InsertRun(run, table, columns, run.statement.write_mode, on_duplicate).run(ast.expression)
+    insert = InsertRun(run, table, columns, run.statement.write_mode, on_duplicate)
+    insert.column_list = isinstance(target, exp.Schema) and bool(target.expressions)
+    insert.run(ast.expression)
 
 
 class InsertRun:
@@ -58,11 +60,20 @@ class InsertRun:
         variables = run.session.variables
         self.increment = int(variables.get("auto_increment_increment", "1"))
         self.offset = int(variables.get("auto_increment_offset", "1"))
+        self.zero_is_value = "NO_AUTO_VALUE_ON_ZERO" in variables.get("sql_mode", "")
+        self.column_list = True  # the statement names its columns (VALUES () then fills none)
 
     def run(self, source: exp.Expression | None) -> None:
         run = self.statement_run
         if isinstance(source, exp.Values):
             rows = [self._values_row(row.expressions if isinstance(row, exp.Tuple) else [row]) for row in source.expressions]
+            if not self.column_list and rows and not rows[0]:
+                # VALUES () with no column list: rows of every column's default (each row
+                # counts as many values as the first).
+                for number, values in enumerate(rows, start=1):
+                    if values:
+                        raise SqlError(ErrorCode.ER_WRONG_VALUE_COUNT_ON_ROW, number)
+                rows = [[_DEFAULT] * len(self.columns) for _ in rows]
         elif isinstance(source, (exp.Select, exp.Union, exp.Subquery)):
             # Read whole before the first row is written: the SELECT does not see the
             # statement's own rows, even from the table it inserts into.
@@ -101,7 +112,7 @@ class InsertRun:
         auto = table.auto_increment_column
         if auto is not None:
             index = table.columns.index(auto)
-            if values[index] in (None, 0):
+            if values[index] is None or (values[index] == 0 and not self.zero_is_value):
                 values[index] = self._next_auto_value()
             else:
                 self._observe_explicit(int(values[index]))  # type: ignore[arg-type]
