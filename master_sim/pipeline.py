@@ -18,7 +18,7 @@ from server_sim.parser import Statement, StatementKind, parse_statement
 from server_sim.server import Server
 
 from .analysis import Analysis, analyze
-from .decision import Decision, LoggingFormat, TransactionState, ddl_decision, decide_logging_format
+from .decision import Decision, LoggingFormat, TransactionState, ddl_decision, decide_logging_format, locking_read_decision
 from .lock_requests import row_lock_requests, statement_lock_requests
 from .locks import Deadlock, LockManager, LockRequest
 from .results import RowEffect, StepResult
@@ -147,8 +147,10 @@ class StatementPipeline:
             if not temporary_logged and decision.format is LoggingFormat.STATEMENT:
                 decision.format = LoggingFormat.ROW  # which logs nothing of a temporary table
             return decision
-        if statement.kind.is_ddl and logging and temporary_logged:
+        if statement.kind.is_ddl and logging and temporary_logged and not statement.local_only:
             return ddl_decision(analysis)
+        if statement.kind is StatementKind.SELECT and logging:
+            return locking_read_decision(analysis, state)
         return Decision(None, list(analysis.unsafe))
 
     def _lock(self, ms: MasterSession, requests: list[LockRequest]) -> None:

@@ -7,6 +7,8 @@ table and its row events, a cache's worth at a time.
 
 from __future__ import annotations
 
+import re
+
 from server_sim.binlog.events import Log_event
 from server_sim.binlog.file import BinlogWriter
 from server_sim.catalog import Table, show_create_table
@@ -29,6 +31,9 @@ from .routing import Routing, RoutingInput, TableUse, route_events
 from .sessions import MasterSession
 from .transactions import unix_time
 
+
+# The DELAYED keyword of INSERT/REPLACE DELAYED, for the servers that log the statement without it.
+_DELAYED = re.compile(r"^(\s*(?:INSERT|REPLACE)\s)DELAYED\b", re.IGNORECASE)
 
 _TABLE_USES = {(t, temporary, replicated): TableUse(t, temporary, replicated) for t in (True, False) for temporary in (True, False) for replicated in (True, False)}
 
@@ -120,6 +125,8 @@ class StatementLogger:
             )
         error_code = outcome.error.code if outcome.error is not None else 0
         text = statement.sql if statement.trigger is None else logged_create_trigger(statement.trigger, ms.session.user)
+        if statement.delayed and self.flavor.insert_delayed_logged_without_keyword:
+            text = _DELAYED.sub(r"\1", text, count=1)
         events.append(self.events.query(text, timestamp, ms.session.thread_id, error_code, ms.session.variables))
         return events
 

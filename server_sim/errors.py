@@ -49,6 +49,7 @@ class ErrorCode(Enum):
     ER_LOCK_DEADLOCK = (1213, "Deadlock found when trying to get lock; try restarting transaction")
     ER_WRONG_VALUE_FOR_VAR = (1231, "Variable '%s' can't be set to the value of '%s'")
     ER_WRONG_TYPE_FOR_VAR = (1232, "Incorrect argument type to variable '%s'")
+    ER_WARN_LEGACY_SYNTAX_CONVERTED = (3005, "%s is no longer supported. The statement was converted to %s.")
     ER_UNKNOWN_CHARACTER_SET = (1115, "Unknown character set: '%s'")
     ER_UNKNOWN_COLLATION = (1273, "Unknown collation: '%s'")
     ER_COLLATION_CHARSET_MISMATCH = (1253, "COLLATION '%s' is not valid for CHARACTER SET '%s'")

@@ -107,6 +107,14 @@ class Flavor:
     utf8mb4_collation: str = "utf8mb4_0900_ai_ci"
     default_sql_mode: str = "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"
     sync_binlog_default: str = "1"
+    # INSERT DELAYED runs as a plain INSERT: MySQL says so in Warning 3005 and logs the
+    # statement as sent; MariaDB (its binlog on) says nothing and logs it without DELAYED.
+    insert_delayed_warning: bool = True
+    insert_delayed_logged_without_keyword: bool = False
+    # MariaDB runs INSERT DELAYED as a plain INSERT only when the global binlog_format is
+    # STATEMENT; otherwise in its delayed-insert thread (not modelled), or 1616 for an engine
+    # without delayed inserts.
+    insert_delayed_needs_statement_format: bool = False
 
 
 MYSQL_80 = Flavor(
@@ -162,6 +170,9 @@ MARIADB_1011 = Flavor(
     utf8mb4_collation="utf8mb4_general_ci",
     default_sql_mode="STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION",
     sync_binlog_default="0",
+    insert_delayed_warning=False,
+    insert_delayed_logged_without_keyword=True,
+    insert_delayed_needs_statement_format=True,
 )
 
 FLAVORS: dict[str, Flavor] = {flavor.name: flavor for flavor in (MYSQL_80, MARIADB_1011)}

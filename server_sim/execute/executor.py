@@ -14,6 +14,7 @@ from ..server import Server
 from ..session import Session
 from ..statement import Statement, StatementKind, target_tables, used_tables
 from ..system_table_access import refuse_write
+from .admin import run_analyze_table, run_show
 from .delete import run_delete
 from .insert import run_insert
 from .object_ddl import create_function, create_trigger, drop_function, drop_trigger
@@ -43,6 +44,8 @@ HANDLERS: Mapping[StatementKind, StatementHandler] = {
     StatementKind.DROP_TRIGGER: drop_trigger,
     StatementKind.CREATE_FUNCTION: create_function,
     StatementKind.DROP_FUNCTION: drop_function,
+    StatementKind.SHOW: run_show,
+    StatementKind.ANALYZE_TABLE: run_analyze_table,
 }
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..catalog import Column, DefaultKind, Table
-from ..errors import ErrorCode, SqlError, not_supported
+from ..errors import ErrorCode, SqlError, not_supported, note
 from ..expressions import literal
 from ..statement import TriggerEvent, TriggerTiming, WriteMode
 from .assignments import Assignments, assignments, sequential, touch_on_update, update_write_set
@@ -37,9 +37,20 @@ def run_insert(run: StatementRun) -> None:
         columns = list(table.columns)
     conflict = ast.args.get("conflict")
     on_duplicate = conflict.expressions if conflict is not None else None
+    if run.statement.delayed:
+        _delayed(run)
     insert = InsertRun(run, table, columns, run.statement.write_mode, on_duplicate)
     insert.column_list = isinstance(target, exp.Schema) and bool(target.expressions)
     insert.run(ast.expression)
+
+
+def _delayed(run: StatementRun) -> None:
+    """INSERT DELAYED runs as the plain statement, as the servers run it with the binlog on."""
+    flavor, verb = run.server.flavor, run.statement.kind.value
+    if flavor.insert_delayed_needs_statement_format and run.server.global_variables.get("binlog_format") != "STATEMENT":
+        raise not_supported(f"{verb} DELAYED unless the global binlog_format is STATEMENT (the delayed-insert thread)")
+    if flavor.insert_delayed_warning:
+        run.outcome.warnings.append(note(ErrorCode.ER_WARN_LEGACY_SYNTAX_CONVERTED, f"{verb} DELAYED", verb, level="Warning"))
 
 
 class InsertRun:
