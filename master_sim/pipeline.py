@@ -113,6 +113,8 @@ class StatementPipeline:
         if outcome.insert_id is not None and ms.session.variables.get("insert_id", "0") != "0":
             ms.session.variables["insert_id"] = "0"  # SET insert_id serves the first value generated
         self._respond(outcome, checkpoint, result)
+        if statement.temporary and outcome.error is None and ms.session.transaction is not None:
+            ms.session.transaction.changed_temporary_tables = True
         if planned.logging and planned.decision.format is not None:
             self.logger.log(ms, statement, planned.analysis, planned.decision, planned.state, outcome, context, checkpoint, result)
         if ddl:

@@ -85,7 +85,8 @@ class StatementLogger:
             mixed_stmt_unsafe=_mixed_stmt_unsafe(statement, analysis, decision, state),
         )
         kept = [change for change, keep in zip(outcome.changes, facts.kept) if keep]
-        if failed and any(not c.table.engine.transactional for c in kept):
+        # ha_rollback_trans warns only when the statement is the whole transaction.
+        if failed and not state.multi_statement and any(not c.table.engine.transactional for c in kept):
             result.notes.append(note(ErrorCode.ER_WARNING_NOT_COMPLETE_ROLLBACK, level="Warning"))
         _note_engines_joined(ms, statement, analysis, outcome, kept)
         routing = route_events(facts)

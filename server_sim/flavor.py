@@ -115,6 +115,17 @@ class Flavor:
     # STATEMENT; otherwise in its delayed-insert thread (not modelled), or 1616 for an engine
     # without delayed inserts.
     insert_delayed_needs_statement_format: bool = False
+    # UPDATE IGNORE skipping a row on a duplicate key: MySQL warns (1062), MariaDB does not.
+    update_ignore_warns_duplicate: bool = True
+    # ROLLBACK TO SAVEPOINT after CREATE/DROP TEMPORARY TABLE in the transaction: MariaDB
+    # (OPTION_KEEP_LOG) warns 1196 and logs the ROLLBACK TO as after a non-transactional change.
+    temporary_ddl_keeps_log: bool = False
+    # Where ROLLBACK TO SAVEPOINT cuts the transaction cache: MySQL after the SAVEPOINT event
+    # (binlog_savepoint_set records the position once it is written), MariaDB before it.
+    savepoint_event_survives_rollback_to: bool = True
+    # MySQL 8.0.26+ says "replica" and "source" where older servers (and MariaDB) say
+    # "slave" and "master" in the unsafe-statement reasons.
+    replica_terminology: bool = True
 
 
 MYSQL_80 = Flavor(
@@ -173,6 +184,10 @@ MARIADB_1011 = Flavor(
     insert_delayed_warning=False,
     insert_delayed_logged_without_keyword=True,
     insert_delayed_needs_statement_format=True,
+    update_ignore_warns_duplicate=False,
+    temporary_ddl_keeps_log=True,
+    savepoint_event_survives_rollback_to=False,
+    replica_terminology=False,
 )
 
 FLAVORS: dict[str, Flavor] = {flavor.name: flavor for flavor in (MYSQL_80, MARIADB_1011)}

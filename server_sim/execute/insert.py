@@ -124,7 +124,7 @@ class InsertRun:
         if auto is not None:
             index = table.columns.index(auto)
             if values[index] is None or (values[index] == 0 and not self.zero_is_value):
-                values[index] = self._next_auto_value()
+                values[index] = self._next_auto_value(auto, number)
             else:
                 self._observe_explicit(int(values[index]))  # type: ignore[arg-type]
         self._write_record(coerce_row(table, values, number))
@@ -138,7 +138,18 @@ class InsertRun:
             raise SqlError(ErrorCode.ER_NO_DEFAULT_FOR_FIELD, column.name)
         return column.default
 
-    def _next_auto_value(self) -> int:
+    def _next_auto_value(self, column: Column, number: int) -> int:
+        """The next generated value; one beyond the column's type is the handler's 167."""
+        value = self._generated_value()
+        try:
+            column.type.coerce(value, column.name, number)
+        except SqlError as error:
+            if error.code != ErrorCode.ER_WARN_DATA_OUT_OF_RANGE.code:
+                raise
+            raise SqlError(ErrorCode.HA_ERR_AUTOINC_ERANGE, column.name, number) from None
+        return value
+
+    def _generated_value(self) -> int:
         table, run = self.table, self.statement_run
         forced = run.forced
         if forced.applies_to(table):
