@@ -190,6 +190,8 @@ def _lc_time_names(text: str) -> str:
 def _session_variables(flavor: Flavor) -> list[SystemVariable]:
     """The variables dump files and drivers set, each carried by the binlog (Query event status)."""
     server_charset = flavor.character_set_server
+    # A client's connection: utf8mb4, as the mysql and mariadb clients and the drivers ask for.
+    client_charset, client_collation = "utf8mb4", flavor.utf8mb4_collation
     return [
         SystemVariable("foreign_key_checks", ON_OFF, "ON"),
         SystemVariable("unique_checks", ON_OFF, "ON"),
@@ -197,12 +199,12 @@ def _session_variables(flavor: Flavor) -> list[SystemVariable]:
         SystemVariable("insert_id", None, "0", integer=True),
         SystemVariable("timestamp", None, "", check=_timestamp),
         SystemVariable("lc_time_names", None, "en_US", check=_lc_time_names),
-        SystemVariable("character_set_client", None, server_charset, check=_charset),
-        SystemVariable("character_set_connection", None, server_charset, check=_charset),
-        SystemVariable("character_set_results", None, server_charset, check=_charset, nullable=True),
+        SystemVariable("character_set_client", None, client_charset, check=_charset),
+        SystemVariable("character_set_connection", None, client_charset, check=_charset),
+        SystemVariable("character_set_results", None, client_charset, check=_charset, nullable=True),
         SystemVariable("character_set_server", None, server_charset, check=_charset),
         SystemVariable("character_set_database", None, server_charset, check=_charset),
-        SystemVariable("collation_connection", None, flavor.collation_server, check=_collation),
+        SystemVariable("collation_connection", None, client_collation, check=_collation),
         SystemVariable("collation_server", None, flavor.collation_server, check=_collation),
         SystemVariable("collation_database", None, flavor.collation_server, check=_collation),
         SystemVariable("sync_binlog", None, flavor.sync_binlog_default, integer=True),

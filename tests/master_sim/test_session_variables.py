@@ -38,11 +38,11 @@ def _master(new_master, flavor: Flavor = MARIADB_1011, binlog_format: str = "STA
         ("SET foreign_key_checks = 2", 1231, {"foreign_key_checks": "ON"}),
         ("SET NAMES utf8mb4", None, {"character_set_client": "utf8mb4", "character_set_connection": "utf8mb4", "character_set_results": "utf8mb4", "collation_connection": "utf8mb4_general_ci"}),
         ("SET NAMES utf8 COLLATE utf8mb3_bin", None, {"character_set_client": "utf8mb3", "collation_connection": "utf8mb3_bin"}),
-        ("SET NAMES utf8mb4 COLLATE latin1_bin", 1253, {"character_set_client": "latin1"}),
-        ("SET NAMES koi9", 1115, {"character_set_client": "latin1"}),
+        ("SET NAMES utf8mb4 COLLATE latin1_bin", 1253, {"character_set_client": "utf8mb4"}),
+        ("SET NAMES koi9", 1115, {"character_set_client": "utf8mb4"}),
         ("SET CHARACTER SET utf8mb4", None, {"character_set_client": "utf8mb4", "character_set_results": "utf8mb4", "character_set_connection": "latin1"}),
         ("SET character_set_results = NULL", None, {"character_set_results": "NULL"}),
-        ("SET collation_connection = 'nope_ci'", 1273, {"collation_connection": "latin1_swedish_ci"}),
+        ("SET collation_connection = 'nope_ci'", 1273, {"collation_connection": "utf8mb4_general_ci"}),
         ("SET timestamp = 1500000000", None, {"timestamp": "1500000000"}),
         ("SET @@session.timestamp = 1500000000", None, {"timestamp": "1500000000"}),
         ("SET timestamp = 0", None, {"timestamp": ""}),
@@ -100,7 +100,8 @@ def test_a_logged_statement_carries_the_sessions_option_bits(new_master, setting
 @pytest.mark.parametrize(
     ("flavor", "settings", "charset"),
     [
-        (MARIADB_1011, [], (8, 8, 8)),
+        (MARIADB_1011, [], (45, 45, 8)),  # a client's utf8mb4 connection to a latin1 server
+        (MARIADB_1011, ["SET NAMES latin1"], (8, 8, 8)),
         (MARIADB_1011, ["SET NAMES utf8mb4"], (45, 45, 8)),
         (MARIADB_1011, ["SET NAMES utf8mb4 COLLATE utf8mb4_bin"], (45, 46, 8)),
         (MYSQL_80, [], (255, 255, 255)),
@@ -170,3 +171,35 @@ def test_set_timestamp_fixes_the_statement_time_and_the_event_time(new_master) -
     fixed, clock = [e for e in _logged(master, Query_log_event) if e.query.startswith("INSERT")]
     assert fixed.timestamp == 1500000000 and clock.timestamp > 1700000000
     assert _rows(master)[0] == (1, 1500000000)
+
+
+@pytest.mark.parametrize(
+    ("setting", "sql", "error"),
+    [
+        ("SET sql_auto_is_null = 0", "SELECT * FROM t WHERE id IS NULL", None),
+        ("SET sql_auto_is_null = 1", "SELECT * FROM t WHERE id IS NULL", 1235),  # the last insert id's row: not modelled
+        ("SET sql_auto_is_null = 1", "SELECT * FROM t WHERE b IS NULL", None),
+        ("SET sql_auto_is_null = 1", "DELETE FROM t WHERE id IS NULL", 1235),
+    ],
+)
+def test_sql_auto_is_null_is_refused_where_it_changes_a_statement(new_master, setting: str, sql: str, error: int | None) -> None:
+    master = _master(new_master)
+    for statement in [setting, "INSERT INTO t (b) VALUES (1)"]:
+        assert master.submit("con1", statement).error is None
+    result = master.submit("con1", sql)
+    assert (result.error.code if result.error else None) == error
+
+
+@pytest.mark.parametrize(
+    ("setting", "sql", "error"),
+    [
+        ("SET NAMES utf8mb4", "INSERT INTO t VALUES (1, CHAR_LENGTH('é'))", None),
+        ("SET NAMES latin1", "INSERT INTO t VALUES (1, 1)", None),
+        ("SET NAMES latin1", "INSERT INTO t VALUES (1, CHAR_LENGTH('é'))", 1235),  # the server would read the bytes as latin1
+    ],
+)
+def test_text_the_client_character_set_would_read_differently_is_refused(new_master, setting: str, sql: str, error: int | None) -> None:
+    master = _master(new_master)
+    assert master.submit("con1", setting).error is None
+    result = master.submit("con1", sql)
+    assert (result.error.code if result.error else None) == error
