@@ -18,6 +18,9 @@ from pathlib import Path
 
 from master_sim.results import StepResult
 from server_sim.binlog.events import (
+    OPTION_AUTO_IS_NULL,
+    OPTION_NO_FOREIGN_KEY_CHECKS,
+    OPTION_RELAXED_UNIQUE_CHECKS,
     Annotate_rows_log_event,
     Intvar_log_event,
     Query_log_event,
@@ -269,6 +272,21 @@ def statement_text(query: str) -> str:
     return " ".join(_USE_PREFIX.sub("", query.strip()).split())
 
 
+# The checks MariaDB's SHOW BINLOG EVENTS names before a statement its session ran with
+# them switched off (Query_log_event::pack_info), in its order.
+_SHOWN_OPTIONS = (
+    (OPTION_NO_FOREIGN_KEY_CHECKS, "foreign_key_checks=0"),
+    (OPTION_AUTO_IS_NULL, "sql_auto_is_null=1"),
+    (OPTION_RELAXED_UNIQUE_CHECKS, "unique_checks=0"),
+)
+
+
+def _option_prefix(flags2: int) -> str:
+    """`set foreign_key_checks=0, ...; ` as the real server's Info column shows a Query event."""
+    shown = [text for bit, text in _SHOWN_OPTIONS if flags2 & bit]
+    return f"set {', '.join(shown)}; " if shown else ""
+
+
 def simulator_events(binlog: Path | None, ranges: Sequence[tuple[int, int]] | None = None) -> list[EventObservation]:
     """The events of a simulator binlog, in the form a real server's are read into; with
     `ranges`, only those whose position lies in one of the byte ranges (a step's)."""
@@ -283,7 +301,11 @@ def simulator_events(binlog: Path | None, ranges: Sequence[tuple[int, int]] | No
             continue
         if ranges is not None and not any(start <= positioned.position < end for start, end in ranges):
             continue
-        if isinstance(event, (Query_log_event, Annotate_rows_log_event, Rows_query_log_event)):
+        if isinstance(event, Query_log_event):
+            # MariaDB opens a transaction with a Gtid event, where no options are shown.
+            prefix = _option_prefix(event.flags2) if event.query != "BEGIN" else ""
+            observed.append(EventObservation(kind, statement_text(prefix + event.query)))
+        elif isinstance(event, (Annotate_rows_log_event, Rows_query_log_event)):
             observed.append(EventObservation(kind, statement_text(event.query)))
         elif isinstance(event, Table_map_log_event):
             table_maps[event.table_id] = event

@@ -213,6 +213,8 @@ def _key_reach(statement: Statement, table: Table) -> list[tuple] | None:
         keys = []
         for row in source.expressions:
             values = row.expressions if isinstance(row, exp.Tuple) else [row]
+            if len(values) != len(columns):
+                return None  # VALUES () takes defaults; a wrong count is the executor's 1136
             picked = [values[columns.index(c.lower())] for c in primary.columns]
             if not all(is_constant(v) for v in picked):
                 return None

@@ -36,6 +36,7 @@ from server_sim.binlog.events import (
 from server_sim.catalog import Table
 from server_sim.flavor import Flavor
 from server_sim.session import ChangeKind, RowChange
+from server_sim.sysvars import charset_ids, option_bits
 
 _ROWS_EVENTS: dict[ChangeKind, type[Rows_log_event]] = {
     ChangeKind.WRITE: Write_rows_log_event,
@@ -120,7 +121,10 @@ class EventFactory:
         return {"server_id": self.server_id, "timestamp": timestamp}
 
     def query(self, text: str, timestamp: int, thread_id: int, error_code: int = 0, variables: dict[str, str] | None = None) -> Query_log_event:
-        variables = variables or {}
+        """A Query event with the session's context (`variables`: the statement's session's;
+        None for the BEGIN and COMMIT the binlog writes around a transaction)."""
+        if variables is None:
+            return Query_log_event(**self.header(timestamp), thread_id=thread_id, db=self.database, error_code=error_code, query=text)
         return Query_log_event(
             **self.header(timestamp),
             thread_id=thread_id,
@@ -131,6 +135,8 @@ class EventFactory:
             auto_increment_offset=int(variables.get("auto_increment_offset", "1")),
             sql_mode=variables.get("sql_mode", ""),
             time_zone=variables.get("time_zone", "SYSTEM"),
+            flags2=option_bits(variables),
+            charset=charset_ids(variables, self.flavor.utf8mb4_collation),
         )
 
     def xid(self, timestamp: int) -> Xid_log_event:
@@ -164,11 +170,13 @@ class EventFactory:
             self._table_ids[key] = 100 + len(self._table_ids)
         return self._table_ids[key]
 
-    def rows(self, changes: Sequence[RowChange], timestamp: int, row_image: str, statement_text: str | None, written: Sequence[Table] = ()) -> list[Log_event]:
+    def rows(
+        self, changes: Sequence[RowChange], timestamp: int, row_image: str, statement_text: str | None, written: Sequence[Table] = (), flags: int = 0
+    ) -> list[Log_event]:
         """Table maps and row events for one statement's changes in one cache. Once a row is
         logged, every table the statement opened for writing (`written`, in the order it
         opens them: those it names, then each fired trigger's) is mapped, changed or not
-        (write_locked_table_maps)."""
+        (write_locked_table_maps). `flags`: the checks the session switched off (rows_flags)."""
         if not changes:
             return []
         header = self.header(timestamp)
@@ -207,14 +215,14 @@ class EventFactory:
                     **header,
                     version=self.flavor.rows_event_version,
                     table_id=self.table_id(table),
-                    rows_flags=0,
+                    rows_flags=flags,
                     width=len(table.columns),
                     columns_before=before_bits,
                     columns_after=after_bits,
                     rows=rows,
                 )
             )
-        rows_events[-1].rows_flags = STMT_END_F
+        rows_events[-1].rows_flags |= STMT_END_F
         return events + rows_events
 
     def _bitmaps(self, change: RowChange, row_image: str) -> tuple[list[bool], list[bool]]:

@@ -197,6 +197,18 @@ def decide_logging_format(analysis: Analysis, state: TransactionState, flavor: F
     return decision
 
 
+def locking_read_decision(analysis: Analysis, state: TransactionState) -> Decision:
+    """SELECT logs nothing, but one that locks its rows for writing (FOR UPDATE) opens its
+    tables with a write lock, and InnoDB's external_lock refuses that under STATEMENT below
+    REPEATABLE READ (1665) as it refuses the writes themselves."""
+    locks = analysis.statement.ast.args.get("locks") if analysis.statement.ast is not None else None
+    if state.binlog_format == "STATEMENT" and locks and any(lock.args.get("update") for lock in locks):
+        row_only = next((t.engine for t in analysis.reads if not t.engine.statement_capable_at(state.isolation)), None)
+        if row_only is not None:
+            return Decision(None, list(analysis.unsafe), SqlError(ErrorCode.ER_BINLOG_STMT_MODE_AND_ROW_ENGINE, row_only.row_only_reason))
+    return Decision(None, list(analysis.unsafe))
+
+
 def ddl_decision(analysis: Analysis) -> Decision:
     """DDL is logged as a statement, except on performance_schema tables, which TRUNCATE opens
     like DML and decide_logging_format filters (log tables are truncated by the logger

@@ -19,7 +19,7 @@ from server_sim.server import Server
 from server_sim.statement import Statement, StatementKind
 
 from .analysis import Analysis, analyze
-from .decision import Decision, LoggingFormat, TransactionState, ddl_decision, decide_logging_format
+from .decision import Decision, LoggingFormat, TransactionState, ddl_decision, decide_logging_format, locking_read_decision
 from .lock_requests import row_lock_requests, statement_lock_requests
 from .locks import Deadlock, LockManager, LockRequest
 from .results import RowEffect, StepResult
@@ -111,7 +111,11 @@ class StatementPipeline:
             # the others could see: it runs again, from the start, once the holder is done.
             checkpoint.restore()
             raise
+        if outcome.insert_id is not None and ms.session.variables.get("insert_id", "0") != "0":
+            ms.session.variables["insert_id"] = "0"  # SET insert_id serves the first value generated
         self._respond(outcome, checkpoint, result)
+        if statement.temporary and outcome.error is None and ms.session.transaction is not None:
+            ms.session.transaction.changed_temporary_tables = True
         if planned.logging and planned.decision.format is not None:
             self.logger.log(ms, statement, planned.analysis, planned.decision, planned.state, outcome, context, checkpoint, result)
         if ddl:
@@ -146,8 +150,10 @@ class StatementPipeline:
             if not temporary_logged and decision.format is LoggingFormat.STATEMENT:
                 decision.format = LoggingFormat.ROW  # which logs nothing of a temporary table
             return decision
-        if statement.kind.is_ddl and logging and temporary_logged:
+        if statement.kind.is_ddl and logging and temporary_logged and not statement.local_only:
             return ddl_decision(analysis)
+        if statement.kind is StatementKind.SELECT and logging:
+            return locking_read_decision(analysis, state)
         return Decision(None, list(analysis.unsafe))
 
     def _lock(self, ms: MasterSession, requests: list[LockRequest]) -> None:
@@ -164,11 +170,12 @@ class StatementPipeline:
         """Run the statement in the session's transaction (an implicit one if none is open)."""
         session = ms.session
         session.ensure_transaction()
-        timestamp = self.server.tick()
+        timestamp = self.server.statement_time(session)
         context = self.server.statement_context(session, timestamp)
         if planned.injection:
             return inject(self.applier, session, planned.statement), context
-        return self.executor.run(session, planned.statement, context), context
+        forced = session.variables.get("insert_id", "0")
+        return self.executor.run(session, planned.statement, context, insert_id=None if forced == "0" else int(forced)), context
 
     def _respond(self, outcome: Outcome, checkpoint: StatementCheckpoint, result: StepResult) -> None:
         """The statement's error, affected rows, notes and row effects; a failed statement's

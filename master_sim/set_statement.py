@@ -1,10 +1,12 @@
-"""SET on the master: user variables, session and global system variables, and
-SET TRANSACTION ISOLATION LEVEL. Switching autocommit on commits the open transaction."""
+"""SET on the master: user variables, session and global system variables, SET NAMES,
+SET CHARACTER SET and SET TRANSACTION ISOLATION LEVEL. Switching autocommit on commits
+the open transaction."""
 
 from __future__ import annotations
 
 from sqlglot import exp
 
+from server_sim.charsets import COLLATIONS, default_collation
 from server_sim.errors import ErrorCode, SqlError
 from server_sim.execute.executor import Executor
 from server_sim.server import Server
@@ -24,8 +26,11 @@ class SetStatement:
 
     def run(self, ms: MasterSession, statement: Statement) -> None:
         for item in statement.ast.expressions:
-            if item.args.get("kind") == "TRANSACTION":
+            kind = item.args.get("kind")
+            if kind == "TRANSACTION":
                 self._set_isolation(ms, item)
+            elif kind in ("NAMES", "CHARACTER SET"):
+                self._set_names(ms, item, kind)
             else:
                 self._assign(ms, item)
 
@@ -33,6 +38,24 @@ class SetStatement:
         level = " ".join(e.name for e in item.expressions).upper().replace("ISOLATION LEVEL", "").strip()
         variable = self.server.registry.lookup("transaction_isolation")
         ms.session.variables["transaction_isolation"] = variable.normalise(level.replace(" ", "-"))
+
+    def _set_names(self, ms: MasterSession, item: exp.Expression, kind: str) -> None:
+        """SET NAMES cs [COLLATE c]: the client's, connection's and results' character set;
+        SET CHARACTER SET cs: the client's and results', the connection taking the database's."""
+        variables = ms.session.variables
+        registry = self.server.registry
+        given = item.this.name
+        charset = variables["character_set_server"] if given.upper() == "DEFAULT" else registry.lookup("character_set_client").normalise(given)
+        collate = item.args.get("collate")
+        changes = {"character_set_client": charset, "character_set_results": charset}
+        if kind == "NAMES":
+            collation = registry.lookup("collation_connection").normalise(collate.name) if collate is not None else default_collation(charset, self.server.flavor.utf8mb4_collation)
+            if COLLATIONS[collation].charset != charset:
+                raise SqlError(ErrorCode.ER_COLLATION_CHARSET_MISMATCH, collation, charset)
+            changes |= {"character_set_connection": charset, "collation_connection": collation}
+        else:
+            changes |= {"character_set_connection": variables["character_set_database"], "collation_connection": variables["collation_database"]}
+        variables.update(changes)
 
     def _assign(self, ms: MasterSession, item: exp.Expression) -> None:
         """One `name = value` of the SET list."""
@@ -53,7 +76,7 @@ class SetStatement:
         variable = self.server.registry.lookup(target.name)
         if variable.read_only:
             raise SqlError(ErrorCode.ER_UNKNOWN_ERROR, message=f"Variable '{variable.name}' is a read only variable")
-        raw = value_node.name if isinstance(value_node, (exp.Var, exp.Column)) else self._evaluate(ms, value_node)
+        raw = value_node.name if isinstance(value_node, (exp.Var, exp.Column, exp.Identifier)) else self._evaluate(ms, value_node)
         value = variable.default if str(raw).upper() == "DEFAULT" else variable.normalise(raw)
         if scope == "GLOBAL":
             self.server.global_variables[variable.name] = value

@@ -7,6 +7,8 @@ table and its row events, a cache's worth at a time.
 
 from __future__ import annotations
 
+import re
+
 from server_sim.binlog.events import Log_event
 from server_sim.binlog.file import BinlogWriter
 from server_sim.catalog import Table, show_create_table
@@ -18,6 +20,7 @@ from server_sim.functions.statement import StatementContext
 from server_sim.server import Server
 from server_sim.session import RowChange
 from server_sim.statement import Statement, StatementKind, logged_create_trigger, target_tables
+from server_sim.sysvars import rows_flags
 
 from .analysis import Analysis
 from .binlog_cache import CachedEvents, EventFactory, LogTarget
@@ -27,6 +30,9 @@ from .routing import Routing, RoutingInput, TableUse, route_events
 from .sessions import MasterSession
 from .transactions import unix_time
 
+
+# The DELAYED keyword of INSERT/REPLACE DELAYED, for the servers that log the statement without it.
+_DELAYED = re.compile(r"^(\s*(?:INSERT|REPLACE)\s)DELAYED\b", re.IGNORECASE)
 
 _TABLE_USES = {(t, temporary, replicated): TableUse(t, temporary, replicated) for t in (True, False) for temporary in (True, False) for replicated in (True, False)}
 
@@ -78,7 +84,8 @@ class StatementLogger:
             mixed_stmt_unsafe=_mixed_stmt_unsafe(statement, analysis, decision, state),
         )
         kept = [change for change, keep in zip(outcome.changes, facts.kept) if keep]
-        if failed and any(not c.table.engine.transactional for c in kept):
+        # ha_rollback_trans warns only when the statement is the whole transaction.
+        if failed and not state.multi_statement and any(not c.table.engine.transactional for c in kept):
             result.notes.append(note(ErrorCode.ER_WARNING_NOT_COMPLETE_ROLLBACK, level="Warning"))
         _note_engines_joined(ms, statement, analysis, outcome, kept)
         routing = route_events(facts)
@@ -118,6 +125,8 @@ class StatementLogger:
             )
         error_code = outcome.error.code if outcome.error is not None else 0
         text = statement.sql if statement.trigger is None else logged_create_trigger(statement.trigger, ms.session.user)
+        if statement.delayed and self.flavor.insert_delayed_logged_without_keyword:
+            text = _DELAYED.sub(r"\1", text, count=1)
         events.append(self.events.query(text, timestamp, ms.session.thread_id, error_code, ms.session.variables))
         return events
 
@@ -138,7 +147,7 @@ class StatementLogger:
             text = outcome.statement_of(changes[0], statement.sql) if annotate else None
             kind = changes[0].table.engine.transactional
             maps = [t for t in analysis.table_maps if t.engine.transactional == kind and not t.temporary]
-            events = self.events.rows(changes, timestamp, row_image, text, maps)
+            events = self.events.rows(changes, timestamp, row_image, text, maps, rows_flags(variables))
             self._cache(ms, result, target, events, nontransactional=target is LogTarget.STMT_CACHE)
 
     def _cache(self, ms: MasterSession, result: StepResult, target: LogTarget, events: list[Log_event], nontransactional: bool = False) -> None:

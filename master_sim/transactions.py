@@ -63,7 +63,7 @@ class TransactionControl:
         else:
             self._savepoint(ms, statement)
             if kind is StatementKind.ROLLBACK_TO_SAVEPOINT:
-                self._warn_incomplete_rollback(ms, result)
+                self._warn_incomplete_rollback(ms, result, to_savepoint=True)
 
     def end_statement(self, ms: MasterSession) -> None:
         """Flush the statement cache; in autocommit the statement's transaction ends too."""
@@ -90,17 +90,21 @@ class TransactionControl:
             return
         timestamp = cache.events[0].timestamp
         now = unix_time(self.server.now())
-        closing = self.events.xid(now) if xid else self.events.query(end, now, ms.session.thread_id)
-        begin = self.events.query("BEGIN", timestamp, ms.session.thread_id)
+        closing = self.events.xid(now) if xid else self.events.query(end, now, ms.session.thread_id, variables=ms.session.variables)
+        begin = self.events.query("BEGIN", timestamp, ms.session.thread_id, variables=ms.session.variables)
         self.writer.write_group([begin, *cache.events, closing])
         cache.clear()
 
-    @staticmethod
-    def _warn_incomplete_rollback(ms: MasterSession, result: StepResult) -> None:
-        """Warning 1196: the transaction changed tables a rollback cannot restore."""
+    def _warn_incomplete_rollback(self, ms: MasterSession, result: StepResult, to_savepoint: bool = False) -> None:
+        """Warning 1196: the transaction changed tables a rollback cannot restore (or, for
+        ROLLBACK TO on MariaDB, created or dropped a temporary table)."""
         transaction = ms.session.transaction
-        if transaction is not None and transaction.wrote_nontransactional:
+        if transaction is not None and (transaction.wrote_nontransactional or (to_savepoint and self._keeps_log(transaction))):
             result.notes.append(note(ErrorCode.ER_WARNING_NOT_COMPLETE_ROLLBACK, level="Warning"))
+
+    def _keeps_log(self, transaction: Transaction) -> bool:
+        """MariaDB's OPTION_KEEP_LOG: a temporary table created or dropped in the transaction."""
+        return self.server.flavor.temporary_ddl_keeps_log and transaction.changed_temporary_tables
 
     def _rollback_binlog(self, ms: MasterSession, logged: bool) -> None:
         """The binlog's part of a rollback: the transaction cache is logged with ROLLBACK when
@@ -145,11 +149,13 @@ class TransactionControl:
         transaction.savepoints = [s for s in transaction.savepoints if s.name.lower() != name.lower()]
         transaction.savepoints.append(Savepoint(name, len(transaction.undo)))
         position = len(ms.trx_cache.events) if ms.binlog_participant else None
+        if position is not None and self.server.flavor.savepoint_event_survives_rollback_to:
+            position += 1  # recorded once its SAVEPOINT event is written
         ms.savepoints[name.lower()] = BinlogSavepoint(position, ms.touched_transactional)
         if position is None:
             return
         timestamp = unix_time(self.server.tick())
-        ms.trx_cache.add([self.events.query(f"SAVEPOINT `{name}`", timestamp, ms.session.thread_id)], nontransactional=False)
+        ms.trx_cache.add([self.events.query(f"SAVEPOINT `{name}`", timestamp, ms.session.thread_id, variables=ms.session.variables)], nontransactional=False)
 
     def _rollback_to(self, ms: MasterSession, transaction: Transaction, savepoint: Savepoint, saved: BinlogSavepoint, name: str) -> None:
         """ROLLBACK TO SAVEPOINT.
@@ -159,10 +165,11 @@ class TransactionControl:
         (binlog_savepoint_rollback) when the transaction changed a non-transactional table."""
         transaction.undo_to(savepoint.undo_mark, self.server.storage)
         ms.touched_transactional = ms.touched_transactional and saved.touched_transactional
+        kept = transaction.wrote_nontransactional or self._keeps_log(transaction)
         if saved.position is None:
-            self._rollback_binlog(ms, transaction.wrote_nontransactional)
-        elif transaction.wrote_nontransactional:
+            self._rollback_binlog(ms, kept)
+        elif kept:
             timestamp = unix_time(self.server.tick())
-            ms.trx_cache.add([self.events.query(f"ROLLBACK TO `{name}`", timestamp, ms.session.thread_id)], nontransactional=False)
+            ms.trx_cache.add([self.events.query(f"ROLLBACK TO `{name}`", timestamp, ms.session.thread_id, variables=ms.session.variables)], nontransactional=False)
         else:
             ms.trx_cache.truncate(saved.position)

@@ -14,6 +14,16 @@ from server_sim.server import is_replicated_variable
 from server_sim.statement import Statement, StatementKind, WriteMode, is_multi_table
 
 
+# MySQL 8.0.26's terminology in the reasons' texts (errmsg-utf8.txt).
+_REPLICA_WORDING = (("on master and the slave", "on source and the replica"), ("differ on slaves", "differ on replicas"), ("on the slave", "on the replica"))
+
+
+def _replica_wording(text: str) -> str:
+    for old, new in _REPLICA_WORDING:
+        text = text.replace(old, new)
+    return text
+
+
 class UnsafeReason(Enum):
     """BINLOG_STMT_UNSAFE_*: the reason's message code and the text Note 1592 embeds."""
 
@@ -45,13 +55,15 @@ class UnsafeReason(Enum):
 
     @classmethod
     def of_note(cls, message: str) -> UnsafeReason | None:
-        """The reason a Note 1592 embeds, whichever flavor wrote it (with or without the final period)."""
+        """The reason a Note 1592 embeds, whichever flavor wrote it (with or without the
+        final period, with the older or the newer terminology)."""
         text = message.rstrip(".")
-        return next((reason for reason in cls if text.endswith(reason.text.rstrip("."))), None)
+        return next((reason for reason in cls if text.endswith((reason.text.rstrip("."), _replica_wording(reason.text).rstrip(".")))), None)
 
     def message(self, flavor: Flavor) -> str:
         """The reason's sentence as `flavor` prints it."""
-        return self.text if flavor.unsafe_reason_final_period else self.text.removesuffix(".")
+        text = _replica_wording(self.text) if flavor.replica_terminology else self.text
+        return text if flavor.unsafe_reason_final_period else text.removesuffix(".")
 
     def note(self, flavor: Flavor) -> Condition:
         """The Note 1592 the server attaches when it logs the statement anyway."""

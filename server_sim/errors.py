@@ -48,6 +48,14 @@ class ErrorCode(Enum):
     ER_LOCK_WAIT_TIMEOUT = (1205, "Lock wait timeout exceeded; try restarting transaction")
     ER_LOCK_DEADLOCK = (1213, "Deadlock found when trying to get lock; try restarting transaction")
     ER_WRONG_VALUE_FOR_VAR = (1231, "Variable '%s' can't be set to the value of '%s'")
+    ER_WRONG_TYPE_FOR_VAR = (1232, "Incorrect argument type to variable '%s'")
+    # The handler's error for an auto-increment value beyond its column's type, which the
+    # server reports with its own number (handler::print_error).
+    HA_ERR_AUTOINC_ERANGE = (167, "Out of range value for column '%s' at row %d")
+    ER_WARN_LEGACY_SYNTAX_CONVERTED = (3005, "%s is no longer supported. The statement was converted to %s.")
+    ER_UNKNOWN_CHARACTER_SET = (1115, "Unknown character set: '%s'")
+    ER_UNKNOWN_COLLATION = (1273, "Unknown collation: '%s'")
+    ER_COLLATION_CHARSET_MISMATCH = (1253, "COLLATION '%s' is not valid for CHARACTER SET '%s'")
     ER_NOT_SUPPORTED_YET = (1235, "This version of MySQL doesn't yet support '%s'")
     ER_INVALID_GROUP_FUNC_USE = (1111, "Invalid use of group function")
     ER_USER_LOCK_WRONG_NAME = (3057, "Incorrect user-level lock name '%s'.")

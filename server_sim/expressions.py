@@ -18,6 +18,7 @@ from .errors import ErrorCode, SqlError, not_supported
 from .functions import GENERATED_CALLS, PORTABLE_NODES, function_name, is_udf_call, lookup
 from .functions.library import STRUCTURE
 from .functions.statement import StatementContext
+from .statement import is_cte_reference
 
 # The storage's per-row identity column: never visible to scenario SQL.
 HIDDEN_ROW_ID = "_rpl_row"
@@ -57,7 +58,7 @@ class Translator:
         library's translation of it (server_sim/functions), a UDF call its body."""
         if isinstance(node, exp.Column) and node.name.lower() == HIDDEN_ROW_ID:
             raise SqlError(ErrorCode.ER_BAD_FIELD_ERROR, node.name, "field list")
-        if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier) and not is_cte_reference(node):
             alias = node.args.get("alias")
             return exp.Subquery(
                 this=self.table_source(node),
@@ -85,6 +86,10 @@ class Translator:
         return call
 
 
+# Query syntax DuckDB reads as MySQL does: common table expressions (WITH [RECURSIVE]).
+_QUERY_SYNTAX = (exp.With, exp.CTE)
+
+
 def check_supported(tree: exp.Expression, generated: Container[int] = ()) -> None:
     """Refuse any construct the translation does not model (rather than run it differently);
     the subtrees whose ids are in `generated` are the translation's own and are skipped."""
@@ -95,7 +100,7 @@ def check_supported(tree: exp.Expression, generated: Container[int] = ()) -> Non
             if node.name not in GENERATED_CALLS:
                 raise not_supported(f"function {node.name}()")
             continue
-        if isinstance(node, STRUCTURE) or isinstance(node, PORTABLE_NODES):
+        if isinstance(node, STRUCTURE) or isinstance(node, PORTABLE_NODES) or isinstance(node, _QUERY_SYNTAX):
             continue
         raise not_supported(f"{node.key.upper()} in {node.sql(dialect='mysql')!r}")
 

@@ -129,6 +129,32 @@ class Flavor:
     unix_time_max: int = 32536771199
     # Server functions this product does not have: a call is an unknown (loadable) function.
     missing_functions: frozenset[str] = frozenset()
+    # What a server started without configuration has: its character set and collation,
+    # utf8mb4's default collation, its sql_mode and sync_binlog.
+    character_set_server: str = "utf8mb4"
+    collation_server: str = "utf8mb4_0900_ai_ci"
+    utf8mb4_collation: str = "utf8mb4_0900_ai_ci"
+    default_sql_mode: str = "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"
+    sync_binlog_default: str = "1"
+    # INSERT DELAYED runs as a plain INSERT: MySQL says so in Warning 3005 and logs the
+    # statement as sent; MariaDB (its binlog on) says nothing and logs it without DELAYED.
+    insert_delayed_warning: bool = True
+    insert_delayed_logged_without_keyword: bool = False
+    # MariaDB runs INSERT DELAYED as a plain INSERT only when the global binlog_format is
+    # STATEMENT; otherwise in its delayed-insert thread (not modelled), or 1616 for an engine
+    # without delayed inserts.
+    insert_delayed_needs_statement_format: bool = False
+    # UPDATE IGNORE skipping a row on a duplicate key: MySQL warns (1062), MariaDB does not.
+    update_ignore_warns_duplicate: bool = True
+    # ROLLBACK TO SAVEPOINT after CREATE/DROP TEMPORARY TABLE in the transaction: MariaDB
+    # (OPTION_KEEP_LOG) warns 1196 and logs the ROLLBACK TO as after a non-transactional change.
+    temporary_ddl_keeps_log: bool = False
+    # Where ROLLBACK TO SAVEPOINT cuts the transaction cache: MySQL after the SAVEPOINT event
+    # (binlog_savepoint_set records the position once it is written), MariaDB before it.
+    savepoint_event_survives_rollback_to: bool = True
+    # MySQL 8.0.26+ says "replica" and "source" where older servers (and MariaDB) say
+    # "slave" and "master" in the unsafe-statement reasons.
+    replica_terminology: bool = True
 
 
 MYSQL_80 = Flavor(
@@ -193,6 +219,18 @@ MARIADB_1011 = Flavor(
     user_lock_empty_name_error=False,
     secure_file_priv=None,
     missing_functions=frozenset({"SOURCE_POS_WAIT", "WAIT_FOR_EXECUTED_GTID_SET"}),
+    character_set_server="latin1",
+    collation_server="latin1_swedish_ci",
+    utf8mb4_collation="utf8mb4_general_ci",
+    default_sql_mode="STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION",
+    sync_binlog_default="0",
+    insert_delayed_warning=False,
+    insert_delayed_logged_without_keyword=True,
+    insert_delayed_needs_statement_format=True,
+    update_ignore_warns_duplicate=False,
+    temporary_ddl_keeps_log=True,
+    savepoint_event_survives_rollback_to=False,
+    replica_terminology=False,
 )
 
 FLAVORS: dict[str, Flavor] = {flavor.name: flavor for flavor in (MYSQL_80, MARIADB_1011)}

@@ -11,6 +11,7 @@ text of a changed tree.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 from functools import lru_cache
@@ -35,6 +36,7 @@ from .statement import (
     WriteMode,
     row_version,
 )
+from .syntax import parse_error_position, syntax_error, unrecognised
 from .udf import CREATE_FUNCTION_START, parse_create_function
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -64,12 +66,10 @@ _KINDS: list[tuple[type[exp.Expression], StatementKind]] = [
 ]
 
 
-def _syntax_error(sql: str, detail: str) -> SqlError:
-    return SqlError(
-        ErrorCode.ER_PARSE_ERROR,
-        message="You have an error in your SQL syntax; check the manual that corresponds to your MySQL "
-        f"server version for the right syntax to use: {detail} (statement: {sql!r})",
-    )
+def _syntax_error_at(text: str, pattern: str) -> SqlError:
+    """1064 near the first match of `pattern` (a keyword the grammar does not allow there)."""
+    match = re.search(pattern, text, re.IGNORECASE)
+    return syntax_error(text, match.start() if match else len(text))
 
 
 # The clauses each DML statement may carry; anything else sqlglot accepts (INSERT OR
@@ -82,6 +82,9 @@ _MODELLED_CLAUSES: dict[type[exp.Expression], frozenset[str]] = {
 
 
 def _refuse_foreign_clauses(tree: exp.Expression) -> None:
+    for lock in tree.args.get("locks") or () if isinstance(tree, exp.Select) else ():
+        if lock.args.get("wait") is not None or lock.expressions:
+            raise not_supported(f"locking read {lock.sql(dialect='mysql')!r} (NOWAIT, SKIP LOCKED, WAIT n and OF tables)")
     allowed = _MODELLED_CLAUSES.get(type(tree))
     if allowed is None:
         return
@@ -117,6 +120,22 @@ def _duplicate_keyword(text: str) -> Token | None:
     return None
 
 
+def _priority_keyword(text: str) -> Token | None:
+    """The DELAYED of `INSERT DELAYED` / `REPLACE DELAYED`, which the servers run as a plain
+    INSERT (sqlglot rejects the word); LOW_PRIORITY and HIGH_PRIORITY, which change how
+    MyISAM's table locks queue, are not modelled."""
+    upper = text[:40].upper()
+    if "DELAYED" not in upper and "PRIORITY" not in upper:
+        return None
+    tokens = _MYSQL.tokenize(text)
+    if len(tokens) < 2 or tokens[0].token_type is not TokenType.INSERT:
+        return None
+    word = tokens[1].text.upper()
+    if word in ("LOW_PRIORITY", "HIGH_PRIORITY"):
+        raise not_supported(f"INSERT {word} (MyISAM's lock queueing)")
+    return tokens[1] if word == "DELAYED" else None
+
+
 def _write_mode(tree: exp.Expression, is_replace: bool, keyword: Token | None) -> WriteMode:
     if is_replace or (keyword is not None and keyword.token_type is TokenType.REPLACE):
         return WriteMode.REPLACE
@@ -132,30 +151,81 @@ def parse_statement(sql: str) -> Statement:
     """Parse and classify `sql`; raises SqlError 1064 (cannot parse) or 1235 (not modelled)."""
     text = sql.strip().rstrip(";").strip()
     if not text:
-        raise _syntax_error(sql, "empty statement")
+        raise syntax_error(text, 0)
     special = _special_form(text)
     if special is not None:
         return special
+    executable = _EXECUTABLE_COMMENT.match(text)
+    if executable is not None:
+        return _executable_comment(text, executable)
     is_replace = bool(_REPLACE.match(text))
     source = _REPLACE.sub("INSERT", text, count=1) if is_replace else text
     keyword = _duplicate_keyword(source)
     if keyword is not None:
         source = source[: keyword.start] + source[keyword.end + 1 :]
+    delayed = _priority_keyword(source)
+    if delayed is not None:
+        source = source[: delayed.start] + source[delayed.end + 1 :]
     try:
-        trees = [tree for tree in sqlglot.parse(source, read="mysql") if tree is not None]
-    except (ParseError, TokenError) as error:
-        detail = str(error).splitlines()[0]
-        raise _syntax_error(text, detail) from None
+        trees = _parsed(source)
+    except ParseError as error:
+        raise unrecognised(text) or syntax_error(text, parse_error_position(source, error)) from None
+    except TokenError:
+        raise unrecognised(text) or syntax_error(text, max(text.rfind("'"), text.rfind('"'), 0)) from None
     if len(trees) != 1:
-        raise _syntax_error(text, "exactly one statement per step is expected")
+        statements = split_statements(text)
+        raise syntax_error(text, text.find(statements[1], len(statements[0])) if len(statements) > 1 else len(text))
     tree = trees[0]
+    if isinstance(tree, exp.Insert) and tree.args.get("with_"):
+        raise _syntax_error_at(text, r"\b(?:INSERT|REPLACE)\b")  # WITH opens a query, not an INSERT
     _refuse_foreign_clauses(tree)
     if isinstance(tree, exp.Delete) and (tree.args.get("tables") or tree.args.get("using")):
         # The grammar of a multi-table DELETE has no ORDER BY or LIMIT.
         for clause in ("order", "limit"):
             if tree.args.get(clause) is not None:
-                raise _syntax_error(text, f"a multi-table DELETE takes no {clause.upper().replace('ORDER', 'ORDER BY')}")
-    return _classified(text, tree, _write_mode(tree, is_replace, keyword), is_replace)
+                raise _syntax_error_at(text, r"\bORDER\s+BY\b" if clause == "order" else r"\bLIMIT\b")
+    statement = _classified(text, tree, _write_mode(tree, is_replace, keyword), is_replace)
+    return dataclasses.replace(statement, delayed=True) if delayed is not None else statement
+
+
+def _parsed(source: str) -> list[exp.Expression]:
+    """sqlglot's trees for `source`; `@@session.name` with a keyword for a name (timestamp)
+    is read as `@@name`, which is the same variable, when sqlglot cannot read it."""
+    try:
+        return [tree for tree in sqlglot.parse(source, read="mysql") if tree is not None]
+    except ParseError:
+        rewritten = _without_session_scope(source) if "@@" in source else None
+        if rewritten is None:
+            raise
+        return [tree for tree in sqlglot.parse(rewritten, read="mysql") if tree is not None]
+
+
+def _without_session_scope(source: str) -> str | None:
+    """`source` with the `session.` / `local.` of each `@@session.name` cut, or None if it has none."""
+    tokens = _MYSQL.tokenize(source)
+    cuts = [
+        (scope.start, dot.end + 1)
+        for at, scope, dot in zip(tokens, tokens[1:], tokens[2:])
+        if at.token_type is TokenType.SESSION_PARAMETER and scope.text.lower() in ("session", "local") and dot.token_type is TokenType.DOT
+    ]
+    for start, end in reversed(cuts):
+        source = source[:start] + source[end:]
+    return source if cuts else None
+
+
+# A statement inside a MySQL executable comment (mysqldump's `/*!40101 SET ... */`): run
+# when the server's version is at least the one given; the simulated servers are newer
+# than every five-digit version up to 8.0.39.
+_EXECUTABLE_COMMENT = re.compile(r"^/\*!(\d{5,6})?\s*(.*?)\s*\*/$", re.DOTALL)
+_EXECUTED_COMMENT_VERSIONS = 80039
+
+
+def _executable_comment(text: str, match: re.Match[str]) -> Statement:
+    version = match.group(1)
+    if version is not None and int(version) > _EXECUTED_COMMENT_VERSIONS:
+        raise not_supported(f"an executable comment for server version {version} ({text!r})")
+    inner = parse_statement(match.group(2))
+    return dataclasses.replace(inner, sql=text)
 
 
 def _special_form(text: str) -> Statement | None:
@@ -182,7 +252,7 @@ def _classified(text: str, tree: exp.Expression, mode: WriteMode, is_replace: bo
     """The statement `tree` is, by its node type (CREATE and DROP: only of the objects modelled)."""
     if is_replace:
         if not isinstance(tree, exp.Insert) or tree.args.get("conflict") is not None:
-            raise _syntax_error(text, "REPLACE takes no ON DUPLICATE KEY UPDATE clause")
+            raise _syntax_error_at(text, r"\bON\s+DUPLICATE\b")
         return Statement(text, StatementKind.REPLACE, tree, write_mode=mode)
     if isinstance(tree, exp.Create):
         if tree.kind != "TABLE":
@@ -196,11 +266,17 @@ def _classified(text: str, tree: exp.Expression, mode: WriteMode, is_replace: bo
         if tree.kind != "TABLE":
             raise not_supported(f"DROP {tree.kind}")
         return Statement(text, StatementKind.DROP_TABLE, tree)
+    if isinstance(tree, exp.Analyze):
+        if tree.args.get("kind") != "TABLE" or tree.args.get("expression") is not None:
+            raise not_supported(f"ANALYZE other than ANALYZE TABLE ({text!r})")
+        return Statement(text, StatementKind.ANALYZE_TABLE, tree)
+    if isinstance(tree, exp.Show):
+        return Statement(text, StatementKind.SHOW, tree)
     for node_type, kind in _KINDS:
         if isinstance(tree, node_type):
             return Statement(text, kind, tree, write_mode=mode)
     first_word = text.split(None, 1)[0].upper()
-    raise not_supported(f"{first_word} statements (the simulator models DML, DDL on tables, SET and transaction control)")
+    raise unrecognised(text) or not_supported(f"{first_word} statements (the simulator models DML, DDL on tables, SET, SHOW, ANALYZE TABLE and transaction control)")
 
 
 # -- CREATE TRIGGER ---------------------------------------------------------------------
@@ -292,8 +368,8 @@ def split_statements(text: str) -> list[str]:
     """The `;`-separated statements of a SQL script, as written (a `;` inside a string or comment does not split)."""
     try:
         tokens = _MYSQL.tokenize(text)
-    except TokenError as error:
-        raise _syntax_error(text, str(error).splitlines()[0]) from None
+    except TokenError:
+        raise syntax_error(text, max(text.rfind("'"), text.rfind('"'), 0)) from None
     statements: list[str] = []
     start: int | None = None
     end = 0

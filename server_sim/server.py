@@ -28,7 +28,7 @@ from .flavor import Flavor
 from .functions.statement import StatementContext
 from .session import Session, seeded_random_state
 from .storage import Storage
-from .sysvars import REPLICATED_SESSION_VARIABLES, VariableRegistry
+from .sysvars import REPLICATED_SESSION_VARIABLES, VariableRegistry, fixed_moment
 from .system_tables import DEFAULT_CONSUMERS, Contents, SystemTable, TableCategory
 from .user_locks import UserLocks
 
@@ -150,6 +150,13 @@ class Server:
         self._clock += dt.timedelta(seconds=seconds)
         return self._clock
 
+    def statement_time(self, session: Session) -> dt.datetime:
+        """When a statement of `session` runs: the clock one tick on, or the moment the
+        session fixed with SET timestamp (the clock still moves on)."""
+        moment = self.tick()
+        fixed = session.variables.get("timestamp")
+        return fixed_moment(fixed) if fixed else moment
+
     def advance_clock_to(self, moment: dt.datetime) -> None:
         if moment > self._clock:
             self._clock = moment
@@ -257,7 +264,9 @@ class Server:
             variable = self.registry.lookup(name)
             values = self.global_variables if scope == "GLOBAL" else session.variables
             value = values.get(variable.name, variable.default)
-            return int(value) if variable.integer else value
+            if variable.name == "timestamp":  # the statement's time, as Unix seconds
+                return float(value) if value else timestamp.replace(tzinfo=dt.timezone.utc).timestamp()
+            return variable.read(value)
 
         return StatementContext(
             timestamp=timestamp,

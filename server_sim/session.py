@@ -54,6 +54,8 @@ class Transaction:
     # Engines' transactional tables changed: an XA-capable (transactional) commit ends with Xid.
     wrote_transactional: bool = False
     wrote_nontransactional: bool = False
+    # A temporary table was created or dropped in it (the server's OPTION_KEEP_LOG).
+    changed_temporary_tables: bool = False
 
     def record(self, change: RowChange) -> None:
         if change.table.engine.transactional and not change.table.temporary:

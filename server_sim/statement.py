@@ -41,6 +41,8 @@ class StatementKind(Enum):
     RELEASE_SAVEPOINT = "RELEASE SAVEPOINT"
     SET = "SET"
     BINLOG = "BINLOG"
+    SHOW = "SHOW"  # reads the server's state: changes and logs nothing
+    ANALYZE_TABLE = "ANALYZE TABLE"  # an administration statement: logged, with an implicit commit
 
     @property
     def is_dml(self) -> bool:
@@ -58,6 +60,7 @@ class StatementKind(Enum):
             StatementKind.DROP_TRIGGER,
             StatementKind.CREATE_FUNCTION,
             StatementKind.DROP_FUNCTION,
+            StatementKind.ANALYZE_TABLE,
         )
 
     @property
@@ -178,12 +181,13 @@ class Statement:
     trigger: TriggerDefinition | None = None  # CREATE TRIGGER's definition (sqlglot has no tree for it)
     udf: Udf | None = None  # CREATE FUNCTION ... SONAME's function (sqlglot has no tree for it either)
     events: tuple[Log_event, ...] = ()  # what a BINLOG '...' statement carries
+    delayed: bool = False  # INSERT DELAYED / REPLACE DELAYED: run as the plain statement
 
     @cached_property
     def table_nodes(self) -> tuple[exp.Table, ...]:
         """Every table node of the tree, found once: the tree is shared and never changed,
         and the analysis, the locks and the executor each look for them."""
-        return tuple(self.ast.find_all(exp.Table)) if self.ast is not None else ()
+        return tuple(node for node in self.ast.find_all(exp.Table) if not is_cte_reference(node)) if self.ast is not None else ()
 
     @cached_property
     def calls(self) -> tuple[str, ...]:
@@ -197,6 +201,11 @@ class Statement:
     def creates_from_select(self) -> bool:
         """CREATE [TEMPORARY] TABLE ... SELECT: DDL that also writes rows."""
         return self.kind is StatementKind.CREATE_TABLE and self.ast is not None and self.ast.expression is not None
+
+    @property
+    def local_only(self) -> bool:
+        """ANALYZE NO_WRITE_TO_BINLOG | LOCAL TABLE: kept out of the binlog."""
+        return isinstance(self.ast, exp.Analyze) and bool(self.ast.args.get("options"))
 
     @property
     def temporary(self) -> bool:
@@ -234,6 +243,29 @@ def target_tables(statement: Statement) -> list[exp.Table]:
     if statement.trigger is not None:
         return [exp.to_table(statement.trigger.table)]
     return []
+
+
+def is_cte_reference(node: exp.Table) -> bool:
+    """Whether `node` names a common table expression of a WITH around it, not a table: an
+    unqualified name of a CTE of an enclosing query (a CTE's own body sees the CTEs before
+    it, and itself only under RECURSIVE)."""
+    if node.args.get("db") or not isinstance(node.this, exp.Identifier):
+        return False
+    name = node.name.lower()
+    inside: exp.Expression | None = None  # the CTE whose body the walk came up through
+    parent = node.parent
+    while parent is not None:
+        with_ = parent.args.get("with_")
+        if isinstance(with_, exp.With):
+            for cte in with_.expressions:
+                if cte is inside and not with_.args.get("recursive"):
+                    break  # the CTEs from this one on are not in scope of its body
+                if cte.alias_or_name.lower() == name:
+                    return True
+        if isinstance(parent, exp.CTE):
+            inside = parent
+        parent = parent.parent
+    return False
 
 
 def used_tables(statement: Statement) -> list[str]:

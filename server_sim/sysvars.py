@@ -1,10 +1,26 @@
-"""System variables the simulators model: names, allowed values, defaults and scope."""
+"""System variables the simulators model: names, allowed values, defaults and scope.
+
+A variable the server has and the simulator does not model is refused with 1235 naming
+it; a name the server does not know is 1193, as the server says.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 
-from .errors import ErrorCode, SqlError
+from . import charsets
+from .binlog.events import (
+    NO_FOREIGN_KEY_CHECKS_F,
+    RELAXED_UNIQUE_CHECKS_F,
+    OPTION_AUTO_IS_NULL,
+    OPTION_NO_FOREIGN_KEY_CHECKS,
+    OPTION_NOT_AUTOCOMMIT,
+    OPTION_RELAXED_UNIQUE_CHECKS,
+)
+from .errors import ErrorCode, SqlError, not_supported
 from .flavor import Flavor
 
 ON_OFF = ("ON", "OFF")
@@ -12,7 +28,8 @@ ON_OFF = ("ON", "OFF")
 
 @dataclass(frozen=True)
 class SystemVariable:
-    """One server variable; `values` lists an enumeration's members, None means free text."""
+    """One server variable; `values` lists an enumeration's members, None means free text.
+    `check` gives a free-text value its canonical form, or raises the server's error."""
 
     name: str
     values: tuple[str, ...] | None
@@ -20,18 +37,25 @@ class SystemVariable:
     read_only: bool = False
     integer: bool = False
     is_set: bool = False  # a SET: any comma-separated subset of `values`, empty included
+    check: Callable[[str], str] | None = None
+    nullable: bool = False  # NULL is a value (character_set_results)
 
     def normalise(self, value: object) -> str:
         """The canonical text of `value`, or ER_WRONG_VALUE_FOR_VAR."""
-        if isinstance(value, bool):
-            text = "ON" if value else "OFF"
-        else:
-            text = str(value).strip()
+        if value is None:
+            if self.nullable:
+                return "NULL"
+            if self.integer:
+                raise SqlError(ErrorCode.ER_WRONG_TYPE_FOR_VAR, self.name)
+            raise SqlError(ErrorCode.ER_WRONG_VALUE_FOR_VAR, self.name, "NULL")
+        text = ("ON" if value else "OFF") if isinstance(value, bool) else str(value).strip()
         if self.integer:
             try:
                 return str(int(text))
             except ValueError:
-                raise SqlError(ErrorCode.ER_WRONG_VALUE_FOR_VAR, self.name, text) from None
+                raise SqlError(ErrorCode.ER_WRONG_TYPE_FOR_VAR, self.name) from None
+        if self.check is not None:
+            return self.check(text)
         if self.values is None:
             return text
         text = text.upper()
@@ -47,12 +71,145 @@ class SystemVariable:
             raise SqlError(ErrorCode.ER_WRONG_VALUE_FOR_VAR, self.name, text)
         return text
 
+    def read(self, value: str) -> object:
+        """The value `@@name` gives: integers and switches (1/0) as numbers."""
+        if self.integer:
+            return int(value)
+        if self.values == ON_OFF:
+            return 1 if value == "ON" else 0
+        if self.nullable and value == "NULL":
+            return None
+        return value
+
 
 # Members of the applier's SET variables, in the server's order.
 TYPE_CONVERSIONS = ("ALL_LOSSY", "ALL_NON_LOSSY")
 ROWS_SEARCH_ALGORITHMS = ("TABLE_SCAN", "INDEX_SCAN", "HASH_SCAN")
 
 _ISOLATION_LEVELS = ("READ-UNCOMMITTED", "READ-COMMITTED", "REPEATABLE-READ", "SERIALIZABLE")
+
+# sql_mode's members, in the server's order.
+SQL_MODES = (
+    "REAL_AS_FLOAT", "PIPES_AS_CONCAT", "ANSI_QUOTES", "IGNORE_SPACE", "IGNORE_BAD_TABLE_OPTIONS",
+    "ONLY_FULL_GROUP_BY", "NO_UNSIGNED_SUBTRACTION", "NO_DIR_IN_CREATE", "POSTGRESQL", "ORACLE",
+    "MSSQL", "DB2", "MAXDB", "NO_KEY_OPTIONS", "NO_TABLE_OPTIONS", "NO_FIELD_OPTIONS", "MYSQL323",
+    "MYSQL40", "ANSI", "NO_AUTO_VALUE_ON_ZERO", "NO_BACKSLASH_ESCAPES", "STRICT_TRANS_TABLES",
+    "STRICT_ALL_TABLES", "NO_ZERO_IN_DATE", "NO_ZERO_DATE", "ALLOW_INVALID_DATES",
+    "ERROR_FOR_DIVISION_BY_ZERO", "TRADITIONAL", "NO_AUTO_CREATE_USER", "HIGH_NOT_PRECEDENCE",
+    "NO_ENGINE_SUBSTITUTION", "PAD_CHAR_TO_FULL_LENGTH", "EMPTY_STRING_IS_NULL",
+    "SIMULTANEOUS_ASSIGNMENT", "TIME_ROUND_FRACTIONAL",
+)
+# Members whose presence or absence the simulator models; any other difference from the
+# flavor's default sql_mode (non-strict mode, ANSI_QUOTES, ...) is refused.
+MODELLED_SQL_MODES = frozenset({"NO_AUTO_VALUE_ON_ZERO", "NO_AUTO_CREATE_USER", "NO_DIR_IN_CREATE"})
+
+# Variables the servers have that the simulator does not model: refused with 1235 (set or read).
+UNMODELLED_VARIABLES = frozenset(
+    {
+        "big_tables", "binlog_checksum", "binlog_error_action", "binlog_order_commits",
+        "binlog_transaction_dependency_tracking", "character_set_filesystem", "check_constraint_checks",
+        "default_storage_engine", "default_tmp_storage_engine", "default_week_format", "div_precision_increment",
+        "end_markers_in_json", "enforce_gtid_consistency", "explicit_defaults_for_timestamp",
+        "group_concat_max_len", "gtid_domain_id", "gtid_mode", "gtid_next", "gtid_seq_no", "identity",
+        "innodb_lock_wait_timeout", "innodb_strict_mode", "interactive_timeout", "last_insert_id",
+        "lc_messages", "lock_wait_timeout", "log_bin_trust_function_creators", "low_priority_updates",
+        "max_allowed_packet", "max_error_count", "max_execution_time", "max_heap_table_size",
+        "max_join_size", "max_sort_length", "max_statement_time", "net_read_timeout", "net_write_timeout",
+        "old_alter_table", "optimizer_switch", "pseudo_slave_mode", "pseudo_thread_id", "rand_seed1",
+        "rand_seed2", "session_track_gtids", "session_track_schema", "session_track_state_change",
+        "session_track_system_variables", "session_track_transaction_info", "skip_replication",
+        "sql_big_selects", "sql_buffer_result", "sql_log_off", "sql_notes", "sql_quote_show_create",
+        "sql_require_primary_key", "sql_safe_updates", "sql_select_limit", "sql_slave_skip_counter",
+        "sql_warnings", "storage_engine", "tmp_table_size", "transaction_read_only", "tx_read_only",
+        "updatable_views_with_limit", "wait_timeout",
+    }
+)
+
+
+def _sql_mode_check(flavor: Flavor) -> Callable[[str], str]:
+    default = frozenset(flavor.default_sql_mode.split(","))
+    members = SystemVariable("sql_mode", SQL_MODES, "", is_set=True)
+
+    def check(text: str) -> str:
+        value = members.normalise(text.strip("'\""))
+        unmodelled = sorted((set(value.split(",") if value else ()) ^ default) - MODELLED_SQL_MODES)
+        if unmodelled:
+            raise not_supported(f"sql_mode '{value}' (the simulator runs {flavor.default_sql_mode}, with or without {', '.join(sorted(MODELLED_SQL_MODES))}; differs in {', '.join(unmodelled)})")
+        return value
+
+    return check
+
+
+def _time_zone(text: str) -> str:
+    """SYSTEM (the simulated servers' clock is UTC) and UTC offsets of zero are modelled."""
+    value = text.strip("'\"")
+    if value.upper() == "SYSTEM":
+        return "SYSTEM"
+    if value in ("+00:00", "+0:00", "-00:00", "-0:00"):
+        return "+00:00"
+    raise not_supported(f"time_zone '{value}' (the simulator models SYSTEM and +00:00)")
+
+
+def _timestamp(text: str) -> str:
+    """A fixed Unix time for the session's statements; 0 (or DEFAULT: '') is the clock's."""
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        raise SqlError(ErrorCode.ER_WRONG_TYPE_FOR_VAR, "timestamp") from None
+    return "" if value == 0 else str(value)
+
+
+def fixed_moment(value: str) -> dt.datetime:
+    """The moment a SET timestamp value names (the simulated clocks are naive UTC)."""
+    return _EPOCH + dt.timedelta(microseconds=int(Decimal(value) * 1_000_000))
+
+
+_EPOCH = dt.datetime(1970, 1, 1)
+
+
+def _charset(text: str) -> str:
+    charset = charsets.charset_name(text)
+    if charset is None:
+        raise SqlError(ErrorCode.ER_UNKNOWN_CHARACTER_SET, text.strip("'\""))
+    return charset
+
+
+def _collation(text: str) -> str:
+    name = text.strip("'\"").lower()
+    if name not in charsets.COLLATIONS:
+        raise SqlError(ErrorCode.ER_UNKNOWN_COLLATION, name)
+    return name
+
+
+def _lc_time_names(text: str) -> str:
+    if text.strip("'\"") != "en_US":
+        raise not_supported(f"lc_time_names '{text}' (the simulator models en_US)")
+    return "en_US"
+
+
+def _session_variables(flavor: Flavor) -> list[SystemVariable]:
+    """The variables dump files and drivers set, each carried by the binlog (Query event status)."""
+    server_charset = flavor.character_set_server
+    # A client's connection: utf8mb4, as the mysql and mariadb clients and the drivers ask for.
+    client_charset, client_collation = "utf8mb4", flavor.utf8mb4_collation
+    return [
+        SystemVariable("foreign_key_checks", ON_OFF, "ON"),
+        SystemVariable("unique_checks", ON_OFF, "ON"),
+        SystemVariable("sql_auto_is_null", ON_OFF, "OFF"),
+        SystemVariable("insert_id", None, "0", integer=True),
+        SystemVariable("timestamp", None, "", check=_timestamp),
+        SystemVariable("lc_time_names", None, "en_US", check=_lc_time_names),
+        SystemVariable("character_set_client", None, client_charset, check=_charset),
+        SystemVariable("character_set_connection", None, client_charset, check=_charset),
+        SystemVariable("character_set_results", None, client_charset, check=_charset, nullable=True),
+        SystemVariable("character_set_server", None, server_charset, check=_charset),
+        SystemVariable("character_set_database", None, server_charset, check=_charset),
+        SystemVariable("collation_connection", None, client_collation, check=_collation),
+        SystemVariable("collation_server", None, flavor.collation_server, check=_collation),
+        SystemVariable("collation_database", None, flavor.collation_server, check=_collation),
+        SystemVariable("sync_binlog", None, flavor.sync_binlog_default, integer=True),
+        SystemVariable("init_slave", None, ""),
+    ]
 
 
 def _variables(flavor: Flavor) -> list[SystemVariable]:
@@ -67,8 +224,8 @@ def _variables(flavor: Flavor) -> list[SystemVariable]:
         SystemVariable("sql_log_bin", ON_OFF, "ON"),
         SystemVariable("auto_increment_increment", None, "1", integer=True),
         SystemVariable("auto_increment_offset", None, "1", integer=True),
-        SystemVariable("time_zone", None, "SYSTEM"),
-        SystemVariable("sql_mode", None, "STRICT_TRANS_TABLES"),
+        SystemVariable("time_zone", None, "SYSTEM", check=_time_zone),
+        SystemVariable("sql_mode", None, flavor.default_sql_mode, check=_sql_mode_check(flavor)),
         SystemVariable("server_id", None, "1", read_only=True, integer=True),
         SystemVariable("hostname", None, "localhost", read_only=True),
         SystemVariable("port", None, "3306", read_only=True, integer=True),
@@ -76,7 +233,7 @@ def _variables(flavor: Flavor) -> list[SystemVariable]:
         SystemVariable("slave_exec_mode", ("STRICT", "IDEMPOTENT"), "STRICT"),
         SystemVariable("slave_type_conversions", TYPE_CONVERSIONS, "", is_set=True),
         SystemVariable("slave_transaction_retries", None, "10", integer=True),
-    ] + (
+    ] + _session_variables(flavor) + (
         [SystemVariable("server_uuid", None, "", read_only=True)] if flavor.server_uuid else []
     ) + (
         [SystemVariable("slave_rows_search_algorithms", ROWS_SEARCH_ALGORITHMS, flavor.rows_search_algorithms_default, is_set=True)]
@@ -114,6 +271,8 @@ class VariableRegistry:
         try:
             return self._by_name[key]
         except KeyError:
+            if key in UNMODELLED_VARIABLES:
+                raise not_supported(f"system variable '{key}'") from None
             raise SqlError(ErrorCode.ER_UNKNOWN_SYSTEM_VARIABLE, name) from None
 
     def defaults(self) -> dict[str, str]:
@@ -122,3 +281,60 @@ class VariableRegistry:
     def validate(self, settings: dict[str, object]) -> dict[str, str]:
         """Canonical values for `settings`; raises SqlError naming the first bad one."""
         return {self.lookup(name).name: self.lookup(name).normalise(value) for name, value in settings.items()}
+
+
+def option_bits(variables: Mapping[str, str]) -> int:
+    """The session's OPTION bits a Query event carries in its flags2 (OPTIONS_WRITTEN_TO_BIN_LOG)."""
+    bits = 0
+    if variables.get("sql_auto_is_null") == "ON":
+        bits |= OPTION_AUTO_IS_NULL
+    if variables.get("autocommit") == "OFF":
+        bits |= OPTION_NOT_AUTOCOMMIT
+    if variables.get("foreign_key_checks") == "OFF":
+        bits |= OPTION_NO_FOREIGN_KEY_CHECKS
+    if variables.get("unique_checks") == "OFF":
+        bits |= OPTION_RELAXED_UNIQUE_CHECKS
+    return bits
+
+
+def rows_flags(variables: Mapping[str, str]) -> int:
+    """The flags a session's row events carry for the checks it switched off."""
+    flags = 0
+    if variables.get("foreign_key_checks") == "OFF":
+        flags |= NO_FOREIGN_KEY_CHECKS_F
+    if variables.get("unique_checks") == "OFF":
+        flags |= RELAXED_UNIQUE_CHECKS_F
+    return flags
+
+
+def option_variables(bits: int) -> dict[str, str]:
+    """The session variables a Query event's flags2 sets on the applier."""
+    return {
+        "sql_auto_is_null": "ON" if bits & OPTION_AUTO_IS_NULL else "OFF",
+        "autocommit": "OFF" if bits & OPTION_NOT_AUTOCOMMIT else "ON",
+        "foreign_key_checks": "OFF" if bits & OPTION_NO_FOREIGN_KEY_CHECKS else "ON",
+        "unique_checks": "OFF" if bits & OPTION_RELAXED_UNIQUE_CHECKS else "ON",
+    }
+
+
+def charset_ids(variables: Mapping[str, str], utf8mb4_collation: str) -> tuple[int, int, int]:
+    """A Query event's Q_CHARSET_CODE: character_set_client's default collation,
+    collation_connection and collation_server, by id."""
+    client = charsets.default_collation(variables["character_set_client"], utf8mb4_collation)
+    return (
+        charsets.collation_id(client),
+        charsets.collation_id(variables["collation_connection"]),
+        charsets.collation_id(variables["collation_server"]),
+    )
+
+
+def charset_variables(ids: tuple[int, int, int]) -> dict[str, str]:
+    """The session variables a Query event's charset sets on the applier."""
+    client, connection, server = (charsets.COLLATION_NAMES[i] for i in ids)
+    return {
+        "character_set_client": charsets.COLLATIONS[client].charset,
+        "collation_connection": connection,
+        "character_set_connection": charsets.COLLATIONS[connection].charset,
+        "collation_server": server,
+        "character_set_server": charsets.COLLATIONS[server].charset,
+    }

@@ -11,6 +11,8 @@ import datetime as dt
 from server_sim.applier.row_applier import RowApplier
 from server_sim.binlog.events import (
     INTVAR_INSERT_ID,
+    NO_FOREIGN_KEY_CHECKS_F,
+    RELAXED_UNIQUE_CHECKS_F,
     STMT_END_F,
     Annotate_rows_log_event,
     Format_description_log_event,
@@ -35,6 +37,7 @@ from server_sim.parser import parse_statement
 from server_sim.server import Server
 from server_sim.session import Savepoint, Session
 from server_sim.statement import Statement, StatementKind
+from server_sim.sysvars import charset_variables, option_variables
 
 from .status import SlaveStatus, SlaveStop
 
@@ -134,8 +137,7 @@ class EventApplier:
         session.thread_id = event.thread_id
         if self.flavor.applier_server_id_from_event:
             session.variables["server_id"] = str(event.server_id)
-        session.variables["auto_increment_increment"] = str(event.auto_increment_increment)
-        session.variables["auto_increment_offset"] = str(event.auto_increment_offset)
+        _apply_query_context(session.variables, event)
         if self._rand is not None:
             session.rand_seed1, session.rand_seed2 = self._rand
         if self._last_insert_id is not None:
@@ -168,13 +170,16 @@ class EventApplier:
                     event.query,
                 )
             )
-        if not session.in_multi_statement_transaction:
+        if not session.in_multi_statement_transaction or (statement.kind.is_ddl and not statement.temporary):
             self.commit()
 
     def _rows(self, event: Rows_log_event, position: int) -> None:
         table_map = self.table_maps.get(event.table_id)
         if table_map is None:
             raise SlaveStop(SqlError(ErrorCode.ER_SLAVE_RELAY_LOG_READ_FAILURE, f"row event for unmapped table id {event.table_id}"))
+        variables = self.session.variables
+        variables["foreign_key_checks"] = "OFF" if event.rows_flags & NO_FOREIGN_KEY_CHECKS_F else "ON"
+        variables["unique_checks"] = "OFF" if event.rows_flags & RELAXED_UNIQUE_CHECKS_F else "ON"
         applier = self.applier
         try:
             applier.apply(self.session, event, table_map, position, Outcome())
@@ -208,6 +213,20 @@ class EventApplier:
         if transaction is not None:
             transaction.undo_to(0, self.server.storage)
         self.session.transaction = None
+
+
+def _apply_query_context(variables: dict[str, str], event: Query_log_event) -> None:
+    """The master session's context the event carries, set on the applier's session before
+    the statement runs (Query_log_event::do_apply_event): auto-increment settings, sql_mode,
+    time_zone, the OPTION bits of flags2 and the character sets."""
+    variables["auto_increment_increment"] = str(event.auto_increment_increment)
+    variables["auto_increment_offset"] = str(event.auto_increment_offset)
+    if event.sql_mode:
+        variables["sql_mode"] = event.sql_mode
+    variables["time_zone"] = event.time_zone
+    variables.update(option_variables(event.flags2))
+    if event.charset is not None:
+        variables.update(charset_variables(event.charset))
 
 
 def _query_error(error: SqlError, event: Query_log_event) -> SqlError:

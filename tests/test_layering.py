@@ -22,10 +22,10 @@ APART: set[frozenset[str]] = {frozenset({"scenarios", "server_sim"}), frozenset(
 # A name stands for the module and, when it is a package, every module in it.
 SERVER_LAYERS: list[tuple[str, frozenset[str]]] = [
     # Errors, values and the server's static data; the binlog format.
-    ("base", frozenset({"errors", "types", "flavor", "sysvars", "engines", "system_tables", "udf", "binlog", "declined", "collation"})),
+    ("base", frozenset({"errors", "types", "flavor", "sysvars", "engines", "system_tables", "udf", "binlog", "declined", "collation", "charsets"})),
     # Statements and expressions: what a text means, before any table is looked at.
     # The function library and the fast path's typed values, which its entries produce.
-    ("sql", frozenset({"statement", "parser", "expressions", "system_table_access", "operands", "functions"})),
+    ("sql", frozenset({"statement", "syntax", "parser", "expressions", "system_table_access", "operands", "functions"})),
     # Tables, triggers and functions with MySQL meaning, and their saved form.
     ("catalog", frozenset({"catalog", "dictionary"})),
     # Rows: DuckDB, its Python mirror, and the sessions' transactions over them.

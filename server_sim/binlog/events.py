@@ -17,6 +17,15 @@ from typing import ClassVar
 LOG_EVENT_IGNORABLE_F = 0x80
 STMT_END_F = 0x1
 
+# A Query event's flags2: the session's OPTION bits the slave runs the statement with.
+OPTION_AUTO_IS_NULL = 1 << 14
+OPTION_NOT_AUTOCOMMIT = 1 << 19
+OPTION_NO_FOREIGN_KEY_CHECKS = 1 << 26
+OPTION_RELAXED_UNIQUE_CHECKS = 1 << 27
+# A row event's flags besides STMT_END_F: the checks the master's session had switched off.
+NO_FOREIGN_KEY_CHECKS_F = 1 << 1
+RELAXED_UNIQUE_CHECKS_F = 1 << 2
+
 INTVAR_LAST_INSERT_ID = "LAST_INSERT_ID"
 INTVAR_INSERT_ID = "INSERT_ID"
 
@@ -78,6 +87,9 @@ class Query_log_event(Log_event):
     auto_increment_offset: int = 1
     sql_mode: str = ""
     time_zone: str = "SYSTEM"
+    flags2: int = 0  # the OPTION_* bits
+    # Ids of character_set_client's default collation, collation_connection, collation_server.
+    charset: tuple[int, int, int] | None = None
 
     def info(self) -> str:
         return self.query

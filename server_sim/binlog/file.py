@@ -19,6 +19,7 @@ from .events import (
     ColumnInfo,
     Format_description_log_event,
     Log_event,
+    Query_log_event,
     Row,
     Rows_log_event,
     Table_map_log_event,
@@ -121,6 +122,8 @@ def decode(record: dict[str, object], max_type_code: int) -> Log_event:
     body = _checked_body(cls, record)
     if cls is Table_map_log_event:
         body["columns"] = [_column_info(column) for column in body.get("columns", [])]
+    if cls is Query_log_event and body.get("charset") is not None:
+        body["charset"] = _charset(body["charset"])
     if version is not None:
         body["version"] = version
         body["rows"] = [_row(row) for row in body.get("rows", [])]
@@ -150,6 +153,12 @@ def _declared_types(cls: type[Log_event]) -> tuple[tuple[str, type | None], ...]
         default = spec.default_factory() if spec.default_factory is not dataclasses.MISSING else spec.default
         declared.append((spec.name, None if default is None else type(default)))
     return tuple(declared)
+
+
+def _charset(value: object) -> tuple[int, int, int]:
+    if not (isinstance(value, list) and len(value) == 3 and all(isinstance(i, int) and not isinstance(i, bool) for i in value)):
+        raise ValueError(f"Query charset {value!r} is not three collation ids")
+    return (value[0], value[1], value[2])
 
 
 def _column_info(column: object) -> ColumnInfo:

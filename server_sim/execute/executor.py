@@ -14,6 +14,7 @@ from ..server import Server
 from ..session import Session
 from ..statement import Statement, StatementKind, target_tables, used_tables
 from ..system_table_access import refuse_write
+from .admin import run_analyze_table, run_show
 from .delete import run_delete
 from .insert import run_insert
 from .object_ddl import create_function, create_trigger, drop_function, drop_trigger
@@ -43,7 +44,13 @@ HANDLERS: Mapping[StatementKind, StatementHandler] = {
     StatementKind.DROP_TRIGGER: drop_trigger,
     StatementKind.CREATE_FUNCTION: create_function,
     StatementKind.DROP_FUNCTION: drop_function,
+    StatementKind.SHOW: run_show,
+    StatementKind.ANALYZE_TABLE: run_analyze_table,
 }
+
+
+# Client character sets in which the simulator reads a statement's text as it is written.
+_UNICODE_CHARSETS = ("utf8mb4", "utf8mb3")
 
 
 class Executor:
@@ -67,6 +74,10 @@ class Executor:
         with self.server.running(session):
             try:
                 self._refuse_system_writes(run)
+                if session.variables.get("character_set_client", "utf8mb4") not in _UNICODE_CHARSETS and not statement.sql.isascii():
+                    raise not_supported(f"non-ASCII text with character_set_client {session.variables['character_set_client']} (statements are read as Unicode)")
+                if session.variables.get("sql_auto_is_null") == "ON":
+                    self._refuse_auto_is_null(run)
                 handler = HANDLERS.get(kind)
                 if handler is None:
                     raise not_supported(f"{kind.value} in the executor")
@@ -86,6 +97,21 @@ class Executor:
         """Values of expressions outside any table's row, as `session`'s statement sees them."""
         with self.server.running(session):  # whose RAND() it is
             return evaluate(StatementScope(self.server, session, context), expressions)
+
+    def _refuse_auto_is_null(self, run: StatementRun) -> None:
+        """sql_auto_is_null=1 turns `auto_increment_column IS NULL` into a lookup of the last
+        inserted id, which the simulator does not model: refused rather than read as IS NULL."""
+        ast = run.statement.ast
+        if ast is None:
+            return
+        tested = {node.this.name.lower() for node in ast.find_all(exp.Is) if isinstance(node.expression, exp.Null) and isinstance(node.this, exp.Column)}
+        if not tested:
+            return
+        for node in run.statement.table_nodes:
+            table = self.catalog.resolve(node.db, node.name, run.session.thread_id)
+            auto = table.auto_increment_column if table is not None else None
+            if auto is not None and auto.name.lower() in tested:
+                raise not_supported(f"`{auto.name} IS NULL` on an AUTO_INCREMENT column with sql_auto_is_null=1")
 
     def _refuse_system_writes(self, run: StatementRun) -> None:
         """A statement that changes a system table: refused as the server's access rules say."""

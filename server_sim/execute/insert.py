@@ -11,7 +11,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..catalog import Column, DefaultKind, Table
-from ..errors import ErrorCode, SqlError, not_supported
+from ..errors import ErrorCode, SqlError, not_supported, note
 from ..functions.context import literal
 from ..statement import TriggerEvent, TriggerTiming, WriteMode
 from .assignments import Assignments, assignments, sequential, touch_on_update, update_write_set
@@ -37,7 +37,20 @@ def run_insert(run: StatementRun) -> None:
         columns = list(table.columns)
     conflict = ast.args.get("conflict")
     on_duplicate = conflict.expressions if conflict is not None else None
-    InsertRun(run, table, columns, run.statement.write_mode, on_duplicate).run(ast.expression)
+    if run.statement.delayed:
+        _delayed(run)
+    insert = InsertRun(run, table, columns, run.statement.write_mode, on_duplicate)
+    insert.column_list = isinstance(target, exp.Schema) and bool(target.expressions)
+    insert.run(ast.expression)
+
+
+def _delayed(run: StatementRun) -> None:
+    """INSERT DELAYED runs as the plain statement, as the servers run it with the binlog on."""
+    flavor, verb = run.server.flavor, run.statement.kind.value
+    if flavor.insert_delayed_needs_statement_format and run.server.global_variables.get("binlog_format") != "STATEMENT":
+        raise not_supported(f"{verb} DELAYED unless the global binlog_format is STATEMENT (the delayed-insert thread)")
+    if flavor.insert_delayed_warning:
+        run.outcome.warnings.append(note(ErrorCode.ER_WARN_LEGACY_SYNTAX_CONVERTED, f"{verb} DELAYED", verb, level="Warning"))
 
 
 class InsertRun:
@@ -58,11 +71,20 @@ class InsertRun:
         variables = run.session.variables
         self.increment = int(variables.get("auto_increment_increment", "1"))
         self.offset = int(variables.get("auto_increment_offset", "1"))
+        self.zero_is_value = "NO_AUTO_VALUE_ON_ZERO" in variables.get("sql_mode", "")
+        self.column_list = True  # the statement names its columns (VALUES () then fills none)
 
     def run(self, source: exp.Expression | None) -> None:
         run = self.statement_run
         if isinstance(source, exp.Values):
             rows = [self._values_row(row.expressions if isinstance(row, exp.Tuple) else [row]) for row in source.expressions]
+            if not self.column_list and rows and not rows[0]:
+                # VALUES () with no column list: rows of every column's default (each row
+                # counts as many values as the first).
+                for number, values in enumerate(rows, start=1):
+                    if values:
+                        raise SqlError(ErrorCode.ER_WRONG_VALUE_COUNT_ON_ROW, number)
+                rows = [[_DEFAULT] * len(self.columns) for _ in rows]
         elif isinstance(source, (exp.Select, exp.Union, exp.Subquery)):
             # Read whole before the first row is written: the SELECT does not see the
             # statement's own rows, even from the table it inserts into.
@@ -101,8 +123,8 @@ class InsertRun:
         auto = table.auto_increment_column
         if auto is not None:
             index = table.columns.index(auto)
-            if values[index] in (None, 0):
-                values[index] = self._next_auto_value()
+            if values[index] is None or (values[index] == 0 and not self.zero_is_value):
+                values[index] = self._next_auto_value(auto, number)
             else:
                 self._observe_explicit(int(values[index]))  # type: ignore[arg-type]
         self._write_record(coerce_row(table, values, number))
@@ -116,7 +138,18 @@ class InsertRun:
             raise SqlError(ErrorCode.ER_NO_DEFAULT_FOR_FIELD, column.name)
         return column.default
 
-    def _next_auto_value(self) -> int:
+    def _next_auto_value(self, column: Column, number: int) -> int:
+        """The next generated value; one beyond the column's type is the handler's 167."""
+        value = self._generated_value()
+        try:
+            column.type.coerce(value, column.name, number)
+        except SqlError as error:
+            if error.code != ErrorCode.ER_WARN_DATA_OUT_OF_RANGE.code:
+                raise
+            raise SqlError(ErrorCode.HA_ERR_AUTOINC_ERANGE, column.name, number) from None
+        return value
+
+    def _generated_value(self) -> int:
         table, run = self.table, self.statement_run
         forced = run.forced
         if forced.applies_to(table):

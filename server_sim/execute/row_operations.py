@@ -44,8 +44,9 @@ def apply_update(run: StatementRun, update: RowUpdate) -> None:
         error = rows.duplicate_error(table, conflict[0], after)
         if run.statement.write_mode is not WriteMode.IGNORE:
             raise error
-        # UPDATE IGNORE leaves this row as it was, warns, and goes on with the next.
-        outcome.warnings.append(error.condition("Warning"))
+        # UPDATE IGNORE leaves this row as it was, warns (MySQL), and goes on with the next.
+        if run.server.flavor.update_ignore_warns_duplicate:
+            outcome.warnings.append(error.condition("Warning"))
         return
     write_set = update_write_set(table, update.assignments) | trigger_write_set(run.catalog, table, TriggerEvent.UPDATE)
     rows.update_row(table, update.row_id, before, after, write_set)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from server_sim.errors import SqlError
 from server_sim.parser import parse_statement, unparse
 
 
@@ -27,3 +28,32 @@ def test_unparse_gives_the_statement_back(sql: str) -> None:
     assert text == sql
     again = parse_statement(text)
     assert (again.kind, again.write_mode, again.ast) == (statement.kind, statement.write_mode, statement.ast)
+
+
+@pytest.mark.parametrize(
+    ("sql", "kind", "error"),
+    [
+        ("/*!40014 SET @OLD_UNIQUE_CHECKS=@@UNIQUE_CHECKS, UNIQUE_CHECKS=0 */", "SET", None),
+        ("/*!40101 SET NAMES utf8mb4 */", "SET", None),
+        ("/*! INSERT INTO t VALUES (1) */", "INSERT", None),
+        ("/*!80039 INSERT INTO t VALUES (1) */", "INSERT", None),
+        ("/*!90000 INSERT INTO t VALUES (1) */", None, 1235),  # for a server newer than those simulated
+        ("SELECT @@session.timestamp, @@local.timestamp, @@timestamp", "SELECT", None),
+        ("SET @@session.timestamp = 5", "SET", None),
+        ("SELECT '@@session.timestamp', @@session.timestamp", "SELECT", None),
+    ],
+)
+def test_forms_dump_files_and_drivers_send(sql: str, kind: str | None, error: int | None) -> None:
+    try:
+        statement = parse_statement(sql)
+    except SqlError as raised:
+        assert raised.code == error
+        return
+    assert error is None
+    assert statement.kind.value == kind
+    assert statement.sql == sql  # what the binlog carries: the statement as sent
+
+
+def test_a_session_scope_cut_keeps_string_literals() -> None:
+    statement = parse_statement("SELECT '@@session.timestamp', @@session.timestamp")
+    assert statement.ast.expressions[0].this == "@@session.timestamp"

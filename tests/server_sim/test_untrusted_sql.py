@@ -103,13 +103,44 @@ def test_sql_that_cannot_be_parsed_is_1064(sql: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("sql", "near"),
+    [
+        ("CREATE TABEL x (a INT)", "TABEL x (a INT)"),
+        ("DROP TABEL x", "TABEL x"),
+        ("FOO BAR", "FOO BAR"),
+        ("SELEC 1", "SELEC 1"),
+        ("SELECT 1; SELECT 2", "SELECT 2"),
+        ("SELECT 'abc", "'abc"),
+        ("WITH c AS (SELECT 1) INSERT INTO t SELECT * FROM c", "INSERT INTO t SELECT * FROM c"),
+        ("REPLACE INTO t VALUES (1) ON DUPLICATE KEY UPDATE a = 2", "ON DUPLICATE KEY UPDATE a = 2"),
+        ("DELETE t FROM t JOIN u ON t.a = u.a LIMIT 1", "LIMIT 1"),
+        ("SELECT 1 FROM t WHERE\nFOO BAR BAZ", "BAR BAZ"),
+    ],
+)
+def test_1064_says_where_as_the_server_does(sql: str, near: str) -> None:
+    with pytest.raises(SqlError) as raised:
+        parse_statement(sql)
+    line = sql.count("\n", 0, sql.index(near)) + 1
+    assert raised.value.message == (
+        "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version "
+        f"for the right syntax to use near '{near}' at line {line}"
+    )
+
+
+@pytest.mark.parametrize(
     ("sql", "named"),
     [
         ("CREATE VIEW v AS SELECT 1", "CREATE VIEW"),
         ("DROP VIEW v", "DROP VIEW"),
         ("LOCK TABLES t WRITE", "LOCK"),
         ("CALL p()", "CALL"),
-        ("SHOW TABLES", "SHOW"),
+        ("SHOW FIELDS FROM t", "SHOW"),
+        ("LOAD DATA INFILE 'rows.txt' INTO TABLE t", "LOAD"),
+        ("CHECK TABLE t", "CHECK"),
+        ("ANALYZE TABLE t UPDATE HISTOGRAM ON a", "ANALYZE other than ANALYZE TABLE"),
+        ("INSERT LOW_PRIORITY INTO t VALUES (1)", "INSERT LOW_PRIORITY"),
+        ("SELECT * FROM t FOR UPDATE SKIP LOCKED", "SKIP LOCKED"),
+        ("WITH c AS (SELECT a FROM t) UPDATE t JOIN c ON t.a = c.a SET t.a = 2", "UPDATE with WITH"),
         ("CREATE TABLE y AS SELECT 1 AS a", "CREATE TABLE ... SELECT"),
         ("CREATE TABLE y LIKE t", "CREATE TABLE ... LIKE"),
     ],
