@@ -197,6 +197,8 @@ def column_from_definition(node: exp.ColumnDef) -> tuple[Column, list[KeyKind]]:
             keys.append(KeyKind.PRIMARY)
             nullable = False
         elif isinstance(item, exp.UniqueColumnConstraint):
+            if any(item.args.values()):  # a column's UNIQUE has no name: sqlglot read a word after it as one
+                raise not_supported(f"column attribute {constraint.sql(dialect='mysql')} (write the key as its own clause)")
             keys.append(KeyKind.UNIQUE)
         elif isinstance(item, exp.OnUpdateColumnConstraint):
             on_update = True

@@ -22,6 +22,7 @@ from sqlglot.tokens import Token, TokenType
 
 from .binlog.base64_events import decode_events
 from .binlog.events import Log_event
+from .ddl_clauses import check_alter_table, check_create_table
 from .errors import ErrorCode, SqlError, not_supported
 from .statement import (
     ROW_STATEMENTS,
@@ -190,6 +191,7 @@ def _classified(text: str, tree: exp.Expression, mode: WriteMode, is_replace: bo
     if isinstance(tree, exp.Create):
         if tree.kind != "TABLE":
             raise not_supported(f"CREATE {tree.kind}")
+        check_create_table(tree)
         return Statement(text, StatementKind.CREATE_TABLE, tree, write_mode=mode)
     if isinstance(tree, exp.Drop):
         if tree.kind == "TRIGGER":
@@ -199,6 +201,10 @@ def _classified(text: str, tree: exp.Expression, mode: WriteMode, is_replace: bo
         if tree.kind != "TABLE":
             raise not_supported(f"DROP {tree.kind}")
         return Statement(text, StatementKind.DROP_TABLE, tree)
+    if isinstance(tree, exp.Alter):
+        if (tree.args.get("kind") or "").upper() != "TABLE":
+            raise not_supported(f"ALTER {tree.args.get('kind')}")
+        check_alter_table(tree)
     for node_type, kind in _KINDS:
         if isinstance(tree, node_type):
             return Statement(text, kind, tree, write_mode=mode)

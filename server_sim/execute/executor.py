@@ -21,7 +21,8 @@ from .outcome import Outcome
 from .reads import evaluate
 from .run import ForcedAutoIncrement, StatementHandler, StatementRun, StatementScope
 from .select import run_select
-from .table_ddl import alter_table, create_table, drop_table, truncate
+from .alter_table import alter_table
+from .table_ddl import create_table, drop_table, truncate
 from .update import run_update
 
 # The statements carried out row by row: what a trigger's body may be, too.

@@ -1,0 +1,121 @@
+"""ALTER TABLE (and CREATE INDEX / DROP INDEX, which the server carries out as ALTER
+TABLE): the actions applied to a copy of the table, checked against the rows already
+stored, then the storage and the catalog changed together."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from sqlglot import exp
+
+from ..catalog import DefaultKind, Key, KeyKind, Table, column_from_definition, key_from_constraint
+from ..errors import ErrorCode, SqlError, not_supported
+from ..expressions import constant_value, is_constant
+from .run import StatementRun
+from .table_copy import Alteration, copy_rows
+
+
+def alter_table(run: StatementRun) -> None:
+    """ALTER TABLE: the actions applied to a copy of the definition, then the rows copied
+    into it in the old table's scan order, as the server's copying ALTER does: column
+    values converted, keys checked, rows renumbered in the new engine's order."""
+    ast = run.statement.ast
+    assert isinstance(ast, exp.Alter)
+    table = run.table(ast.this)
+    alteration = Alteration(table.copy(), {column.key: column.key for column in table.columns})
+    for option in ast.args.get("options") or []:
+        _table_option(run, alteration, option)
+    for action in ast.args.get("actions") or []:
+        _alter_action(alteration, action)
+    alteration.builder.check()
+    copy_rows(run, table, alteration)
+
+
+def _table_option(run: StatementRun, alteration: Alteration, option: exp.Expression) -> None:
+    """ENGINE= changes the engine (its transactions, logging and row order); AUTO_INCREMENT=
+    the counter; the options without meaning to the model are left (ddl_clauses says which)."""
+    if isinstance(option, exp.EngineProperty):
+        alteration.table.engine = run.server.engines.get(option.name)
+    elif isinstance(option, exp.AutoIncrementProperty):
+        alteration.auto_increment = int(option.this.name)
+
+
+def _alter_action(alteration: Alteration, action: exp.Expression) -> None:
+    """One action of the statement, on the new definition (ddl_clauses refused the others)."""
+    table = alteration.table
+    if isinstance(action, exp.ColumnDef):
+        _add_column(alteration, action)
+    elif isinstance(action, exp.Drop) and (action.kind or "").upper() == "COLUMN":
+        for node in action.args.get("tables") or []:
+            _drop_column(alteration, node.name)
+    elif isinstance(action, exp.Drop) and (action.kind or "").upper() == "INDEX":
+        for node in action.args.get("tables") or []:
+            drop_key(table, node.name)
+    elif isinstance(action, exp.DropPrimaryKey):
+        drop_key(table, "PRIMARY")
+    elif isinstance(action, exp.AddConstraint):
+        for constraint in action.expressions:
+            alteration.builder.add_key(key_from_constraint(constraint))
+    elif isinstance(action, exp.AlterColumn):
+        _alter_column_default(table, action)
+    else:
+        raise not_supported(f"ALTER TABLE action {action.sql(dialect='mysql')!r}")
+
+
+def drop_key(table: Table, name: str) -> None:
+    """DROP INDEX name / DROP PRIMARY KEY (the key named PRIMARY); 1091 when there is none."""
+    key = next((k for k in table.keys if k.name.lower() == name.lower()), None)
+    if key is None:
+        raise SqlError(ErrorCode.ER_CANT_DROP_FIELD_OR_KEY, name)
+    table.keys.remove(key)
+
+
+def _add_column(alteration: Alteration, action: exp.ColumnDef) -> None:
+    """ADD COLUMN [FIRST | AFTER col], with the keys its definition declares."""
+    table, builder = alteration.table, alteration.builder
+    column, keys = column_from_definition(action)
+    builder.add_column(column, _position(table, action))
+    alteration.origin[column.key] = None
+    for kind in keys:
+        builder.add_key(Key("PRIMARY" if kind is KeyKind.PRIMARY else "", kind, (column.name,)))
+
+
+def _position(table: Table, definition: exp.ColumnDef) -> int | None:
+    """Where FIRST / AFTER col puts a column (None: last); AFTER an unknown column is 1054."""
+    position = definition.args.get("position")
+    if position is None:
+        return None
+    if position.args.get("position") == "FIRST":
+        return 0
+    name = position.this.name
+    if table.find_column(name) is None:
+        raise SqlError(ErrorCode.ER_BAD_FIELD_ERROR, name, table.name)
+    return table.column_index(name) + 1
+
+
+def _drop_column(alteration: Alteration, name: str) -> None:
+    """DROP COLUMN takes the column out of every key; a key left empty goes too."""
+    table = alteration.table
+    column = table.find_column(name)
+    if column is None:
+        raise SqlError(ErrorCode.ER_CANT_DROP_FIELD_OR_KEY, name)
+    table.columns.remove(column)
+    del alteration.origin[column.key]
+    table.keys = [dataclasses.replace(key, columns=tuple(c for c in key.columns if c.lower() != column.key)) for key in table.keys]
+    table.keys = [key for key in table.keys if key.columns]
+
+
+def _alter_column_default(table: Table, action: exp.AlterColumn) -> None:
+    """ALTER COLUMN ... SET DEFAULT constant | DROP DEFAULT."""
+    column = table.column(action.this.name)
+    index = table.columns.index(column)
+    if action.args.get("drop"):
+        replaced = dataclasses.replace(column, default_kind=DefaultKind.NONE if not column.nullable else DefaultKind.VALUE, default=None)
+    elif action.args.get("default") is not None:
+        value = constant_value(action.args["default"]) if is_constant(action.args["default"]) else None
+        if not is_constant(action.args["default"]):
+            raise not_supported(f"DEFAULT expression {action.args['default'].sql(dialect='mysql')}")
+        replaced = dataclasses.replace(column, default_kind=DefaultKind.VALUE, default=column.type.coerce(value, column.name))
+    else:
+        raise not_supported(f"ALTER COLUMN {action.sql(dialect='mysql')}")
+    table.columns[index] = replaced

@@ -1,0 +1,111 @@
+"""The rows of a table ALTER TABLE changes, copied into its new definition as the server's
+copying ALTER does: in the old table's scan order, each value converted to its new
+column's type, auto-increment values given to the rows that lack one, every unique key
+checked, then stored under new row ids (the new engine's physical order)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..catalog import Column, DefaultKind, Table, TableBuilder
+from ..collation import equality_key
+from ..declined import Declined
+from ..errors import ErrorCode, SqlError
+from ..storage import Storage
+from .handler import coerce_row, shown_value
+from .run import StatementRun
+
+
+@dataclass
+class Alteration:
+    """What ALTER TABLE makes of a table: the new definition (a copy, changed action by
+    action) and, for each of its columns, the old column its values come from (None: an
+    added column, filled with its default)."""
+
+    table: Table
+    origin: dict[str, str | None]
+    auto_increment: int | None = None  # the AUTO_INCREMENT table option, when given
+
+    @property
+    def builder(self) -> TableBuilder:
+        return TableBuilder(self.table)
+
+
+class AutoCounter:
+    """The auto-increment counter while rows are copied: a row without a value (NULL or 0)
+    takes the next one, a row with one moves the counter past it."""
+
+    def __init__(self, table: Table, start: int) -> None:
+        column = table.auto_increment_column
+        self.position = table.columns.index(column) if column is not None else None
+        self.value = start
+
+    def row(self, table: Table, values: list[object], number: int) -> tuple:
+        position = self.position
+        if position is not None and values[position] in (None, 0):
+            values[position] = self.value
+        row = coerce_row(table, values, number)
+        if position is not None and row[position] is not None:
+            self.value = max(self.value, int(row[position]) + 1)
+        return row
+
+
+def copy_rows(run: StatementRun, table: Table, alteration: Alteration) -> None:
+    """Copy the rows into the new definition (errors leave the table as it was), then make
+    the catalog's table the new one: the same object, which other statements hold."""
+    new = alteration.table
+    old_rows = [tuple(row[1:]) for row in run.storage.scan(table)] if table.engine.stores_rows else []
+    positions = {column.key: index for index, column in enumerate(table.columns)}
+    counter = AutoCounter(new, table.auto_increment if alteration.auto_increment is None else alteration.auto_increment)
+    rows = []
+    for number, old in enumerate(old_rows, start=1):
+        values = []
+        for column in new.columns:
+            source = alteration.origin.get(column.key)
+            values.append(fill_value(column) if source is None else old[positions[source]])
+        rows.append(counter.row(new, values, number))
+    duplicate = first_duplicate(run.storage, new, rows)
+    if duplicate is not None:
+        raise duplicate
+    run.storage.drop(table)
+    storage_name = table.storage_name
+    table.columns, table.keys, table.engine = new.columns, new.keys, new.engine
+    run.storage.create(table, storage_name)
+    for row_id, values in enumerate(rows, start=1):
+        run.storage.insert(table, row_id, values)
+    table.next_row_id = len(rows) + 1
+    table.auto_increment = counter.value
+
+
+def first_duplicate(storage: Storage, table: Table, rows: Sequence[tuple]) -> SqlError | None:
+    """1062 for the first row that repeats a unique key of an earlier one (NULL never does)."""
+    keys = [(key, [table.column_index(name) for name in key.columns]) for key in table.unique_keys()]
+    seen: dict[str, set[tuple]] = {key.name: set() for key, _ in keys}
+    for row in rows:
+        for key, positions in keys:
+            values = [row[position] for position in positions]
+            if any(value is None for value in values):
+                continue
+            compared = tuple(_comparable(storage, value) for value in values)
+            if compared in seen[key.name]:
+                return SqlError(ErrorCode.ER_DUP_ENTRY, "-".join(shown_value(v) for v in values), key.name)
+            seen[key.name].add(compared)
+    return None
+
+
+def _comparable(storage: Storage, value: object) -> object:
+    """A key value as the collation compares it; text beyond ASCII as DuckDB's collation
+    folds it (without case or accents)."""
+    try:
+        return equality_key(value)
+    except Declined:
+        [(folded,)] = storage.query("SELECT lower(strip_accents(?))", [value], reads_tables=False)
+        return folded
+
+
+def fill_value(column: Column) -> object:
+    """What existing rows hold in a column ALTER TABLE adds."""
+    if column.default_kind is DefaultKind.VALUE and column.default is not None:
+        return column.default
+    return None if column.nullable else column.type.implicit_default()
