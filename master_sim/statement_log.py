@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from server_sim.binlog.events import Log_event
 from server_sim.binlog.file import BinlogWriter
-from server_sim.catalog import Table, show_create_table
+from server_sim.catalog import Table
 from server_sim.checkpoint import StatementCheckpoint
 from server_sim.errors import ErrorCode, note
 from server_sim.execute.outcome import Outcome
@@ -18,6 +18,7 @@ from server_sim.flavor import Flavor
 from server_sim.parser import Statement, StatementKind
 from server_sim.server import Server
 from server_sim.session import RowChange
+from server_sim.show_create import show_create_table
 from server_sim.statement import logged_create_trigger, target_tables
 
 from .analysis import Analysis

@@ -7,11 +7,9 @@ primary-key equivalent, auto-increment, defaults and physical row order.
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from enum import Enum
 
 import sqlglot
@@ -235,7 +233,16 @@ def _key_columns(expressions: list[exp.Expression]) -> tuple[str, ...]:
 
 
 def key_from_constraint(node: exp.Expression) -> Key:
-    """A key from a table-level PRIMARY KEY / UNIQUE / KEY clause."""
+    """A key from a table-level [CONSTRAINT name] PRIMARY KEY / UNIQUE / KEY clause: a
+    UNIQUE key is named by its index name, else by the constraint's; the primary key is
+    always PRIMARY (see ignored_primary_key_names)."""
+    if isinstance(node, exp.Constraint):
+        if len(node.expressions) != 1:
+            raise not_supported(f"table element {node.sql(dialect='mysql')}")
+        key = key_from_constraint(node.expressions[0])
+        if key.kind is KeyKind.UNIQUE and not key.name:
+            return dataclasses.replace(key, name=node.name)
+        return key
     if isinstance(node, exp.PrimaryKey):
         return Key("PRIMARY", KeyKind.PRIMARY, _key_columns(node.expressions))
     if isinstance(node, exp.UniqueColumnConstraint):
@@ -246,6 +253,12 @@ def key_from_constraint(node: exp.Expression) -> Key:
         name = node.this.name if node.this is not None else ""
         return Key(name, KeyKind.INDEX, _key_columns(node.expressions))
     raise not_supported(f"table element {node.sql(dialect='mysql')}")
+
+
+def ignored_primary_key_names(elements: Sequence[exp.Expression]) -> list[str]:
+    """The names `CONSTRAINT name PRIMARY KEY` gives among `elements`: the key is PRIMARY
+    whatever it is called (MariaDB says so in Warning 1280)."""
+    return [node.name for node in elements if isinstance(node, exp.Constraint) and any(isinstance(e, exp.PrimaryKey) for e in node.expressions)]
 
 
 class TableBuilder:
@@ -357,45 +370,6 @@ def table_from_create(node: exp.Create, engines: EngineRegistry, selected: Seque
         builder.add_key(key)
     builder.check()
     return table
-
-
-def show_create_table(table: Table) -> str:
-    """The table's definition as SHOW CREATE TABLE gives it (on one line): what a
-    row-logged CREATE ... SELECT writes, so that the slave creates the same table."""
-    parts = [_column_definition(column) for column in table.columns]
-    for key in table.keys:
-        columns = ", ".join(f"`{name}`" for name in key.columns)
-        if key.kind is KeyKind.PRIMARY:
-            parts.append(f"PRIMARY KEY ({columns})")
-        else:
-            parts.append(f"{'UNIQUE KEY' if key.unique else 'KEY'} `{key.name}` ({columns})")
-    temporary = "TEMPORARY " if table.temporary else ""
-    return f"CREATE {temporary}TABLE `{table.name}` ({', '.join(parts)}) ENGINE={table.engine.name}"
-
-
-def _column_definition(column: Column) -> str:
-    text = f"`{column.name}` {column.type.sql}{'' if column.nullable else ' NOT NULL'}"
-    if column.default_kind is DefaultKind.CURRENT_TIMESTAMP:
-        text += " DEFAULT CURRENT_TIMESTAMP"
-    elif column.default_kind is DefaultKind.VALUE and not column.auto_increment:
-        if column.default is not None:
-            text += f" DEFAULT {_default_literal(column.default)}"
-        elif column.nullable:
-            text += " DEFAULT NULL"
-    if column.auto_increment:
-        text += " AUTO_INCREMENT"
-    if column.on_update_current_timestamp:
-        text += " ON UPDATE CURRENT_TIMESTAMP"
-    return text
-
-
-def _default_literal(value: object) -> str:
-    if isinstance(value, bytes):
-        return f"0x{value.hex()}"
-    if isinstance(value, (int, float, Decimal)):
-        return str(value)
-    text = value.isoformat(sep=" ") if isinstance(value, dt.datetime) else str(value)
-    return "'" + text.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
 @dataclass

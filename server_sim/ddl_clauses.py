@@ -126,3 +126,38 @@ def check_alter_table(tree: exp.Alter) -> None:
         if isinstance(action, exp.AddConstraint):
             for constraint in action.expressions:
                 check_key(constraint)
+
+
+# CREATE [UNIQUE] INDEX and DROP INDEX: the arguments read of their trees.
+CREATE_INDEX_ARGS = frozenset({"this", "kind", "unique"})
+INDEX_ARGS = frozenset({"this", "table", "params"})
+INDEX_PARAMETER_ARGS = frozenset({"columns", "with_storage"})
+DROP_INDEX_ARGS = frozenset({"kind", "tables", "cluster"})
+
+
+def index_statement_as_alter(tree: exp.Create | exp.Drop) -> exp.Alter:
+    """CREATE [UNIQUE] INDEX name ON t (cols) / DROP INDEX name ON t as the ALTER TABLE the
+    server carries them out as (ADD [UNIQUE] KEY name (cols) / DROP INDEX name)."""
+    if isinstance(tree, exp.Drop):
+        refuse_unread(tree, DROP_INDEX_ARGS, "DROP INDEX")
+        table = tree.args["cluster"].this if isinstance(tree.args.get("cluster"), exp.OnProperty) else None
+        if not isinstance(table, exp.Table):
+            raise not_supported(f"DROP INDEX without ON table ({_sql(tree)!r})")
+        action: exp.Expression = exp.Drop(kind="INDEX", tables=list(tree.args.get("tables") or []))
+        return exp.Alter(this=table.copy(), kind="TABLE", actions=[action])
+    refuse_unread(tree, CREATE_INDEX_ARGS, "CREATE INDEX")
+    index = tree.this
+    refuse_unread(index, INDEX_ARGS, "CREATE INDEX")
+    params = index.args.get("params")
+    refuse_unread(params, INDEX_PARAMETER_ARGS, "CREATE INDEX")
+    columns = []
+    for part in params.args.get("columns") or []:
+        column = part.this if isinstance(part, exp.Ordered) else part
+        if not isinstance(column, exp.Column):
+            raise not_supported(f"key part {_sql(part)} (a prefix or an expression)")
+        columns.append(column.copy())
+    if tree.args.get("unique"):
+        key: exp.Expression = exp.UniqueColumnConstraint(this=exp.Schema(this=index.this.copy(), expressions=columns))
+    else:
+        key = exp.IndexColumnConstraint(this=index.this.copy(), expressions=columns)
+    return exp.Alter(this=index.args["table"].copy(), kind="TABLE", actions=[exp.AddConstraint(expressions=[key])])

@@ -23,6 +23,7 @@ class ErrorCode(Enum):
     ER_DUP_ENTRY = (1062, "Duplicate entry '%s' for key '%s'")
     ER_PARSE_ERROR = (1064, "You have an error in your SQL syntax; %s")
     ER_MULTIPLE_PRI_KEY = (1068, "Multiple primary key defined")
+    ER_WRONG_NAME_FOR_INDEX = (1280, "Incorrect index name '%s'")
     ER_TABLE_EXISTS_ERROR = (1050, "Table '%s' already exists")
     ER_BAD_TABLE_ERROR = (1051, "Unknown table '%s'")
     ER_BAD_FIELD_ERROR = (1054, "Unknown column '%s' in '%s'")

@@ -100,6 +100,9 @@ class Flavor:
     # A multi-table UPDATE with ORDER BY or LIMIT: MySQL refuses it with ER_WRONG_USAGE
     # (1221, PT_update::make_cmd); MariaDB runs it, which the simulator does not model.
     multi_table_update_order_limit_error: bool = True
+    # `CONSTRAINT name PRIMARY KEY`: the key is PRIMARY whatever it is called; MariaDB says
+    # so in Warning 1280 ("Name 'name' ignored for PRIMARY key."), MySQL says nothing.
+    primary_key_name_warning: bool = False
 
 
 MYSQL_80 = Flavor(
@@ -150,6 +153,7 @@ MARIADB_1011 = Flavor(
     server_uuid=False,
     referenced_trigger_error="ER_REFERENCED_TRG_DOES_NOT_EXIST_MARIADB",
     multi_table_update_order_limit_error=False,
+    primary_key_name_warning=True,
 )
 
 FLAVORS: dict[str, Flavor] = {flavor.name: flavor for flavor in (MYSQL_80, MARIADB_1011)}

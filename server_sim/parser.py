@@ -22,7 +22,7 @@ from sqlglot.tokens import Token, TokenType
 
 from .binlog.base64_events import decode_events
 from .binlog.events import Log_event
-from .ddl_clauses import check_alter_table, check_create_table
+from .ddl_clauses import check_alter_table, check_create_table, index_statement_as_alter
 from .errors import ErrorCode, SqlError, not_supported
 from .statement import (
     ROW_STATEMENTS,
@@ -188,6 +188,8 @@ def _classified(text: str, tree: exp.Expression, mode: WriteMode, is_replace: bo
         if not isinstance(tree, exp.Insert) or tree.args.get("conflict") is not None:
             raise _syntax_error(text, "REPLACE takes no ON DUPLICATE KEY UPDATE clause")
         return Statement(text, StatementKind.REPLACE, tree, write_mode=mode)
+    if isinstance(tree, (exp.Create, exp.Drop)) and tree.kind == "INDEX":
+        tree = index_statement_as_alter(tree)
     if isinstance(tree, exp.Create):
         if tree.kind != "TABLE":
             raise not_supported(f"CREATE {tree.kind}")

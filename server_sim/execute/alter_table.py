@@ -8,8 +8,8 @@ import dataclasses
 
 from sqlglot import exp
 
-from ..catalog import DefaultKind, Key, KeyKind, Table, column_from_definition, key_from_constraint
-from ..errors import ErrorCode, SqlError, not_supported
+from ..catalog import DefaultKind, Key, KeyKind, Table, column_from_definition, ignored_primary_key_names, key_from_constraint
+from ..errors import Condition, ErrorCode, SqlError, not_supported
 from ..expressions import constant_value, is_constant
 from .run import StatementRun
 from .table_copy import Alteration, copy_rows
@@ -29,6 +29,17 @@ def alter_table(run: StatementRun) -> None:
         _alter_action(alteration, action)
     alteration.builder.check()
     copy_rows(run, table, alteration)
+    added = [key for action in ast.args.get("actions") or [] if isinstance(action, exp.AddConstraint) for key in action.expressions]
+    warn_ignored_key_names(run, added)
+
+
+def warn_ignored_key_names(run: StatementRun, elements: list[exp.Expression]) -> None:
+    """Warning 1280 for each name a `CONSTRAINT name PRIMARY KEY` gives, where the flavor warns."""
+    if not run.server.flavor.primary_key_name_warning:
+        return
+    code = ErrorCode.ER_WRONG_NAME_FOR_INDEX
+    for name in ignored_primary_key_names(elements):
+        run.outcome.warnings.append(Condition("Warning", code.code, code.error_name, f"Name '{name}' ignored for PRIMARY key."))
 
 
 def _table_option(run: StatementRun, alteration: Alteration, option: exp.Expression) -> None:

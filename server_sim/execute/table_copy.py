@@ -8,12 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..catalog import Column, DefaultKind, Table, TableBuilder
+from ..catalog import Column, DefaultKind, Key, Table, TableBuilder
 from ..collation import equality_key
 from ..declined import Declined
-from ..errors import ErrorCode, SqlError
 from ..storage import Storage
-from .handler import coerce_row, shown_value
+from .handler import coerce_row
 from .run import StatementRun
 
 
@@ -67,7 +66,7 @@ def copy_rows(run: StatementRun, table: Table, alteration: Alteration) -> None:
         rows.append(counter.row(new, values, number))
     duplicate = first_duplicate(run.storage, new, rows)
     if duplicate is not None:
-        raise duplicate
+        raise run.rows.duplicate_error(new, *duplicate)
     run.storage.drop(table)
     storage_name = table.storage_name
     table.columns, table.keys, table.engine = new.columns, new.keys, new.engine
@@ -78,8 +77,8 @@ def copy_rows(run: StatementRun, table: Table, alteration: Alteration) -> None:
     table.auto_increment = counter.value
 
 
-def first_duplicate(storage: Storage, table: Table, rows: Sequence[tuple]) -> SqlError | None:
-    """1062 for the first row that repeats a unique key of an earlier one (NULL never does)."""
+def first_duplicate(storage: Storage, table: Table, rows: Sequence[tuple]) -> tuple[Key, tuple] | None:
+    """The first row that repeats a unique key of an earlier one, with the key (NULL never does)."""
     keys = [(key, [table.column_index(name) for name in key.columns]) for key in table.unique_keys()]
     seen: dict[str, set[tuple]] = {key.name: set() for key, _ in keys}
     for row in rows:
@@ -89,7 +88,7 @@ def first_duplicate(storage: Storage, table: Table, rows: Sequence[tuple]) -> Sq
                 continue
             compared = tuple(_comparable(storage, value) for value in values)
             if compared in seen[key.name]:
-                return SqlError(ErrorCode.ER_DUP_ENTRY, "-".join(shown_value(v) for v in values), key.name)
+                return key, row
             seen[key.name].add(compared)
     return None
 

@@ -10,6 +10,7 @@ from sqlglot import exp
 from ..catalog import Column, Table, table_from_create
 from ..errors import ErrorCode, SqlError, not_supported, note
 from ..statement import target_tables
+from .alter_table import warn_ignored_key_names
 from .insert import InsertRun
 from .run import StatementRun
 
@@ -37,6 +38,7 @@ def create_table(run: StatementRun) -> None:
     table.owner = owner
     run.storage.create(table, f"#tmp{owner}_{table.name}" if table.temporary else table.name.lower())
     catalog.add(table)
+    warn_ignored_key_names(run, list(ast.this.expressions) if isinstance(ast.this, exp.Schema) else [])
     if query is not None:
         _fill_from_select(run, table, query, [name for name, _ in selected])
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from server_sim.flavor import MARIADB_1011, MYSQL_80, Flavor
 from tests.support import Db
 
 
@@ -172,3 +173,25 @@ def test_missing_table_is_1146(db: Db) -> None:
     for sql in ("SELECT * FROM nope", "INSERT INTO nope VALUES (1)", "UPDATE nope SET a = 1", "DELETE FROM nope"):
         error = db.error(sql)
         assert (error.code, error.message) == (1146, "Table 'test.nope' doesn't exist"), sql
+
+
+@pytest.mark.parametrize(
+    ("flavor", "warnings"),
+    [
+        (MYSQL_80, []),
+        (MARIADB_1011, [("Warning", 1280, "Name 'pk' ignored for PRIMARY key.")]),
+    ],
+    ids=["mysql-8.0", "mariadb-10.11"],
+)
+@pytest.mark.parametrize(
+    "sql",
+    ["CREATE TABLE u (a INT, CONSTRAINT pk PRIMARY KEY (a))", "ALTER TABLE t ADD CONSTRAINT pk PRIMARY KEY (id)"],
+)
+def test_named_primary_key_is_primary_and_mariadb_warns(flavor: Flavor, warnings: list[tuple], sql: str) -> None:
+    db = Db(flavor=flavor)
+    db.ok("CREATE TABLE t (id INT)")
+    outcome = db.ok(sql)
+    assert [(w.level, w.code, w.message) for w in outcome.warnings] == warnings
+    table = db.server.catalog.get("u" if sql.startswith("CREATE") else "t")
+    assert [(key.name, key.kind.value) for key in table.keys] == [("PRIMARY", "PRIMARY")]
+    db.close()
