@@ -435,6 +435,15 @@ class Catalog:
         else:
             del self.tables[table.name.lower()]
 
+    def free_storage_name(self, base: str) -> str:
+        """A storage name no table here uses: a renamed table keeps its own, and DuckDB
+        compares names without case."""
+        used = {table.storage_name.lower() for table in [*self.tables.values(), *self.temporary.values()]}
+        candidate, suffix = base, 2
+        while candidate.lower() in used:
+            candidate, suffix = f"{base}#{suffix}", suffix + 1
+        return candidate
+
     def replace(self, old: Table, new: Table) -> None:
         self.remove(old)
         self.add(new)

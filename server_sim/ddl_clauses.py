@@ -27,6 +27,9 @@ INERT_TABLE_OPTIONS: tuple[type[exp.Property], ...] = (exp.CharacterSetProperty,
 # ALTER TABLE actions, by node type, with the arguments the executor reads of each.
 ALTER_ACTIONS: dict[type[exp.Expression], frozenset[str]] = {
     exp.ColumnDef: frozenset({"this", "kind", "constraints", "position"}),  # ADD [COLUMN]
+    exp.ModifyColumn: frozenset({"this", "rename_from"}),  # CHANGE / MODIFY [COLUMN]
+    exp.RenameColumn: frozenset({"this", "to"}),  # RENAME COLUMN a TO b
+    exp.AlterRename: frozenset({"this"}),  # RENAME [TO | AS] name
     exp.Drop: frozenset({"kind", "tables"}),  # DROP COLUMN / INDEX
     exp.DropPrimaryKey: frozenset(),
     exp.AddConstraint: frozenset({"expressions"}),
@@ -123,6 +126,8 @@ def check_alter_table(tree: exp.Alter) -> None:
         refuse_unread(action, read, "ALTER TABLE action")
         if isinstance(action, exp.Drop) and (action.kind or "").upper() not in DROPPABLE:
             raise not_supported(f"ALTER TABLE DROP {action.kind} ({_sql(action)!r})")
+        if isinstance(action, exp.ModifyColumn):
+            refuse_unread(action.this, ALTER_ACTIONS[exp.ColumnDef], "ALTER TABLE action")
         if isinstance(action, exp.AddConstraint):
             for constraint in action.expressions:
                 check_key(constraint)

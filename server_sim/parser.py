@@ -50,6 +50,7 @@ _ROLLBACK_TO = re.compile(r"^\s*ROLLBACK\s+(?:WORK\s+)?TO\s+(?:SAVEPOINT\s+)?(`?
 _REPLACE = re.compile(r"^\s*REPLACE\b", re.IGNORECASE)
 # BINLOG 'base64', as mysqlbinlog prints it (with its empty /*!*/ comment after the string).
 _BINLOG = re.compile(r"^\s*BINLOG\s+(['\"])(.*)\1\s*(?:/\*!\*/)?\s*$", re.IGNORECASE | re.DOTALL)
+_RENAME_TABLE = re.compile(r"^\s*RENAME\s+TABLES?\b", re.IGNORECASE)
 _MYSQL = sqlglot.Dialect.get_or_raise("mysql")
 _SELECT_STARTS = (TokenType.SELECT, TokenType.ALIAS, TokenType.L_PAREN)
 
@@ -176,10 +177,49 @@ def _special_form(text: str) -> Statement | None:
         return Statement(text, StatementKind.CREATE_TRIGGER, trigger=parse_create_trigger(text))
     if CREATE_FUNCTION_START.match(text):
         return Statement(text, StatementKind.CREATE_FUNCTION, udf=parse_create_function(text))
+    if _RENAME_TABLE.match(text):
+        return Statement(text, StatementKind.RENAME_TABLE, renames=_rename_pairs(text))
     binlog = _BINLOG.match(text)
     if binlog:
         return Statement(text, StatementKind.BINLOG, events=tuple(decode_events(binlog.group(2))))
     return None
+
+
+def _rename_pairs(text: str) -> tuple[tuple[exp.Table, exp.Table], ...]:
+    """RENAME TABLE a TO b [, c TO d ...]: each pair's tables (sqlglot reads the statement
+    as an opaque command); read by tokens, so quoted names keep their case and dots."""
+    try:
+        tokens = _MYSQL.tokenize(text[_RENAME_TABLE.match(text).end() :])
+    except TokenError as error:
+        raise _syntax_error(text, str(error).splitlines()[0]) from None
+    pairs = []
+    while tokens:
+        old, tokens = _table_name(text, tokens)
+        if not tokens or tokens[0].text.upper() != "TO":
+            raise _syntax_error(text, "RENAME TABLE needs `old TO new`")
+        new, tokens = _table_name(text, tokens[1:])
+        pairs.append((old, new))
+        if tokens:
+            if tokens[0].token_type is not TokenType.COMMA or len(tokens) == 1:
+                raise _syntax_error(text, f"near '{tokens[0].text}'")
+            tokens = tokens[1:]
+    if not pairs:
+        raise _syntax_error(text, "RENAME TABLE needs `old TO new`")
+    return tuple(pairs)
+
+
+def _table_name(text: str, tokens: list[Token]) -> tuple[exp.Table, list[Token]]:
+    """A table name `name` or `db.name` at the start of `tokens`, and the tokens after it."""
+    if not tokens or tokens[0].token_type not in (TokenType.VAR, TokenType.IDENTIFIER):
+        raise _syntax_error(text, f"near '{tokens[0].text if tokens else ''}'")
+    parts = [tokens[0]]
+    rest = tokens[1:]
+    if len(rest) >= 2 and rest[0].token_type is TokenType.DOT and rest[1].token_type in (TokenType.VAR, TokenType.IDENTIFIER):
+        parts.append(rest[1])
+        rest = rest[2:]
+    identifiers = [exp.to_identifier(part.text, quoted=part.token_type is TokenType.IDENTIFIER) for part in parts]
+    table = exp.Table(this=identifiers[-1], db=identifiers[0]) if len(identifiers) == 2 else exp.Table(this=identifiers[0])
+    return table, rest
 
 
 def _classified(text: str, tree: exp.Expression, mode: WriteMode, is_replace: bool) -> Statement:

@@ -29,6 +29,7 @@ class StatementKind(Enum):
     ALTER_TABLE = "ALTER TABLE"
     DROP_TABLE = "DROP TABLE"
     TRUNCATE = "TRUNCATE"
+    RENAME_TABLE = "RENAME TABLE"
     CREATE_TRIGGER = "CREATE TRIGGER"
     DROP_TRIGGER = "DROP TRIGGER"
     CREATE_FUNCTION = "CREATE FUNCTION"  # a loadable function (SONAME)
@@ -54,6 +55,7 @@ class StatementKind(Enum):
             StatementKind.ALTER_TABLE,
             StatementKind.DROP_TABLE,
             StatementKind.TRUNCATE,
+            StatementKind.RENAME_TABLE,
             StatementKind.CREATE_TRIGGER,
             StatementKind.DROP_TRIGGER,
             StatementKind.CREATE_FUNCTION,
@@ -178,6 +180,7 @@ class Statement:
     trigger: TriggerDefinition | None = None  # CREATE TRIGGER's definition (sqlglot has no tree for it)
     udf: Udf | None = None  # CREATE FUNCTION ... SONAME's function (sqlglot has no tree for it either)
     events: tuple[Log_event, ...] = ()  # what a BINLOG '...' statement carries
+    renames: tuple[tuple[exp.Table, exp.Table], ...] = ()  # RENAME TABLE's pairs (sqlglot has no tree for it)
 
     @cached_property
     def table_nodes(self) -> tuple[exp.Table, ...]:
@@ -225,6 +228,8 @@ def target_tables(statement: Statement) -> list[exp.Table]:
         return [ast.this]
     if statement.trigger is not None:
         return [exp.to_table(statement.trigger.table)]
+    if statement.renames:
+        return [old for old, _ in statement.renames]
     return []
 
 

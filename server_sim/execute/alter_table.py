@@ -8,9 +8,10 @@ import dataclasses
 
 from sqlglot import exp
 
-from ..catalog import DefaultKind, Key, KeyKind, Table, column_from_definition, ignored_primary_key_names, key_from_constraint
+from ..catalog import Column, DefaultKind, Key, KeyKind, Table, column_from_definition, ignored_primary_key_names, key_from_constraint
 from ..errors import Condition, ErrorCode, SqlError, not_supported
 from ..expressions import constant_value, is_constant
+from .rename import check_rename, rename_table
 from .run import StatementRun
 from .table_copy import Alteration, copy_rows
 
@@ -28,7 +29,11 @@ def alter_table(run: StatementRun) -> None:
     for action in ast.args.get("actions") or []:
         _alter_action(alteration, action)
     alteration.builder.check()
+    if alteration.new_name is not None:
+        check_rename(run, table, alteration.new_name)
     copy_rows(run, table, alteration)
+    if alteration.new_name is not None:
+        rename_table(run, table, alteration.new_name.name)
     added = [key for action in ast.args.get("actions") or [] if isinstance(action, exp.AddConstraint) for key in action.expressions]
     warn_ignored_key_names(run, added)
 
@@ -69,6 +74,15 @@ def _alter_action(alteration: Alteration, action: exp.Expression) -> None:
             alteration.builder.add_key(key_from_constraint(constraint))
     elif isinstance(action, exp.AlterColumn):
         _alter_column_default(table, action)
+    elif isinstance(action, exp.ModifyColumn):
+        _change_column(alteration, action.args.get("rename_from") or action.this.this, action.this)
+    elif isinstance(action, exp.RenameColumn):
+        old = table.find_column(action.this.name)
+        if old is None:
+            raise SqlError(ErrorCode.ER_BAD_FIELD_ERROR, action.this.name, table.name)
+        _replace_column(alteration, old, dataclasses.replace(old, name=action.args["to"].name), None)
+    elif isinstance(action, exp.AlterRename):
+        alteration.new_name = action.this
     else:
         raise not_supported(f"ALTER TABLE action {action.sql(dialect='mysql')!r}")
 
@@ -102,6 +116,33 @@ def _position(table: Table, definition: exp.ColumnDef) -> int | None:
     if table.find_column(name) is None:
         raise SqlError(ErrorCode.ER_BAD_FIELD_ERROR, name, table.name)
     return table.column_index(name) + 1
+
+
+def _change_column(alteration: Alteration, old_name: exp.Identifier, definition: exp.ColumnDef) -> None:
+    """CHANGE old new type ... / MODIFY col type ... [FIRST | AFTER col]: the new definition
+    in the old one's place (or the position given), its values converted when copied."""
+    table = alteration.table
+    old = table.find_column(old_name.name)
+    if old is None:
+        raise SqlError(ErrorCode.ER_BAD_FIELD_ERROR, old_name.name, table.name)
+    column, keys = column_from_definition(definition)
+    _replace_column(alteration, old, column, definition)
+    for kind in keys:
+        alteration.builder.add_key(Key("PRIMARY" if kind is KeyKind.PRIMARY else "", kind, (column.name,)))
+
+
+def _replace_column(alteration: Alteration, old: Column, column: Column, definition: exp.ColumnDef | None) -> None:
+    """`column` instead of `old`: at the position the definition gives, else in its place;
+    the keys follow a new name; 1060 when another column has it."""
+    table = alteration.table
+    index = table.columns.index(old)
+    table.columns.remove(old)
+    if table.find_column(column.name) is not None:
+        raise SqlError(ErrorCode.ER_DUP_FIELDNAME, column.name)
+    position = _position(table, definition) if definition is not None else None
+    table.columns.insert(index if position is None else position, column)
+    alteration.origin[column.key] = alteration.origin.pop(old.key)
+    table.keys = [dataclasses.replace(key, columns=tuple(column.name if c.lower() == old.key else c for c in key.columns)) for key in table.keys]
 
 
 def _drop_column(alteration: Alteration, name: str) -> None:

@@ -19,6 +19,7 @@ from .insert import run_insert
 from .object_ddl import create_function, create_trigger, drop_function, drop_trigger
 from .outcome import Outcome
 from .reads import evaluate
+from .rename import rename_tables
 from .run import ForcedAutoIncrement, StatementHandler, StatementRun, StatementScope
 from .select import run_select
 from .alter_table import alter_table
@@ -40,6 +41,7 @@ HANDLERS: Mapping[StatementKind, StatementHandler] = {
     StatementKind.DROP_TABLE: drop_table,
     StatementKind.ALTER_TABLE: alter_table,
     StatementKind.TRUNCATE: truncate,
+    StatementKind.RENAME_TABLE: rename_tables,
     StatementKind.CREATE_TRIGGER: create_trigger,
     StatementKind.DROP_TRIGGER: drop_trigger,
     StatementKind.CREATE_FUNCTION: create_function,

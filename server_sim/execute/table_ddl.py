@@ -20,13 +20,15 @@ def create_table(run: StatementRun) -> None:
     ast = run.statement.ast
     assert isinstance(ast, exp.Create)
     properties = ast.args.get("properties")
-    if properties and any(isinstance(p, exp.LikeProperty) for p in properties.expressions):
-        raise not_supported("CREATE TABLE ... LIKE")
+    like = next((p for p in properties.expressions if isinstance(p, exp.LikeProperty)), None) if properties else None
     query = ast.expression
     if query is not None and not isinstance(query, exp.Select):
         raise not_supported(f"CREATE TABLE ... {query.key.upper()}")
     selected = _selected_columns(run, ast, query) if query is not None else []
-    table = table_from_create(ast, run.server.engines, [column for _, column in selected if column is not None])
+    if like is not None:
+        table = _definition_like(run, like, ast.this.name, run.statement.temporary)
+    else:
+        table = table_from_create(ast, run.server.engines, [column for _, column in selected if column is not None])
     catalog, session = run.catalog, run.session
     owner = session.thread_id if table.temporary else None
     existing = catalog.find(table.name, owner) if table.temporary else catalog.find(table.name)
@@ -36,11 +38,24 @@ def create_table(run: StatementRun) -> None:
             return
         raise SqlError(ErrorCode.ER_TABLE_EXISTS_ERROR, table.name)
     table.owner = owner
-    run.storage.create(table, f"#tmp{owner}_{table.name}" if table.temporary else table.name.lower())
+    run.storage.create(table, catalog.free_storage_name(f"#tmp{owner}_{table.name}" if table.temporary else table.name.lower()))
     catalog.add(table)
     warn_ignored_key_names(run, list(ast.this.expressions) if isinstance(ast.this, exp.Schema) else [])
     if query is not None:
         _fill_from_select(run, table, query, [name for name, _ in selected])
+
+
+def _definition_like(run: StatementRun, like: exp.LikeProperty, name: str, temporary: bool) -> Table:
+    """CREATE TABLE name LIKE source: the source's columns, keys and engine, no rows, the
+    counter from 1 (1146 when the source is missing)."""
+    source = run.table(like.this)
+    if like.args.get("expressions"):
+        raise not_supported(f"CREATE TABLE ... LIKE with options ({like.sql(dialect='mysql')!r})")
+    if source.system is not None:
+        raise not_supported(f"CREATE TABLE ... LIKE the system table {source.qualified_name}")
+    if source.temporary and not temporary:
+        raise not_supported("CREATE TABLE ... LIKE a temporary table (the binlog then carries its definition)")
+    return Table(name, list(source.columns), list(source.keys), source.engine, temporary=temporary)
 
 
 def _selected_columns(run: StatementRun, ast: exp.Create, query: exp.Select) -> list[tuple[str, Column | None]]:

@@ -195,3 +195,17 @@ def test_named_primary_key_is_primary_and_mariadb_warns(flavor: Flavor, warnings
     table = db.server.catalog.get("u" if sql.startswith("CREATE") else "t")
     assert [(key.name, key.kind.value) for key in table.keys] == [("PRIMARY", "PRIMARY")]
     db.close()
+
+
+@pytest.mark.parametrize(
+    ("sql_mode", "code"),
+    [("STRICT_TRANS_TABLES", 1264), ("STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION", 1264), ("", 1235), ("NO_ENGINE_SUBSTITUTION", 1235)],
+)
+def test_alter_converting_a_value_that_does_not_fit_is_strict_or_refused(db: Db, sql_mode: str, code: int) -> None:
+    """Outside strict mode the server clips the value and warns; the model converts only
+    strictly, so it refuses instead of failing where the server succeeds."""
+    db.ok("CREATE TABLE t (id INT PRIMARY KEY, w INT) ENGINE=MyISAM")
+    db.ok("INSERT INTO t VALUES (1, 300)")
+    db.session.variables["sql_mode"] = sql_mode
+    assert db.error("ALTER TABLE t MODIFY w TINYINT").code == code
+    assert db.rows("t") == [(1, 300)]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from server_sim.errors import SqlError
 from server_sim.parser import parse_statement, unparse
+from server_sim.statement import StatementKind
 
 
 @pytest.mark.parametrize(
@@ -27,3 +29,24 @@ def test_unparse_gives_the_statement_back(sql: str) -> None:
     assert text == sql
     again = parse_statement(text)
     assert (again.kind, again.write_mode, again.ast) == (statement.kind, statement.write_mode, statement.ast)
+
+
+@pytest.mark.parametrize(
+    ("sql", "pairs"),
+    [
+        ("RENAME TABLE a TO b", [("", "a", "", "b")]),
+        ("rename table a to b, `C d` TO test.e", [("", "a", "", "b"), ("", "C d", "test", "e")]),
+        ("RENAME TABLE test.a TO `x``y`", [("test", "a", "", "x`y")]),
+    ],
+)
+def test_rename_table_pairs(sql: str, pairs: list[tuple[str, str, str, str]]) -> None:
+    statement = parse_statement(sql)
+    assert statement.kind is StatementKind.RENAME_TABLE
+    assert [(old.db, old.name, new.db, new.name) for old, new in statement.renames] == pairs
+
+
+@pytest.mark.parametrize("sql", ["RENAME TABLE a b", "RENAME TABLE a TO b,", "RENAME TABLE a TO b c", "RENAME TABLE"])
+def test_malformed_rename_table_is_1064(sql: str) -> None:
+    with pytest.raises(SqlError) as raised:
+        parse_statement(sql)
+    assert raised.value.code == 1064
