@@ -381,11 +381,14 @@ class Catalog:
     tables: dict[str, Table] = field(default_factory=dict)
     temporary: dict[tuple[int, str], Table] = field(default_factory=dict)
     system_tables: tuple[SystemTable, ...] = ()
+    # Databases CREATE DATABASE made besides the modelled one: known, so that a statement on
+    # one of their tables is refused (1235) instead of answered as a missing table.
+    databases: set[str] = field(default_factory=set)
     _system: dict[tuple[str, str], Table] = field(default_factory=dict, repr=False)
 
     def resolve(self, database: str | None, name: str, session_id: int | None = None) -> Table | None:
         """The table `database.name` names (no database: the current one), or None."""
-        if not database or database.lower() == self.database.lower():
+        if not database or database == self.database:
             return self.find(name, session_id)
         key = (database.lower(), name.lower())
         table = self._system.get(key)
@@ -407,15 +410,27 @@ class Catalog:
         """The error for a table that `resolve` did not find."""
         if database and database.lower() == "information_schema":
             return SqlError(ErrorCode.ER_UNKNOWN_TABLE, name, "information_schema")
+        if database in self.databases:
+            return self.other_database(database)
         return SqlError(ErrorCode.ER_NO_SUCH_TABLE, database or self.database, name)
     triggers: list[TriggerDefinition] = field(default_factory=list)  # in firing order
     udfs: dict[str, Udf] = field(default_factory=dict)  # loadable functions, by lower-case name
 
+    def other_database(self, database: str) -> SqlError:
+        """1235 for a statement on a database other than the modelled one."""
+        return not_supported(f"tables of database '{database}' (the simulator models one database, '{self.database}')")
+
+    def check_database(self, database: str | None) -> None:
+        """1235 when a table name is qualified by a database that exists but is not modelled."""
+        if database and database != self.database and database in self.databases:
+            raise self.other_database(database)
+
     def find(self, name: str, session_id: int | None = None) -> Table | None:
-        key = name.lower()
-        if session_id is not None and (session_id, key) in self.temporary:
-            return self.temporary[(session_id, key)]
-        return self.tables.get(key)
+        """The table of that exact name: with lower_case_table_names=0 (the servers' default
+        on Linux) table names are case-sensitive, `T` is not `t`."""
+        if session_id is not None and (session_id, name) in self.temporary:
+            return self.temporary[(session_id, name)]
+        return self.tables.get(name)
 
     def get(self, name: str, session_id: int | None = None) -> Table:
         table = self.find(name, session_id)
@@ -425,15 +440,15 @@ class Catalog:
 
     def add(self, table: Table) -> None:
         if table.temporary:
-            self.temporary[(table.owner or 0, table.name.lower())] = table
+            self.temporary[(table.owner or 0, table.name)] = table
         else:
-            self.tables[table.name.lower()] = table
+            self.tables[table.name] = table
 
     def remove(self, table: Table) -> None:
         if table.temporary:
-            del self.temporary[(table.owner or 0, table.name.lower())]
+            del self.temporary[(table.owner or 0, table.name)]
         else:
-            del self.tables[table.name.lower()]
+            del self.tables[table.name]
 
     def free_storage_name(self, base: str) -> str:
         """A storage name no table here uses: a renamed table keeps its own, and DuckDB

@@ -24,11 +24,12 @@ def catalog_to_json(catalog: Catalog) -> dict[str, Any]:
         "tables": [_table_to_json(table) for table in [*catalog.tables.values(), *catalog.temporary.values()]],
         "triggers": [trigger.sql for trigger in catalog.triggers],  # in firing order
         "udfs": [udf.sql for udf in catalog.udfs.values()],
+        "databases": sorted(catalog.databases),
     }
 
 
 def catalog_from_json(document: dict[str, Any]) -> Catalog:
-    catalog = Catalog(database=document["database"])
+    catalog = Catalog(database=document["database"], databases=set(document.get("databases", [])))
     for entry in document["tables"]:
         catalog.add(_table_from_json(entry))
     catalog.triggers = [parse_create_trigger(sql) for sql in document.get("triggers", [])]

@@ -17,6 +17,9 @@ class ErrorCode(Enum):
         # server's error it is raised as.
         self.server_name = server_name
 
+    ER_DB_CREATE_EXISTS = (1007, "Can't create database '%s'; database exists")
+    ER_DB_DROP_EXISTS = (1008, "Can't drop database '%s'; database doesn't exist")
+    ER_BAD_DB_ERROR = (1049, "Unknown database '%s'")
     ER_DUP_FIELDNAME = (1060, "Duplicate column name '%s'")
     ER_DUP_KEYNAME = (1061, "Duplicate key name '%s'")
     ER_NONUNIQ_TABLE = (1066, "Not unique table/alias: '%s'")

@@ -230,6 +230,12 @@ def _classified(text: str, tree: exp.Expression, mode: WriteMode, is_replace: bo
         return Statement(text, StatementKind.REPLACE, tree, write_mode=mode)
     if isinstance(tree, (exp.Create, exp.Drop)) and tree.kind == "INDEX":
         tree = index_statement_as_alter(tree)
+    if isinstance(tree, exp.Create) and tree.kind in ("DATABASE", "SCHEMA"):
+        return Statement(text, StatementKind.CREATE_DATABASE, tree)
+    if isinstance(tree, exp.Drop) and tree.kind in ("DATABASE", "SCHEMA"):
+        return Statement(text, StatementKind.DROP_DATABASE, tree)
+    if isinstance(tree, exp.Use):
+        return Statement(text, StatementKind.USE, tree)
     if isinstance(tree, exp.Create):
         if tree.kind != "TABLE":
             raise not_supported(f"CREATE {tree.kind}")

@@ -30,6 +30,9 @@ class StatementKind(Enum):
     DROP_TABLE = "DROP TABLE"
     TRUNCATE = "TRUNCATE"
     RENAME_TABLE = "RENAME TABLE"
+    CREATE_DATABASE = "CREATE DATABASE"
+    DROP_DATABASE = "DROP DATABASE"
+    USE = "USE"
     CREATE_TRIGGER = "CREATE TRIGGER"
     DROP_TRIGGER = "DROP TRIGGER"
     CREATE_FUNCTION = "CREATE FUNCTION"  # a loadable function (SONAME)
@@ -56,6 +59,8 @@ class StatementKind(Enum):
             StatementKind.DROP_TABLE,
             StatementKind.TRUNCATE,
             StatementKind.RENAME_TABLE,
+            StatementKind.CREATE_DATABASE,
+            StatementKind.DROP_DATABASE,
             StatementKind.CREATE_TRIGGER,
             StatementKind.DROP_TRIGGER,
             StatementKind.CREATE_FUNCTION,

@@ -14,6 +14,7 @@ from ..server import Server
 from ..session import Session
 from ..statement import Statement, StatementKind, target_tables, used_tables
 from ..system_table_access import refuse_write
+from .databases import create_database, drop_database, use_database
 from .delete import run_delete
 from .insert import run_insert
 from .object_ddl import create_function, create_trigger, drop_function, drop_trigger
@@ -42,6 +43,9 @@ HANDLERS: Mapping[StatementKind, StatementHandler] = {
     StatementKind.ALTER_TABLE: alter_table,
     StatementKind.TRUNCATE: truncate,
     StatementKind.RENAME_TABLE: rename_tables,
+    StatementKind.CREATE_DATABASE: create_database,
+    StatementKind.DROP_DATABASE: drop_database,
+    StatementKind.USE: use_database,
     StatementKind.CREATE_TRIGGER: create_trigger,
     StatementKind.DROP_TRIGGER: drop_trigger,
     StatementKind.CREATE_FUNCTION: create_function,

@@ -24,6 +24,10 @@ def create_table(run: StatementRun) -> None:
     query = ast.expression
     if query is not None and not isinstance(query, exp.Select):
         raise not_supported(f"CREATE TABLE ... {query.key.upper()}")
+    target = ast.this.this if isinstance(ast.this, exp.Schema) else ast.this
+    if target.db and target.db != run.catalog.database:
+        run.catalog.check_database(target.db)
+        raise SqlError(ErrorCode.ER_BAD_DB_ERROR, target.db)
     selected = _selected_columns(run, ast, query) if query is not None else []
     if like is not None:
         table = _definition_like(run, like, ast.this.name, run.statement.temporary)
@@ -113,9 +117,10 @@ def drop_table(run: StatementRun) -> None:
     assert isinstance(ast, exp.Drop)
     missing = []
     for node in target_tables(statement):
-        table = catalog.find(node.name, run.session.thread_id)
+        catalog.check_database(node.db)
+        table = catalog.find(node.name, run.session.thread_id) if node.db in ("", catalog.database) else None
         if table is None or (statement.temporary and not table.temporary):
-            missing.append(f"{catalog.database}.{node.name}")
+            missing.append(f"{node.db or catalog.database}.{node.name}")
             continue
         run.storage.drop(table)
         catalog.remove(table)

@@ -209,3 +209,14 @@ def test_alter_converting_a_value_that_does_not_fit_is_strict_or_refused(db: Db,
     db.session.variables["sql_mode"] = sql_mode
     assert db.error("ALTER TABLE t MODIFY w TINYINT").code == code
     assert db.rows("t") == [(1, 300)]
+
+
+def test_tables_whose_names_differ_in_case_are_two_tables(db: Db) -> None:
+    db.ok("CREATE TABLE t (a INT)")
+    db.ok("CREATE TABLE T (b INT)")
+    db.ok("INSERT INTO t VALUES (1)")
+    db.ok("INSERT INTO T VALUES (2)")
+    assert db.query("SELECT * FROM t") == [(1,)] and db.query("SELECT * FROM T") == [(2,)]
+    db.ok("DROP TABLE T")
+    assert db.query("SELECT * FROM t") == [(1,)]
+    assert db.error("SELECT * FROM T").code == 1146
