@@ -7,6 +7,8 @@ table and its row events, a cache's worth at a time.
 
 from __future__ import annotations
 
+from sqlglot import exp
+
 from server_sim.binlog.events import Log_event
 from server_sim.binlog.file import BinlogWriter
 from server_sim.catalog import Table
@@ -19,7 +21,7 @@ from server_sim.parser import Statement, StatementKind
 from server_sim.server import Server
 from server_sim.session import RowChange
 from server_sim.show_create import show_create_table
-from server_sim.statement import logged_create_trigger, target_tables
+from server_sim.statement import logged_create_trigger, logged_drop_table, target_tables
 
 from .analysis import Analysis
 from .binlog_cache import CachedEvents, EventFactory, LogTarget
@@ -119,7 +121,11 @@ class StatementLogger:
                 {name: context.user_variables.get(name) for name in analysis.user_variables},
             )
         error_code = outcome.error.code if outcome.error is not None else 0
-        text = statement.sql if statement.trigger is None else logged_create_trigger(statement.trigger, ms.session.user)
+        text = statement.sql
+        if statement.trigger is not None:
+            text = logged_create_trigger(statement.trigger, ms.session.user)
+        elif statement.kind is StatementKind.DROP_TABLE and isinstance(statement.ast, exp.Drop):
+            text = logged_drop_table(statement.ast, statement.temporary)
         events.append(self.events.query(text, timestamp, ms.session.thread_id, error_code, ms.session.variables))
         return events
 

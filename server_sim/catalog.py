@@ -18,6 +18,7 @@ from sqlglot import exp
 from .engines import BUILTIN_ENGINES, DEFAULT_ENGINE, SYSTEM_ENGINES, Engine, EngineRegistry
 from .errors import ErrorCode, SqlError, not_supported
 from .expressions import constant_value, is_constant
+from .foreign_keys import ForeignKey, is_foreign_key_clause
 from .system_tables import SystemTable, TableCategory
 from .statement import TriggerDefinition, TriggerEvent, TriggerTiming
 from .udf import Udf
@@ -81,6 +82,7 @@ class Table:
     next_row_id: int = 1  # insertion sequence, the physical order of heap engines
     storage_name: str = ""
     system: SystemTable | None = None  # a table of the server's own, outside the user's database
+    foreign_keys: list[ForeignKey] = field(default_factory=list)  # this table's, as the child
 
     @property
     def category(self) -> TableCategory:
@@ -153,7 +155,7 @@ class Table:
         return []
 
     def copy(self) -> Table:
-        return dataclasses.replace(self, columns=list(self.columns), keys=list(self.keys))
+        return dataclasses.replace(self, columns=list(self.columns), keys=list(self.keys), foreign_keys=list(self.foreign_keys))
 
 
 def _literal_value(node: exp.Expression) -> object:
@@ -255,12 +257,6 @@ def key_from_constraint(node: exp.Expression) -> Key:
     raise not_supported(f"table element {node.sql(dialect='mysql')}")
 
 
-def ignored_primary_key_names(elements: Sequence[exp.Expression]) -> list[str]:
-    """The names `CONSTRAINT name PRIMARY KEY` gives among `elements`: the key is PRIMARY
-    whatever it is called (MariaDB says so in Warning 1280)."""
-    return [node.name for node in elements if isinstance(node, exp.Constraint) and any(isinstance(e, exp.PrimaryKey) for e in node.expressions)]
-
-
 class TableBuilder:
     """Assembles a table definition with MySQL's naming and validity rules."""
 
@@ -358,6 +354,8 @@ def table_from_create(node: exp.Create, engines: EngineRegistry, selected: Seque
     builder = TableBuilder(table)
     pending_keys: list[Key] = []
     for element in elements:
+        if is_foreign_key_clause(element):
+            continue  # the executor adds them, against the parent tables (foreign_key_ddl)
         if isinstance(element, exp.ColumnDef):
             column, keys = column_from_definition(element)
             builder.add_column(column)
@@ -384,6 +382,8 @@ class Catalog:
     # Databases CREATE DATABASE made besides the modelled one: known, so that a statement on
     # one of their tables is refused (1235) instead of answered as a missing table.
     databases: set[str] = field(default_factory=set)
+    # Whether any table ever had a FOREIGN KEY: until then no row change looks for one.
+    foreign_keys_defined: bool = False
     _system: dict[tuple[str, str], Table] = field(default_factory=dict, repr=False)
 
     def resolve(self, database: str | None, name: str, session_id: int | None = None) -> Table | None:
@@ -462,6 +462,10 @@ class Catalog:
     def replace(self, old: Table, new: Table) -> None:
         self.remove(old)
         self.add(new)
+
+    def referencing(self, parent: Table) -> list[tuple[Table, ForeignKey]]:
+        """The foreign keys that reference `parent`, with their child tables."""
+        return [(child, fk) for child in self.tables.values() for fk in child.foreign_keys if fk.parent == parent.name]
 
     def find_trigger(self, name: str) -> TriggerDefinition | None:
         return next((trigger for trigger in self.triggers if trigger.name.lower() == name.lower()), None)

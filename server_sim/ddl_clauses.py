@@ -30,12 +30,12 @@ ALTER_ACTIONS: dict[type[exp.Expression], frozenset[str]] = {
     exp.ModifyColumn: frozenset({"this", "rename_from"}),  # CHANGE / MODIFY [COLUMN]
     exp.RenameColumn: frozenset({"this", "to"}),  # RENAME COLUMN a TO b
     exp.AlterRename: frozenset({"this"}),  # RENAME [TO | AS] name
-    exp.Drop: frozenset({"kind", "tables"}),  # DROP COLUMN / INDEX
+    exp.Drop: frozenset({"kind", "tables"}),  # DROP COLUMN / INDEX / FOREIGN KEY
     exp.DropPrimaryKey: frozenset(),
     exp.AddConstraint: frozenset({"expressions"}),
     exp.AlterColumn: frozenset({"this", "default", "drop"}),  # ALTER COLUMN SET/DROP DEFAULT
 }
-DROPPABLE = frozenset({"COLUMN", "INDEX"})
+DROPPABLE = frozenset({"COLUMN", "INDEX", "FOREIGN KEY"})
 
 # The arguments read of each key or constraint of a table definition.
 KEY_ARGS: dict[type[exp.Expression], frozenset[str]] = {
@@ -100,6 +100,12 @@ def check_key(node: exp.Expression) -> None:
     for part in node.expressions:
         if type(part) in KEY_ARGS:
             check_key(part)
+
+
+def ignored_primary_key_names(elements: list[exp.Expression]) -> list[str]:
+    """The names `CONSTRAINT name PRIMARY KEY` gives among `elements`: the key is PRIMARY
+    whatever it is called (MariaDB says so in Warning 1280)."""
+    return [node.name for node in elements if isinstance(node, exp.Constraint) and any(isinstance(e, exp.PrimaryKey) for e in node.expressions)]
 
 
 def check_create_table(tree: exp.Create) -> None:

@@ -17,6 +17,10 @@ class ErrorCode(Enum):
         # server's error it is raised as.
         self.server_name = server_name
 
+    ER_CANT_CREATE_TABLE = (1005, "Can't create table `%s`.`%s` (errno: 150 \"Foreign key constraint is incorrectly formed\")")
+    ER_ROW_IS_REFERENCED_2 = (1451, "Cannot delete or update a parent row: a foreign key constraint fails (`%s`.`%s`, %s)")
+    ER_NO_REFERENCED_ROW_2 = (1452, "Cannot add or update a child row: a foreign key constraint fails (`%s`.`%s`, %s)")
+    ER_TRUNCATE_ILLEGAL_FK = (1701, "Cannot truncate a table referenced in a foreign key constraint (`%s`.`%s`, %s)")
     ER_DB_CREATE_EXISTS = (1007, "Can't create database '%s'; database exists")
     ER_DB_DROP_EXISTS = (1008, "Can't drop database '%s'; database doesn't exist")
     ER_BAD_DB_ERROR = (1049, "Unknown database '%s'")

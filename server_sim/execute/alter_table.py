@@ -8,9 +8,12 @@ import dataclasses
 
 from sqlglot import exp
 
-from ..catalog import Column, DefaultKind, Key, KeyKind, Table, column_from_definition, ignored_primary_key_names, key_from_constraint
+from ..catalog import Column, DefaultKind, Key, KeyKind, Table, column_from_definition, key_from_constraint
+from ..ddl_clauses import ignored_primary_key_names
 from ..errors import Condition, ErrorCode, SqlError, not_supported
 from ..expressions import constant_value, is_constant
+from ..foreign_keys import foreign_key_clauses, is_foreign_key_clause
+from .foreign_key_ddl import add_foreign_keys, drop_foreign_key, refuse_changes_to_constrained
 from .rename import check_rename, rename_table
 from .run import StatementRun
 from .table_copy import Alteration, copy_rows
@@ -28,7 +31,9 @@ def alter_table(run: StatementRun) -> None:
         _table_option(run, alteration, option)
     for action in ast.args.get("actions") or []:
         _alter_action(alteration, action)
+    add_foreign_keys(run, alteration.table, alteration.foreign_keys, creating=False)
     alteration.builder.check()
+    _refuse_unmodelled_foreign_key_changes(run, table, alteration)
     if alteration.new_name is not None:
         check_rename(run, table, alteration.new_name)
     copy_rows(run, table, alteration)
@@ -36,6 +41,18 @@ def alter_table(run: StatementRun) -> None:
         rename_table(run, table, alteration.new_name.name)
     added = [key for action in ast.args.get("actions") or [] if isinstance(action, exp.AddConstraint) for key in action.expressions]
     warn_ignored_key_names(run, added)
+
+
+def _refuse_unmodelled_foreign_key_changes(run: StatementRun, table: Table, alteration: Alteration) -> None:
+    """An engine change, a rename or a changed or dropped column of a table in a FOREIGN
+    KEY: refused (1235), as what the server then does to the constraint is not modelled."""
+    new = alteration.table
+    constrained = {c.lower() for fk in table.foreign_keys for c in fk.columns}
+    constrained |= {c.lower() for _, fk in run.catalog.referencing(table) for c in fk.parent_columns} if run.catalog.foreign_keys_defined else set()
+    changed = {old for new_key, old in alteration.origin.items() if old is not None and (new_key != old or new.column(new_key) != table.column(old))}
+    dropped = {c.key for c in table.columns} - {old for old in alteration.origin.values() if old is not None}
+    if new.engine != table.engine or alteration.new_name is not None or (changed | dropped) & constrained:
+        refuse_changes_to_constrained(run, table, "ALTER TABLE changing the engine, the name or a constrained column")
 
 
 def warn_ignored_key_names(run: StatementRun, elements: list[exp.Expression]) -> None:
@@ -71,7 +88,13 @@ def _alter_action(alteration: Alteration, action: exp.Expression) -> None:
         drop_key(table, "PRIMARY")
     elif isinstance(action, exp.AddConstraint):
         for constraint in action.expressions:
-            alteration.builder.add_key(key_from_constraint(constraint))
+            if is_foreign_key_clause(constraint):
+                alteration.foreign_keys.extend(foreign_key_clauses([constraint]))
+            else:
+                alteration.builder.add_key(key_from_constraint(constraint))
+    elif isinstance(action, exp.Drop) and (action.kind or "").upper() == "FOREIGN KEY":
+        for node in action.args.get("tables") or []:
+            drop_foreign_key(table, node.name)
     elif isinstance(action, exp.AlterColumn):
         _alter_column_default(table, action)
     elif isinstance(action, exp.ModifyColumn):

@@ -7,6 +7,7 @@ from sqlglot import exp
 
 from ..catalog import Table
 from ..errors import ErrorCode, SqlError, not_supported
+from .foreign_key_ddl import refuse_changes_to_constrained
 from .run import StatementRun
 
 
@@ -18,6 +19,7 @@ def check_rename(run: StatementRun, table: Table, new: exp.Table) -> None:
     taken = catalog.find(new.name, table.owner) if table.temporary else catalog.find(new.name)
     if taken is not None and taken is not table and taken.temporary == table.temporary:
         raise SqlError(ErrorCode.ER_TABLE_EXISTS_ERROR, new.name)
+    refuse_changes_to_constrained(run, table, "renaming")
     if not table.temporary and any(trigger.table.lower() == table.name.lower() for trigger in catalog.triggers):
         raise not_supported(f"renaming table {table.name!r}, which has triggers (their definitions name it)")
 

@@ -6,7 +6,7 @@ checked, then stored under new row ids (the new engine's physical order)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlglot import exp
 
@@ -15,6 +15,7 @@ from ..collation import equality_key
 from ..declined import Declined
 from ..errors import ErrorCode, SqlError, not_supported
 from ..storage import Storage
+from .foreign_key_ddl import check_stored_rows
 from .run import StatementRun
 
 
@@ -28,6 +29,7 @@ class Alteration:
     origin: dict[str, str | None]
     auto_increment: int | None = None  # the AUTO_INCREMENT table option, when given
     new_name: exp.Table | None = None  # RENAME [TO | AS] name
+    foreign_keys: list[tuple[str, exp.ForeignKey]] = field(default_factory=list)  # ADD [CONSTRAINT name] FOREIGN KEY
 
     @property
     def builder(self) -> TableBuilder:
@@ -75,9 +77,10 @@ def copy_rows(run: StatementRun, table: Table, alteration: Alteration) -> None:
     duplicate = first_duplicate(run.storage, new, rows)
     if duplicate is not None:
         raise run.rows.duplicate_error(new, *duplicate)
+    check_stored_rows(run, new, [fk for fk in new.foreign_keys if fk not in table.foreign_keys], rows)
     run.storage.drop(table)
     storage_name = table.storage_name
-    table.columns, table.keys, table.engine = new.columns, new.keys, new.engine
+    table.columns, table.keys, table.engine, table.foreign_keys = new.columns, new.keys, new.engine, new.foreign_keys
     run.storage.create(table, storage_name)
     for row_id, values in enumerate(rows, start=1):
         run.storage.insert(table, row_id, values)

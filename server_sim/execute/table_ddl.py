@@ -10,7 +10,9 @@ from sqlglot import exp
 from ..catalog import Column, Table, table_from_create
 from ..errors import ErrorCode, SqlError, not_supported, note
 from ..statement import target_tables
+from ..foreign_keys import foreign_key_clauses
 from .alter_table import warn_ignored_key_names
+from .foreign_key_ddl import add_foreign_keys, check_not_referenced
 from .insert import InsertRun
 from .run import StatementRun
 
@@ -33,6 +35,7 @@ def create_table(run: StatementRun) -> None:
         table = _definition_like(run, like, ast.this.name, run.statement.temporary)
     else:
         table = table_from_create(ast, run.server.engines, [column for _, column in selected if column is not None])
+        add_foreign_keys(run, table, foreign_key_clauses(list(ast.this.expressions) if isinstance(ast.this, exp.Schema) else []), creating=True)
     catalog, session = run.catalog, run.session
     owner = session.thread_id if table.temporary else None
     existing = catalog.find(table.name, owner) if table.temporary else catalog.find(table.name)
@@ -122,6 +125,7 @@ def drop_table(run: StatementRun) -> None:
         if table is None or (statement.temporary and not table.temporary):
             missing.append(f"{node.db or catalog.database}.{node.name}")
             continue
+        check_not_referenced(run, table, {node.name for node in target_tables(statement)})
         run.storage.drop(table)
         catalog.remove(table)
         if not table.temporary:
@@ -137,6 +141,7 @@ def truncate(run: StatementRun) -> None:
     """TRUNCATE: every row gone at once, the auto-increment counter back to 1."""
     for node in target_tables(run.statement):
         table = run.table(node)
+        check_not_referenced(run, table, set(), truncating=True)
         run.storage.delete_all(table)
         table.auto_increment = 1
 
