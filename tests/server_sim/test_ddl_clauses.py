@@ -79,6 +79,14 @@ def test_every_table_option_is_read_or_refused(option: type[exp.Property], creat
         ("CREATE TABLE u (a INT) ROW_FORMAT=COMPRESSED", "table option ROW_FORMAT=COMPRESSED"),
         ("CREATE TABLE u (a INT, KEY (a) USING HASH)", "index type USING HASH"),
         ("CREATE TABLE u (a INT) PARTITION BY HASH (a)", "CREATE statements"),
+        ("CREATE INDEX j ON t (a(3))", "key part"),
+        ("CREATE INDEX IF NOT EXISTS j ON t (a)", "CREATE INDEX with EXISTS"),
+        ("CREATE TABLE u (a INT, FOREIGN KEY (a) REFERENCES t (a) ON DELETE SET DEFAULT)", "FOREIGN KEY option ON DELETE SET DEFAULT"),
+        ("CREATE TABLE u (a INT, FOREIGN KEY (a) REFERENCES t (a) MATCH FULL)", "FOREIGN KEY option MATCH FULL"),
+        ("CREATE TABLE u (a INT, FOREIGN KEY (a) REFERENCES other.t (a))", "FOREIGN KEY referencing a table of database 'other'"),
+        ("CREATE TEMPORARY TABLE u (a INT, FOREIGN KEY (a) REFERENCES t (a))", "FOREIGN KEY on a temporary table"),
+        ("CREATE TABLE u LIKE mysql.general_log", "CREATE TABLE ... LIKE the system table"),
+        ("RENAME TABLE t TO other.t", "renaming a table into database 'other'"),
     ],
 )
 def test_unmodelled_clause_is_refused_naming_it(db: Db, sql: str, refused: str) -> None:
