@@ -73,9 +73,10 @@ def first_orphan(server: Server, table: Table, fk: ForeignKey, rows: Sequence[tu
     return None
 
 
-def on_parent_change(server: Server, session: Session, table: Table, before: tuple, after: tuple | None, depth: int = 0) -> None:
+def on_parent_change(server: Server, session: Session, table: Table, before: tuple, after: tuple | None, cascaded: list[RowChange], depth: int = 0) -> None:
     """What deleting (`after` None) or updating a parent row does to its child rows, before
-    the parent row changes: 1451 for RESTRICT / NO ACTION, else the cascade."""
+    the parent row changes: 1451 for RESTRICT / NO ACTION, else the cascade, whose row
+    changes are added to `cascaded`."""
     catalog = server.catalog
     if not checks_on(session):
         return
@@ -94,16 +95,20 @@ def on_parent_change(server: Server, session: Session, table: Table, before: tup
         if action.refuses or depth >= MAX_CASCADE_DEPTH:
             raise SqlError(ErrorCode.ER_ROW_IS_REFERENCED_2, catalog.database, child.name, fk.describe(catalog.database))
         for row_id, *values in children:
-            _cascade(server, session, child, fk, row_id, tuple(values), action, after, depth)
+            _cascade(server, session, child, fk, row_id, tuple(values), action, after, cascaded, depth)
 
 
-def _cascade(server: Server, session: Session, child: Table, fk: ForeignKey, row_id: int, row: tuple, action: ReferentialAction, parent_after: tuple | None, depth: int) -> None:
+def _cascade(
+    server: Server, session: Session, child: Table, fk: ForeignKey, row_id: int, row: tuple, action: ReferentialAction, parent_after: tuple | None, cascaded: list[RowChange], depth: int
+) -> None:
     """One child row deleted or changed by the engine, recorded for rollback only."""
     transaction = session.ensure_transaction()
     if action is ReferentialAction.CASCADE and parent_after is None:
-        on_parent_change(server, session, child, row, None, depth + 1)
+        on_parent_change(server, session, child, row, None, cascaded, depth + 1)
         server.storage.delete(child, [row_id])
-        transaction.record(RowChange(child, ChangeKind.DELETE, row_id, row, None))
+        change = RowChange(child, ChangeKind.DELETE, row_id, row, None)
+        transaction.record(change)
+        cascaded.append(change)
         return
     new = list(row)
     parent = server.catalog.find(fk.parent)
@@ -111,6 +116,8 @@ def _cascade(server: Server, session: Session, child: Table, fk: ForeignKey, row
         value = None if action is ReferentialAction.SET_NULL else parent_after[parent.column_index(parent_column)]  # type: ignore[index, union-attr]
         new[child.column_index(column)] = value
     after = tuple(new)
-    on_parent_change(server, session, child, row, after, depth + 1)
+    on_parent_change(server, session, child, row, after, cascaded, depth + 1)
     server.storage.update(child, row_id, after)
-    transaction.record(RowChange(child, ChangeKind.UPDATE, row_id, row, after))
+    change = RowChange(child, ChangeKind.UPDATE, row_id, row, after)
+    transaction.record(change)
+    cascaded.append(change)

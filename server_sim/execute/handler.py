@@ -66,14 +66,14 @@ class RowHandler:
         if table.foreign_keys:
             check_child(self.server, self.session, table, after, before)
         if self.server.catalog.foreign_keys_defined:
-            on_parent_change(self.server, self.session, table, before, after)
+            on_parent_change(self.server, self.session, table, before, after, self.outcome.cascaded)
         if table.engine.stores_rows:
             self.storage.update(table, row_id, after)
         return self._record(RowChange(table, ChangeKind.UPDATE, row_id, before, after, assigned))
 
     def delete_row(self, table: Table, row_id: int, before: tuple) -> RowChange:
         if self.server.catalog.foreign_keys_defined:
-            on_parent_change(self.server, self.session, table, before, None)
+            on_parent_change(self.server, self.session, table, before, None, self.outcome.cascaded)
         if table.engine.stores_rows:
             self.storage.delete(table, [row_id])
         return self._record(RowChange(table, ChangeKind.DELETE, row_id, before, None))

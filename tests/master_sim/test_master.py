@@ -445,3 +445,31 @@ def test_foreign_key_cascades_are_mapped_not_logged_and_drop_table_is_logged_as_
     master.submit("con1", sql, 5)
     master.finish()
     assert events_after_schema(master) == expected
+
+
+@pytest.mark.parametrize(
+    ("holder", "blocked"),
+    [
+        ("UPDATE fc SET x = 5 WHERE a = 1", True),  # the cascade reaches the row con1 changed
+        ("UPDATE fc SET x = 5 WHERE a = 2", False),  # a child row of another parent
+    ],
+)
+def test_a_cascade_waits_for_the_child_rows_another_transaction_locked(make_master, holder: str, blocked: bool) -> None:
+    master = make_master()
+    for index, sql in enumerate(
+        [
+            "CREATE TABLE fp (a INT PRIMARY KEY) ENGINE=InnoDB",
+            "CREATE TABLE fc (a INT PRIMARY KEY, p INT, x INT, FOREIGN KEY (p) REFERENCES fp (a) ON DELETE CASCADE) ENGINE=InnoDB",
+            "INSERT INTO fp VALUES (1), (2)",
+            "INSERT INTO fc VALUES (1, 1, 0), (2, 2, 0)",
+            "BEGIN",
+            holder,
+        ],
+        1,
+    ):
+        master.submit("con1", sql, index)
+    waiting = master.submit("con2", "DELETE FROM fp WHERE a = 1", 7)
+    assert (waiting.blocked_by == "con1") is blocked
+    master.submit("con1", "COMMIT", 8)
+    master.finish()
+    assert waiting.status == "ok" and master.server.dump()["fc"][1] == [(2, 2, 5 if blocked is False else 0)]
