@@ -139,7 +139,8 @@ def engine_registry(scenario: Scenario) -> EngineRegistry:
 def snapshot(server: Server) -> ServerSnapshot:
     """Every user table's rows, with its primary key for the comparison to match rows by."""
     tables = {}
+    by_key = {table.name.lower(): table for table in server.catalog.tables.values()}
     for name, (columns, rows) in server.dump().items():
-        primary = server.catalog.tables[name].primary_key
+        primary = by_key[name].primary_key
         tables[name] = TableSnapshot(name, tuple(columns), tuple(rows), tuple(primary.columns) if primary else ())
     return ServerSnapshot(tables)

@@ -16,6 +16,7 @@ from server_sim.errors import SqlError
 from server_sim.expressions import constant_value, is_constant
 from server_sim.flavor import Flavor
 from server_sim.execute.multi_table import references, targets
+from server_sim.foreign_keys import ReferentialAction
 from server_sim.functions import function_name
 from server_sim.statement import (
     Statement,
@@ -104,6 +105,8 @@ def analyze(statement: Statement, catalog: Catalog, session_id: int, flavor: Fla
         analysis.inserts_only.update(table.name.lower() for table in analysis.writes)
     if statement.kind.is_dml:
         _prelock(analysis, catalog, session_id, flavor, list(analysis.writes), _events(statement), seen)
+        if catalog.foreign_keys_defined:
+            _prelock_foreign_keys(analysis, catalog, list(analysis.writes), _events(statement))
     analysis.unsafe.sort(key=lambda reason: list(UnsafeReason).index(reason))
     return analysis
 
@@ -154,6 +157,28 @@ def _prelock(analysis: Analysis, catalog: Catalog, session_id: int, flavor: Flav
                     continue
                 analysis.triggers.append(trigger)
                 queue.extend((used, _events(trigger.body)) for used in _add_body(analysis, catalog, session_id, flavor, trigger, seen))
+
+
+def _prelock_foreign_keys(analysis: Analysis, catalog: Catalog, written: list[Table], events: set[TriggerEvent]) -> None:
+    """The child tables a change of `written` parent rows may cascade to (CASCADE, SET
+    NULL), level by level: the server prelocks them for writing, so a row-logged statement
+    maps them, though their cascaded rows are not logged (the replica's engine cascades).
+    They lock only the rows the cascade reaches, so they are not among the statement's writes."""
+    queue = [(table, events) for table in written]
+    while queue:
+        table, table_events = queue.pop(0)
+        for child, fk in catalog.referencing(table):
+            child_events: set[TriggerEvent] = set()
+            if TriggerEvent.DELETE in table_events and fk.on_delete is ReferentialAction.CASCADE:
+                child_events.add(TriggerEvent.DELETE)
+            if TriggerEvent.DELETE in table_events and fk.on_delete is ReferentialAction.SET_NULL:
+                child_events.add(TriggerEvent.UPDATE)
+            if TriggerEvent.UPDATE in table_events and not fk.on_update.refuses:
+                child_events.add(TriggerEvent.UPDATE)
+            mapped = [*analysis.writes, *analysis.prelocked_writes]
+            if child_events and all(child is not other for other in mapped):
+                analysis.prelocked_writes.append(child)
+                queue.append((child, child_events))
 
 
 def _add_body(analysis: Analysis, catalog: Catalog, session_id: int, flavor: Flavor, trigger: TriggerDefinition, seen: set[int]) -> list[Table]:

@@ -74,11 +74,13 @@ def _write_requests(owner: str, analysis: Analysis) -> list[LockRequest]:
 
 
 def row_lock_requests(outcome: Outcome) -> list[LockRequest]:
-    """The record locks of the rows a statement changed (before and after) or ran into on a
-    unique key: by primary key, as the statement-level requests name rows, and by each
-    unique key, which an insert's duplicate check reads."""
+    """The record locks of the rows a statement changed (before and after; a foreign key's
+    cascade included) or ran into on a unique key: by primary key, as the statement-level
+    requests name rows, and by each unique key, which an insert's duplicate check reads."""
     requests: list[LockRequest] = []
-    changed = [(change.table, row, LockMode.EXCLUSIVE) for change in outcome.changes for row in (change.before, change.after) if row is not None]
+    changed = [
+        (change.table, row, LockMode.EXCLUSIVE) for change in [*outcome.changes, *outcome.cascaded] for row in (change.before, change.after) if row is not None
+    ]
     for table, row, mode in changed + [(table, row, LockMode.SHARED) for table, row in outcome.duplicates]:
         if not _locks_rows(table):
             continue

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 
+from sqlglot import exp
+
 from server_sim.binlog.events import Log_event
 from server_sim.binlog.file import BinlogWriter
-from server_sim.catalog import Table, show_create_table
+from server_sim.catalog import Table
 from server_sim.checkpoint import StatementCheckpoint
 from server_sim.errors import ErrorCode, note
 from server_sim.execute.outcome import Outcome
@@ -19,7 +21,8 @@ from server_sim.flavor import Flavor
 from server_sim.functions.statement import StatementContext
 from server_sim.server import Server
 from server_sim.session import RowChange
-from server_sim.statement import Statement, StatementKind, logged_create_trigger, target_tables
+from server_sim.show_create import show_create_table
+from server_sim.statement import Statement, StatementKind, logged_create_trigger, logged_drop_table, target_tables
 from server_sim.sysvars import rows_flags
 
 from .analysis import Analysis
@@ -124,7 +127,11 @@ class StatementLogger:
                 {name: context.user_variables.get(name) for name in analysis.user_variables},
             )
         error_code = outcome.error.code if outcome.error is not None else 0
-        text = statement.sql if statement.trigger is None else logged_create_trigger(statement.trigger, ms.session.user)
+        text = statement.sql
+        if statement.trigger is not None:
+            text = logged_create_trigger(statement.trigger, ms.session.user)
+        elif statement.kind is StatementKind.DROP_TABLE and isinstance(statement.ast, exp.Drop):
+            text = logged_drop_table(statement.ast, statement.temporary)
         if statement.delayed and self.flavor.insert_delayed_logged_without_keyword:
             text = _DELAYED.sub(r"\1", text, count=1)
         events.append(self.events.query(text, timestamp, ms.session.thread_id, error_code, ms.session.variables))

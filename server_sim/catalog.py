@@ -7,11 +7,9 @@ primary-key equivalent, auto-increment, defaults and physical row order.
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from enum import Enum
 
 import sqlglot
@@ -20,6 +18,7 @@ from sqlglot import exp
 from .engines import BUILTIN_ENGINES, DEFAULT_ENGINE, SYSTEM_ENGINES, Engine, EngineRegistry
 from .errors import ErrorCode, SqlError, not_supported
 from .expressions import constant_value, is_constant
+from .foreign_keys import ForeignKey, is_foreign_key_clause
 from .system_tables import SystemTable, TableCategory
 from .statement import TriggerDefinition, TriggerEvent, TriggerTiming
 from .udf import Udf
@@ -83,6 +82,7 @@ class Table:
     next_row_id: int = 1  # insertion sequence, the physical order of heap engines
     storage_name: str = ""
     system: SystemTable | None = None  # a table of the server's own, outside the user's database
+    foreign_keys: list[ForeignKey] = field(default_factory=list)  # this table's, as the child
 
     @property
     def category(self) -> TableCategory:
@@ -155,7 +155,7 @@ class Table:
         return []
 
     def copy(self) -> Table:
-        return dataclasses.replace(self, columns=list(self.columns), keys=list(self.keys))
+        return dataclasses.replace(self, columns=list(self.columns), keys=list(self.keys), foreign_keys=list(self.foreign_keys))
 
 
 def _literal_value(node: exp.Expression) -> object:
@@ -197,6 +197,8 @@ def column_from_definition(node: exp.ColumnDef) -> tuple[Column, list[KeyKind]]:
             keys.append(KeyKind.PRIMARY)
             nullable = False
         elif isinstance(item, exp.UniqueColumnConstraint):
+            if any(item.args.values()):  # a column's UNIQUE has no name: sqlglot read a word after it as one
+                raise not_supported(f"column attribute {constraint.sql(dialect='mysql')} (write the key as its own clause)")
             keys.append(KeyKind.UNIQUE)
         elif isinstance(item, exp.OnUpdateColumnConstraint):
             on_update = True
@@ -233,7 +235,16 @@ def _key_columns(expressions: list[exp.Expression]) -> tuple[str, ...]:
 
 
 def key_from_constraint(node: exp.Expression) -> Key:
-    """A key from a table-level PRIMARY KEY / UNIQUE / KEY clause."""
+    """A key from a table-level [CONSTRAINT name] PRIMARY KEY / UNIQUE / KEY clause: a
+    UNIQUE key is named by its index name, else by the constraint's; the primary key is
+    always PRIMARY (see ignored_primary_key_names)."""
+    if isinstance(node, exp.Constraint):
+        if len(node.expressions) != 1:
+            raise not_supported(f"table element {node.sql(dialect='mysql')}")
+        key = key_from_constraint(node.expressions[0])
+        if key.kind is KeyKind.UNIQUE and not key.name:
+            return dataclasses.replace(key, name=node.name)
+        return key
     if isinstance(node, exp.PrimaryKey):
         return Key("PRIMARY", KeyKind.PRIMARY, _key_columns(node.expressions))
     if isinstance(node, exp.UniqueColumnConstraint):
@@ -343,6 +354,8 @@ def table_from_create(node: exp.Create, engines: EngineRegistry, selected: Seque
     builder = TableBuilder(table)
     pending_keys: list[Key] = []
     for element in elements:
+        if is_foreign_key_clause(element):
+            continue  # the executor adds them, against the parent tables (foreign_key_ddl)
         if isinstance(element, exp.ColumnDef):
             column, keys = column_from_definition(element)
             builder.add_column(column)
@@ -357,45 +370,6 @@ def table_from_create(node: exp.Create, engines: EngineRegistry, selected: Seque
     return table
 
 
-def show_create_table(table: Table) -> str:
-    """The table's definition as SHOW CREATE TABLE gives it (on one line): what a
-    row-logged CREATE ... SELECT writes, so that the slave creates the same table."""
-    parts = [_column_definition(column) for column in table.columns]
-    for key in table.keys:
-        columns = ", ".join(f"`{name}`" for name in key.columns)
-        if key.kind is KeyKind.PRIMARY:
-            parts.append(f"PRIMARY KEY ({columns})")
-        else:
-            parts.append(f"{'UNIQUE KEY' if key.unique else 'KEY'} `{key.name}` ({columns})")
-    temporary = "TEMPORARY " if table.temporary else ""
-    return f"CREATE {temporary}TABLE `{table.name}` ({', '.join(parts)}) ENGINE={table.engine.name}"
-
-
-def _column_definition(column: Column) -> str:
-    text = f"`{column.name}` {column.type.sql}{'' if column.nullable else ' NOT NULL'}"
-    if column.default_kind is DefaultKind.CURRENT_TIMESTAMP:
-        text += " DEFAULT CURRENT_TIMESTAMP"
-    elif column.default_kind is DefaultKind.VALUE and not column.auto_increment:
-        if column.default is not None:
-            text += f" DEFAULT {_default_literal(column.default)}"
-        elif column.nullable:
-            text += " DEFAULT NULL"
-    if column.auto_increment:
-        text += " AUTO_INCREMENT"
-    if column.on_update_current_timestamp:
-        text += " ON UPDATE CURRENT_TIMESTAMP"
-    return text
-
-
-def _default_literal(value: object) -> str:
-    if isinstance(value, bytes):
-        return f"0x{value.hex()}"
-    if isinstance(value, (int, float, Decimal)):
-        return str(value)
-    text = value.isoformat(sep=" ") if isinstance(value, dt.datetime) else str(value)
-    return "'" + text.replace("\\", "\\\\").replace("'", "''") + "'"
-
-
 @dataclass
 class Catalog:
     """The tables of one server's `test` database, plus each session's temporary tables and
@@ -405,11 +379,16 @@ class Catalog:
     tables: dict[str, Table] = field(default_factory=dict)
     temporary: dict[tuple[int, str], Table] = field(default_factory=dict)
     system_tables: tuple[SystemTable, ...] = ()
+    # Databases CREATE DATABASE made besides the modelled one: known, so that a statement on
+    # one of their tables is refused (1235) instead of answered as a missing table.
+    databases: set[str] = field(default_factory=set)
+    # Whether any table ever had a FOREIGN KEY: until then no row change looks for one.
+    foreign_keys_defined: bool = False
     _system: dict[tuple[str, str], Table] = field(default_factory=dict, repr=False)
 
     def resolve(self, database: str | None, name: str, session_id: int | None = None) -> Table | None:
         """The table `database.name` names (no database: the current one), or None."""
-        if not database or database.lower() == self.database.lower():
+        if not database or database == self.database:
             return self.find(name, session_id)
         key = (database.lower(), name.lower())
         table = self._system.get(key)
@@ -431,15 +410,27 @@ class Catalog:
         """The error for a table that `resolve` did not find."""
         if database and database.lower() == "information_schema":
             return SqlError(ErrorCode.ER_UNKNOWN_TABLE, name, "information_schema")
+        if database in self.databases:
+            return self.other_database(database)
         return SqlError(ErrorCode.ER_NO_SUCH_TABLE, database or self.database, name)
     triggers: list[TriggerDefinition] = field(default_factory=list)  # in firing order
     udfs: dict[str, Udf] = field(default_factory=dict)  # loadable functions, by lower-case name
 
+    def other_database(self, database: str) -> SqlError:
+        """1235 for a statement on a database other than the modelled one."""
+        return not_supported(f"tables of database '{database}' (the simulator models one database, '{self.database}')")
+
+    def check_database(self, database: str | None) -> None:
+        """1235 when a table name is qualified by a database that exists but is not modelled."""
+        if database and database != self.database and database in self.databases:
+            raise self.other_database(database)
+
     def find(self, name: str, session_id: int | None = None) -> Table | None:
-        key = name.lower()
-        if session_id is not None and (session_id, key) in self.temporary:
-            return self.temporary[(session_id, key)]
-        return self.tables.get(key)
+        """The table of that exact name: with lower_case_table_names=0 (the servers' default
+        on Linux) table names are case-sensitive, `T` is not `t`."""
+        if session_id is not None and (session_id, name) in self.temporary:
+            return self.temporary[(session_id, name)]
+        return self.tables.get(name)
 
     def get(self, name: str, session_id: int | None = None) -> Table:
         table = self.find(name, session_id)
@@ -449,19 +440,32 @@ class Catalog:
 
     def add(self, table: Table) -> None:
         if table.temporary:
-            self.temporary[(table.owner or 0, table.name.lower())] = table
+            self.temporary[(table.owner or 0, table.name)] = table
         else:
-            self.tables[table.name.lower()] = table
+            self.tables[table.name] = table
 
     def remove(self, table: Table) -> None:
         if table.temporary:
-            del self.temporary[(table.owner or 0, table.name.lower())]
+            del self.temporary[(table.owner or 0, table.name)]
         else:
-            del self.tables[table.name.lower()]
+            del self.tables[table.name]
+
+    def free_storage_name(self, base: str) -> str:
+        """A storage name no table here uses: a renamed table keeps its own, and DuckDB
+        compares names without case."""
+        used = {table.storage_name.lower() for table in [*self.tables.values(), *self.temporary.values()]}
+        candidate, suffix = base, 2
+        while candidate.lower() in used:
+            candidate, suffix = f"{base}#{suffix}", suffix + 1
+        return candidate
 
     def replace(self, old: Table, new: Table) -> None:
         self.remove(old)
         self.add(new)
+
+    def referencing(self, parent: Table) -> list[tuple[Table, ForeignKey]]:
+        """The foreign keys that reference `parent`, with their child tables."""
+        return [(child, fk) for child in self.tables.values() for fk in child.foreign_keys if fk.parent == parent.name]
 
     def find_trigger(self, name: str) -> TriggerDefinition | None:
         return next((trigger for trigger in self.triggers if trigger.name.lower() == name.lower()), None)

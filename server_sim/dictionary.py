@@ -13,6 +13,7 @@ from typing import Any
 
 from .catalog import Catalog, Column, DefaultKind, Key, KeyKind, Table
 from .engines import Engine
+from .foreign_keys import ForeignKey, ReferentialAction
 from .parser import parse_create_trigger
 from .udf import parse_create_function
 from .types import ColumnType
@@ -24,11 +25,13 @@ def catalog_to_json(catalog: Catalog) -> dict[str, Any]:
         "tables": [_table_to_json(table) for table in [*catalog.tables.values(), *catalog.temporary.values()]],
         "triggers": [trigger.sql for trigger in catalog.triggers],  # in firing order
         "udfs": [udf.sql for udf in catalog.udfs.values()],
+        "databases": sorted(catalog.databases),
     }
 
 
 def catalog_from_json(document: dict[str, Any]) -> Catalog:
-    catalog = Catalog(database=document["database"])
+    catalog = Catalog(database=document["database"], databases=set(document.get("databases", [])))
+    catalog.foreign_keys_defined = any(entry.get("foreign_keys") for entry in document["tables"])
     for entry in document["tables"]:
         catalog.add(_table_from_json(entry))
     catalog.triggers = [parse_create_trigger(sql) for sql in document.get("triggers", [])]
@@ -48,6 +51,7 @@ def _table_to_json(table: Table) -> dict[str, Any]:
         "auto_increment": table.auto_increment,
         "next_row_id": table.next_row_id,
         "storage_name": table.storage_name,
+        "foreign_keys": [{**dataclasses.asdict(fk), "on_delete": fk.on_delete.value, "on_update": fk.on_update.value} for fk in table.foreign_keys],
     }
 
 
@@ -62,6 +66,18 @@ def _table_from_json(entry: dict[str, Any]) -> Table:
         auto_increment=entry["auto_increment"],
         next_row_id=entry["next_row_id"],
         storage_name=entry["storage_name"],
+        foreign_keys=[_foreign_key_from_json(fk) for fk in entry.get("foreign_keys", [])],
+    )
+
+
+def _foreign_key_from_json(entry: dict[str, Any]) -> ForeignKey:
+    return ForeignKey(
+        entry["name"],
+        tuple(entry["columns"]),
+        entry["parent"],
+        tuple(entry["parent_columns"]),
+        ReferentialAction(entry["on_delete"]),
+        ReferentialAction(entry["on_update"]),
     )
 
 

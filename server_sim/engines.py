@@ -28,6 +28,8 @@ class Engine:
     exact_row_count: bool = False
     # Scans return rows in primary-key order (clustered index) rather than insertion order.
     clustered: bool = False
+    # The engine keeps FOREIGN KEY constraints (InnoDB); the others parse and ignore them.
+    foreign_keys: bool = False
     # Appended to ER_BINLOG_STMT_MODE_AND_ROW_ENGINE when the engine is row-only.
     row_only_reason: str = ""
 
@@ -49,6 +51,7 @@ BUILTIN_ENGINES: dict[str, Engine] = {
             statement_capable=True,
             statement_capable_below_repeatable_read=False,
             clustered=True,
+            foreign_keys=True,
             row_only_reason=" InnoDB is limited to row-logging when transaction isolation level "
             "is READ COMMITTED or READ UNCOMMITTED.",
         ),

@@ -17,12 +17,20 @@ class ErrorCode(Enum):
         # server's error it is raised as.
         self.server_name = server_name
 
+    ER_CANT_CREATE_TABLE = (1005, "Can't create table `%s`.`%s` (errno: 150 \"Foreign key constraint is incorrectly formed\")")
+    ER_ROW_IS_REFERENCED_2 = (1451, "Cannot delete or update a parent row: a foreign key constraint fails (`%s`.`%s`, %s)")
+    ER_NO_REFERENCED_ROW_2 = (1452, "Cannot add or update a child row: a foreign key constraint fails (`%s`.`%s`, %s)")
+    ER_TRUNCATE_ILLEGAL_FK = (1701, "Cannot truncate a table referenced in a foreign key constraint (`%s`.`%s`, %s)")
+    ER_DB_CREATE_EXISTS = (1007, "Can't create database '%s'; database exists")
+    ER_DB_DROP_EXISTS = (1008, "Can't drop database '%s'; database doesn't exist")
+    ER_BAD_DB_ERROR = (1049, "Unknown database '%s'")
     ER_DUP_FIELDNAME = (1060, "Duplicate column name '%s'")
     ER_DUP_KEYNAME = (1061, "Duplicate key name '%s'")
     ER_NONUNIQ_TABLE = (1066, "Not unique table/alias: '%s'")
     ER_DUP_ENTRY = (1062, "Duplicate entry '%s' for key '%s'")
     ER_PARSE_ERROR = (1064, "You have an error in your SQL syntax; %s")
     ER_MULTIPLE_PRI_KEY = (1068, "Multiple primary key defined")
+    ER_WRONG_NAME_FOR_INDEX = (1280, "Incorrect index name '%s'")
     ER_TABLE_EXISTS_ERROR = (1050, "Table '%s' already exists")
     ER_BAD_TABLE_ERROR = (1051, "Unknown table '%s'")
     ER_BAD_FIELD_ERROR = (1054, "Unknown column '%s' in '%s'")

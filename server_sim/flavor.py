@@ -155,6 +155,9 @@ class Flavor:
     # MySQL 8.0.26+ says "replica" and "source" where older servers (and MariaDB) say
     # "slave" and "master" in the unsafe-statement reasons.
     replica_terminology: bool = True
+    # `CONSTRAINT name PRIMARY KEY`: the key is PRIMARY whatever it is called; MariaDB says
+    # so in Warning 1280 ("Name 'name' ignored for PRIMARY key."), MySQL says nothing.
+    primary_key_name_warning: bool = False
 
 
 MYSQL_80 = Flavor(
@@ -231,6 +234,7 @@ MARIADB_1011 = Flavor(
     temporary_ddl_keeps_log=True,
     savepoint_event_survives_rollback_to=False,
     replica_terminology=False,
+    primary_key_name_warning=True,
 )
 
 FLAVORS: dict[str, Flavor] = {flavor.name: flavor for flavor in (MYSQL_80, MARIADB_1011)}

@@ -23,6 +23,7 @@ from sqlglot.tokens import Token, TokenType
 
 from .binlog.base64_events import decode_events
 from .binlog.events import Log_event
+from .ddl_clauses import check_alter_table, check_create_table, index_statement_as_alter
 from .errors import ErrorCode, SqlError, not_supported
 from .statement import (
     ROW_STATEMENTS,
@@ -48,6 +49,7 @@ _ROLLBACK_TO = re.compile(r"^\s*ROLLBACK\s+(?:WORK\s+)?TO\s+(?:SAVEPOINT\s+)?(`?
 _REPLACE = re.compile(r"^\s*REPLACE\b", re.IGNORECASE)
 # BINLOG 'base64', as mysqlbinlog prints it (with its empty /*!*/ comment after the string).
 _BINLOG = re.compile(r"^\s*BINLOG\s+(['\"])(.*)\1\s*(?:/\*!\*/)?\s*$", re.IGNORECASE | re.DOTALL)
+_RENAME_TABLE = re.compile(r"^\s*RENAME\s+TABLES?\b", re.IGNORECASE)
 _MYSQL = sqlglot.Dialect.get_or_raise("mysql")
 _SELECT_STARTS = (TokenType.SELECT, TokenType.ALIAS, TokenType.L_PAREN)
 
@@ -242,10 +244,55 @@ def _special_form(text: str) -> Statement | None:
         return Statement(text, StatementKind.CREATE_TRIGGER, trigger=parse_create_trigger(text))
     if CREATE_FUNCTION_START.match(text):
         return Statement(text, StatementKind.CREATE_FUNCTION, udf=parse_create_function(text))
+    if _RENAME_TABLE.match(text):
+        return Statement(text, StatementKind.RENAME_TABLE, renames=_rename_pairs(text))
     binlog = _BINLOG.match(text)
     if binlog:
         return Statement(text, StatementKind.BINLOG, events=tuple(decode_events(binlog.group(2))))
     return None
+
+
+def _rename_pairs(text: str) -> tuple[tuple[exp.Table, exp.Table], ...]:
+    """RENAME TABLE a TO b [, c TO d ...]: each pair's tables (sqlglot reads the statement
+    as an opaque command); read by tokens, so quoted names keep their case and dots."""
+    offset = _RENAME_TABLE.match(text).end()
+    try:
+        tokens = _MYSQL.tokenize(text[offset:])
+    except TokenError:
+        raise syntax_error(text, offset) from None
+    pairs = []
+    while tokens:
+        old, tokens = _table_name(text, offset, tokens)
+        if not tokens or tokens[0].text.upper() != "TO":
+            raise _near(text, offset, tokens)
+        new, tokens = _table_name(text, offset, tokens[1:])
+        pairs.append((old, new))
+        if tokens:
+            if tokens[0].token_type is not TokenType.COMMA or len(tokens) == 1:
+                raise _near(text, offset, tokens[1:] if tokens[0].token_type is TokenType.COMMA else tokens)
+            tokens = tokens[1:]
+    if not pairs:
+        raise syntax_error(text, len(text))
+    return tuple(pairs)
+
+
+def _near(text: str, offset: int, tokens: list[Token]) -> SqlError:
+    """1064 near the first of `tokens` (tokenized from `text[offset:]`), or at the end."""
+    return syntax_error(text, offset + tokens[0].start if tokens else len(text))
+
+
+def _table_name(text: str, offset: int, tokens: list[Token]) -> tuple[exp.Table, list[Token]]:
+    """A table name `name` or `db.name` at the start of `tokens`, and the tokens after it."""
+    if not tokens or tokens[0].token_type not in (TokenType.VAR, TokenType.IDENTIFIER):
+        raise _near(text, offset, tokens)
+    parts = [tokens[0]]
+    rest = tokens[1:]
+    if len(rest) >= 2 and rest[0].token_type is TokenType.DOT and rest[1].token_type in (TokenType.VAR, TokenType.IDENTIFIER):
+        parts.append(rest[1])
+        rest = rest[2:]
+    identifiers = [exp.to_identifier(part.text, quoted=part.token_type is TokenType.IDENTIFIER) for part in parts]
+    table = exp.Table(this=identifiers[-1], db=identifiers[0]) if len(identifiers) == 2 else exp.Table(this=identifiers[0])
+    return table, rest
 
 
 def _classified(text: str, tree: exp.Expression, mode: WriteMode, is_replace: bool) -> Statement:
@@ -254,9 +301,18 @@ def _classified(text: str, tree: exp.Expression, mode: WriteMode, is_replace: bo
         if not isinstance(tree, exp.Insert) or tree.args.get("conflict") is not None:
             raise _syntax_error_at(text, r"\bON\s+DUPLICATE\b")
         return Statement(text, StatementKind.REPLACE, tree, write_mode=mode)
+    if isinstance(tree, (exp.Create, exp.Drop)) and tree.kind == "INDEX":
+        tree = index_statement_as_alter(tree)
+    if isinstance(tree, exp.Create) and tree.kind in ("DATABASE", "SCHEMA"):
+        return Statement(text, StatementKind.CREATE_DATABASE, tree)
+    if isinstance(tree, exp.Drop) and tree.kind in ("DATABASE", "SCHEMA"):
+        return Statement(text, StatementKind.DROP_DATABASE, tree)
+    if isinstance(tree, exp.Use):
+        return Statement(text, StatementKind.USE, tree)
     if isinstance(tree, exp.Create):
         if tree.kind != "TABLE":
             raise not_supported(f"CREATE {tree.kind}")
+        check_create_table(tree)
         return Statement(text, StatementKind.CREATE_TABLE, tree, write_mode=mode)
     if isinstance(tree, exp.Drop):
         if tree.kind == "TRIGGER":
@@ -266,6 +322,10 @@ def _classified(text: str, tree: exp.Expression, mode: WriteMode, is_replace: bo
         if tree.kind != "TABLE":
             raise not_supported(f"DROP {tree.kind}")
         return Statement(text, StatementKind.DROP_TABLE, tree)
+    if isinstance(tree, exp.Alter):
+        if (tree.args.get("kind") or "").upper() != "TABLE":
+            raise not_supported(f"ALTER {tree.args.get('kind')}")
+        check_alter_table(tree)
     if isinstance(tree, exp.Analyze):
         if tree.args.get("kind") != "TABLE" or tree.args.get("expression") is not None:
             raise not_supported(f"ANALYZE other than ANALYZE TABLE ({text!r})")

@@ -322,11 +322,12 @@ class Server:
         return sorted(rows)
 
     def dump(self) -> dict[str, tuple[list[str], list[tuple]]]:
-        """Every non-temporary table: its column names and rows, in physical order."""
+        """Every non-temporary table, by lower-case name as snapshots key them: its column
+        names and rows, in physical order."""
         tables: dict[str, tuple[list[str], list[tuple]]] = {}
-        for key, table in sorted(self.catalog.tables.items()):
+        for name, table in sorted(self.catalog.tables.items()):
             rows = self.storage.scan(table) if table.engine.stores_rows else []
-            tables[key] = (table.column_names(), [tuple(row[1:]) for row in rows])
+            tables[name.lower()] = (table.column_names(), [tuple(row[1:]) for row in rows])
         return tables
 
     def state_document(self) -> dict[str, object]:

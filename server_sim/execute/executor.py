@@ -15,14 +15,17 @@ from ..session import Session
 from ..statement import Statement, StatementKind, target_tables, used_tables
 from ..system_table_access import refuse_write
 from .admin import run_analyze_table, run_show
+from .databases import create_database, drop_database, use_database
 from .delete import run_delete
 from .insert import run_insert
 from .object_ddl import create_function, create_trigger, drop_function, drop_trigger
 from .outcome import Outcome
 from .reads import evaluate
+from .rename import rename_tables
 from .run import ForcedAutoIncrement, StatementHandler, StatementRun, StatementScope
 from .select import run_select
-from .table_ddl import alter_table, create_table, drop_table, truncate
+from .alter_table import alter_table
+from .table_ddl import create_table, drop_table, truncate
 from .update import run_update
 
 # The statements carried out row by row: what a trigger's body may be, too.
@@ -40,6 +43,10 @@ HANDLERS: Mapping[StatementKind, StatementHandler] = {
     StatementKind.DROP_TABLE: drop_table,
     StatementKind.ALTER_TABLE: alter_table,
     StatementKind.TRUNCATE: truncate,
+    StatementKind.RENAME_TABLE: rename_tables,
+    StatementKind.CREATE_DATABASE: create_database,
+    StatementKind.DROP_DATABASE: drop_database,
+    StatementKind.USE: use_database,
     StatementKind.CREATE_TRIGGER: create_trigger,
     StatementKind.DROP_TRIGGER: drop_trigger,
     StatementKind.CREATE_FUNCTION: create_function,

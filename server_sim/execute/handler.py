@@ -12,6 +12,7 @@ from ..catalog import Key, Table
 from ..errors import ErrorCode, SqlError
 from ..server import Server
 from ..session import ChangeKind, RowChange, Session
+from .foreign_key_checks import check_child, on_parent_change
 from .outcome import Outcome
 
 
@@ -52,15 +53,27 @@ class RowHandler:
             unless = [(key.columns, key_values) for key in unless_duplicate or [] if (key_values := _key_values(table, key, values)) is not None]
             if not self.storage.insert(table, row_id, values, unless):
                 return None
+        if table.foreign_keys:  # checked once the row is in (InnoDB: after the primary key)
+            try:
+                check_child(self.server, self.session, table, values)
+            except SqlError:
+                self.storage.delete(table, [row_id])
+                raise
         table.next_row_id += 1
         return self._record(RowChange(table, ChangeKind.WRITE, row_id, None, values, assigned))
 
     def update_row(self, table: Table, row_id: int, before: tuple, after: tuple, assigned: frozenset[str]) -> RowChange:
+        if table.foreign_keys:
+            check_child(self.server, self.session, table, after, before)
+        if self.server.catalog.foreign_keys_defined:
+            on_parent_change(self.server, self.session, table, before, after, self.outcome.cascaded)
         if table.engine.stores_rows:
             self.storage.update(table, row_id, after)
         return self._record(RowChange(table, ChangeKind.UPDATE, row_id, before, after, assigned))
 
     def delete_row(self, table: Table, row_id: int, before: tuple) -> RowChange:
+        if self.server.catalog.foreign_keys_defined:
+            on_parent_change(self.server, self.session, table, before, None, self.outcome.cascaded)
         if table.engine.stores_rows:
             self.storage.delete(table, [row_id])
         return self._record(RowChange(table, ChangeKind.DELETE, row_id, before, None))

@@ -24,6 +24,9 @@ class Outcome:
     # Rows a unique-key check ran into, (table, row): InnoDB locks them, so another
     # transaction's uncommitted row makes the statement wait.
     duplicates: list[tuple[Table, tuple]] = field(default_factory=list)
+    # Child rows a FOREIGN KEY cascade changed: the engine's changes, locked like the
+    # statement's own but not logged as its rows.
+    cascaded: list[RowChange] = field(default_factory=list)
     # The trigger statement that made a change, by the change's id: the text MariaDB's
     # Annotate_rows carries when that change is the first of its events.
     trigger_statements: dict[int, str] = field(default_factory=dict)

@@ -1,4 +1,4 @@
-"""DDL on tables: CREATE TABLE (also ... SELECT), DROP TABLE, TRUNCATE and ALTER TABLE,
+"""DDL on tables: CREATE TABLE (also ... SELECT), DROP TABLE and TRUNCATE,
 carried out on the catalog and the storage together."""
 
 from __future__ import annotations
@@ -7,13 +7,12 @@ import dataclasses
 
 from sqlglot import exp
 
-from ..catalog import Column, DefaultKind, Key, KeyKind, Table, TableBuilder, column_from_definition, key_from_constraint, table_from_create
-from ..duckdb_connection import quote
+from ..catalog import Column, Table, table_from_create
 from ..errors import ErrorCode, SqlError, not_supported, note
-from ..expressions import constant_value, is_constant
 from ..statement import target_tables
-from ..types import TypeFamily
-from .handler import shown_value
+from ..foreign_keys import foreign_key_clauses
+from .alter_table import warn_ignored_key_names
+from .foreign_key_ddl import add_foreign_keys, check_not_referenced
 from .insert import InsertRun
 from .run import StatementRun
 
@@ -23,13 +22,20 @@ def create_table(run: StatementRun) -> None:
     ast = run.statement.ast
     assert isinstance(ast, exp.Create)
     properties = ast.args.get("properties")
-    if properties and any(isinstance(p, exp.LikeProperty) for p in properties.expressions):
-        raise not_supported("CREATE TABLE ... LIKE")
+    like = next((p for p in properties.expressions if isinstance(p, exp.LikeProperty)), None) if properties else None
     query = ast.expression
     if query is not None and not isinstance(query, exp.Select):
         raise not_supported(f"CREATE TABLE ... {query.key.upper()}")
+    target = ast.this.this if isinstance(ast.this, exp.Schema) else ast.this
+    if target.db and target.db != run.catalog.database:
+        run.catalog.check_database(target.db)
+        raise SqlError(ErrorCode.ER_BAD_DB_ERROR, target.db)
     selected = _selected_columns(run, ast, query) if query is not None else []
-    table = table_from_create(ast, run.server.engines, [column for _, column in selected if column is not None])
+    if like is not None:
+        table = _definition_like(run, like, ast.this.name, run.statement.temporary)
+    else:
+        table = table_from_create(ast, run.server.engines, [column for _, column in selected if column is not None])
+        add_foreign_keys(run, table, foreign_key_clauses(list(ast.this.expressions) if isinstance(ast.this, exp.Schema) else []), creating=True)
     catalog, session = run.catalog, run.session
     owner = session.thread_id if table.temporary else None
     existing = catalog.find(table.name, owner) if table.temporary else catalog.find(table.name)
@@ -39,10 +45,24 @@ def create_table(run: StatementRun) -> None:
             return
         raise SqlError(ErrorCode.ER_TABLE_EXISTS_ERROR, table.name)
     table.owner = owner
-    run.storage.create(table, f"#tmp{owner}_{table.name}" if table.temporary else table.name.lower())
+    run.storage.create(table, catalog.free_storage_name(f"#tmp{owner}_{table.name}" if table.temporary else table.name.lower()))
     catalog.add(table)
+    warn_ignored_key_names(run, list(ast.this.expressions) if isinstance(ast.this, exp.Schema) else [])
     if query is not None:
         _fill_from_select(run, table, query, [name for name, _ in selected])
+
+
+def _definition_like(run: StatementRun, like: exp.LikeProperty, name: str, temporary: bool) -> Table:
+    """CREATE TABLE name LIKE source: the source's columns, keys and engine, no rows, the
+    counter from 1 (1146 when the source is missing)."""
+    source = run.table(like.this)
+    if like.args.get("expressions"):
+        raise not_supported(f"CREATE TABLE ... LIKE with options ({like.sql(dialect='mysql')!r})")
+    if source.system is not None:
+        raise not_supported(f"CREATE TABLE ... LIKE the system table {source.qualified_name}")
+    if source.temporary and not temporary:
+        raise not_supported("CREATE TABLE ... LIKE a temporary table (the binlog then carries its definition)")
+    return Table(name, list(source.columns), list(source.keys), source.engine, temporary=temporary)
 
 
 def _selected_columns(run: StatementRun, ast: exp.Create, query: exp.Select) -> list[tuple[str, Column | None]]:
@@ -100,10 +120,12 @@ def drop_table(run: StatementRun) -> None:
     assert isinstance(ast, exp.Drop)
     missing = []
     for node in target_tables(statement):
-        table = catalog.find(node.name, run.session.thread_id)
+        catalog.check_database(node.db)
+        table = catalog.find(node.name, run.session.thread_id) if node.db in ("", catalog.database) else None
         if table is None or (statement.temporary and not table.temporary):
-            missing.append(f"{catalog.database}.{node.name}")
+            missing.append(f"{node.db or catalog.database}.{node.name}")
             continue
+        check_not_referenced(run, table, {node.name for node in target_tables(statement)})
         run.storage.drop(table)
         catalog.remove(table)
         if not table.temporary:
@@ -119,120 +141,9 @@ def truncate(run: StatementRun) -> None:
     """TRUNCATE: every row gone at once, the auto-increment counter back to 1."""
     for node in target_tables(run.statement):
         table = run.table(node)
+        check_not_referenced(run, table, set(), truncating=True)
         run.storage.delete_all(table)
         table.auto_increment = 1
-
-
-def alter_table(run: StatementRun) -> None:
-    """ALTER TABLE: the actions applied to a copy of the table, checked against the rows
-    already stored, then the storage's columns changed and the catalog's replaced."""
-    ast = run.statement.ast
-    assert isinstance(ast, exp.Alter)
-    if (ast.args.get("kind") or "TABLE").upper() != "TABLE":
-        raise not_supported(f"ALTER {ast.args.get('kind')}")
-    table = run.table(ast.this)
-    altered = table.copy()
-    builder = TableBuilder(altered)
-    added: list[Column] = []
-    dropped: list[Column] = []
-    for action in ast.args.get("actions") or []:
-        _alter_action(builder, action, added, dropped)
-    builder.check()
-    _check_existing_rows(run, table, altered, {c.name.lower(): _fill_value(c) for c in added})
-    for column in dropped:
-        run.storage.drop_column(table, column)
-    for column in added:
-        run.storage.add_column(table, column, _fill_value(column))
-    table.columns, table.keys = altered.columns, altered.keys
-
-
-def _alter_action(builder: TableBuilder, action: exp.Expression, added: list[Column], dropped: list[Column]) -> None:
-    table = builder.table
-    if isinstance(action, exp.ColumnDef):
-        _add_column(builder, action, added)
-    elif isinstance(action, exp.Drop) and (action.kind or "").upper() == "COLUMN":
-        for node in action.args.get("tables") or []:
-            _drop_column(table, node.name, dropped)
-    elif isinstance(action, exp.Drop) and (action.kind or "").upper() == "INDEX":
-        for node in action.args.get("tables") or []:
-            key = next((k for k in table.keys if k.name.lower() == node.name.lower()), None)
-            if key is None:
-                raise SqlError(ErrorCode.ER_CANT_DROP_FIELD_OR_KEY, node.name)
-            table.keys.remove(key)
-    elif isinstance(action, exp.DropPrimaryKey):
-        key = next((k for k in table.keys if k.kind is KeyKind.PRIMARY), None)
-        if key is None:
-            raise SqlError(ErrorCode.ER_CANT_DROP_FIELD_OR_KEY, "PRIMARY")
-        table.keys.remove(key)
-    elif isinstance(action, exp.AddConstraint):
-        for constraint in action.expressions:
-            builder.add_key(key_from_constraint(constraint))
-    elif isinstance(action, exp.AlterColumn):
-        _alter_column_default(table, action)
-    else:
-        raise not_supported(f"ALTER TABLE action {action.sql(dialect='mysql')!r}")
-
-
-def _add_column(builder: TableBuilder, action: exp.ColumnDef, added: list[Column]) -> None:
-    """ADD COLUMN [FIRST | AFTER col], with the keys its definition declares."""
-    table = builder.table
-    column, keys = column_from_definition(action)
-    position = action.args.get("position")
-    index = None
-    if position is not None:
-        index = 0 if position.args.get("position") == "FIRST" else table.column_index(position.this.name) + 1
-    builder.add_column(column, index)
-    added.append(column)
-    for kind in keys:
-        builder.add_key(Key("PRIMARY" if kind is KeyKind.PRIMARY else "", kind, (column.name,)))
-
-
-def _drop_column(table: Table, name: str, dropped: list[Column]) -> None:
-    """DROP COLUMN takes the column out of every key; a key left empty goes too."""
-    column = table.find_column(name)
-    if column is None:
-        raise SqlError(ErrorCode.ER_CANT_DROP_FIELD_OR_KEY, name)
-    table.columns.remove(column)
-    dropped.append(column)
-    table.keys = [dataclasses.replace(key, columns=tuple(c for c in key.columns if c.lower() != column.name.lower())) for key in table.keys]
-    table.keys = [key for key in table.keys if key.columns]
-
-
-def _alter_column_default(table: Table, action: exp.AlterColumn) -> None:
-    """ALTER COLUMN ... SET DEFAULT constant | DROP DEFAULT."""
-    column = table.column(action.this.name)
-    index = table.columns.index(column)
-    if action.args.get("drop"):
-        replaced = dataclasses.replace(column, default_kind=DefaultKind.NONE if not column.nullable else DefaultKind.VALUE, default=None)
-    elif action.args.get("default") is not None:
-        value = constant_value(action.args["default"]) if is_constant(action.args["default"]) else None
-        if not is_constant(action.args["default"]):
-            raise not_supported(f"DEFAULT expression {action.args['default'].sql(dialect='mysql')}")
-        replaced = dataclasses.replace(column, default_kind=DefaultKind.VALUE, default=column.type.coerce(value, column.name))
-    else:
-        raise not_supported(f"ALTER COLUMN {action.sql(dialect='mysql')}")
-    table.columns[index] = replaced
-
-
-def _check_existing_rows(run: StatementRun, old: Table, new: Table, added: dict[str, object]) -> None:
-    """New unique keys must hold for the rows already stored (added columns hold their fill value)."""
-    storage = run.storage
-    old_keys = {(k.kind, k.columns) for k in old.unique_keys()}
-    for key in new.unique_keys():
-        if (key.kind, key.columns) in old_keys:
-            continue
-        parameters = [added[c.lower()] for c in key.columns if c.lower() in added]
-        if any(value is None for value in parameters):
-            continue  # a column of NULLs never collides
-        columns = ", ".join("?" if c.lower() in added else _key_expression(old.column(c)) for c in key.columns)
-        nulls = " AND ".join(f"{quote(c)} IS NOT NULL" for c in key.columns if c.lower() not in added) or "TRUE"
-        duplicate = storage.query(
-            f"SELECT {columns} FROM {storage.qualified(old)} WHERE {nulls} GROUP BY ALL HAVING count(*) > 1 LIMIT 1",
-            parameters,
-        )
-        if duplicate:
-            shown = "-".join(shown_value(v) for v in duplicate[0])
-            raise SqlError(ErrorCode.ER_DUP_ENTRY, shown, key.name)
 
 
 def _copied(column: Column, name: str) -> Column:
@@ -249,18 +160,3 @@ def _source_column(sources: dict[str, Table], node: exp.Column) -> Column:
         if column is not None:
             return column
     raise SqlError(ErrorCode.ER_BAD_FIELD_ERROR, node.sql(dialect="mysql"), "field list")
-
-
-def _key_expression(column: Column) -> str:
-    """A column as a unique key compares it: strings without case or accents (GROUP BY
-    does not apply the column's collation)."""
-    if column.type.family is TypeFamily.STRING:
-        return f"lower(strip_accents({quote(column.name)}))"
-    return quote(column.name)
-
-
-def _fill_value(column: Column) -> object:
-    """What existing rows hold in a column ALTER TABLE adds."""
-    if column.default_kind is DefaultKind.VALUE and column.default is not None:
-        return column.default
-    return None if column.nullable else column.type.implicit_default()

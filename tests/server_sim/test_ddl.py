@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from server_sim.flavor import MARIADB_1011, MYSQL_80, Flavor
 from tests.support import Db
 
 
@@ -172,3 +173,50 @@ def test_missing_table_is_1146(db: Db) -> None:
     for sql in ("SELECT * FROM nope", "INSERT INTO nope VALUES (1)", "UPDATE nope SET a = 1", "DELETE FROM nope"):
         error = db.error(sql)
         assert (error.code, error.message) == (1146, "Table 'test.nope' doesn't exist"), sql
+
+
+@pytest.mark.parametrize(
+    ("flavor", "warnings"),
+    [
+        (MYSQL_80, []),
+        (MARIADB_1011, [("Warning", 1280, "Name 'pk' ignored for PRIMARY key.")]),
+    ],
+    ids=["mysql-8.0", "mariadb-10.11"],
+)
+@pytest.mark.parametrize(
+    "sql",
+    ["CREATE TABLE u (a INT, CONSTRAINT pk PRIMARY KEY (a))", "ALTER TABLE t ADD CONSTRAINT pk PRIMARY KEY (id)"],
+)
+def test_named_primary_key_is_primary_and_mariadb_warns(flavor: Flavor, warnings: list[tuple], sql: str) -> None:
+    db = Db(flavor=flavor)
+    db.ok("CREATE TABLE t (id INT)")
+    outcome = db.ok(sql)
+    assert [(w.level, w.code, w.message) for w in outcome.warnings] == warnings
+    table = db.server.catalog.get("u" if sql.startswith("CREATE") else "t")
+    assert [(key.name, key.kind.value) for key in table.keys] == [("PRIMARY", "PRIMARY")]
+    db.close()
+
+
+@pytest.mark.parametrize(
+    ("sql_mode", "code"),
+    [("STRICT_TRANS_TABLES", 1264), ("STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION", 1264), ("", 1235), ("NO_ENGINE_SUBSTITUTION", 1235)],
+)
+def test_alter_converting_a_value_that_does_not_fit_is_strict_or_refused(db: Db, sql_mode: str, code: int) -> None:
+    """Outside strict mode the server clips the value and warns; the model converts only
+    strictly, so it refuses instead of failing where the server succeeds."""
+    db.ok("CREATE TABLE t (id INT PRIMARY KEY, w INT) ENGINE=MyISAM")
+    db.ok("INSERT INTO t VALUES (1, 300)")
+    db.session.variables["sql_mode"] = sql_mode
+    assert db.error("ALTER TABLE t MODIFY w TINYINT").code == code
+    assert db.rows("t") == [(1, 300)]
+
+
+def test_tables_whose_names_differ_in_case_are_two_tables(db: Db) -> None:
+    db.ok("CREATE TABLE t (a INT)")
+    db.ok("CREATE TABLE T (b INT)")
+    db.ok("INSERT INTO t VALUES (1)")
+    db.ok("INSERT INTO T VALUES (2)")
+    assert db.query("SELECT * FROM t") == [(1,)] and db.query("SELECT * FROM T") == [(2,)]
+    db.ok("DROP TABLE T")
+    assert db.query("SELECT * FROM t") == [(1,)]
+    assert db.error("SELECT * FROM T").code == 1146

@@ -6,6 +6,7 @@ import pytest
 
 from server_sim.errors import SqlError
 from server_sim.parser import parse_statement, unparse
+from server_sim.statement import StatementKind
 
 
 @pytest.mark.parametrize(
@@ -57,3 +58,24 @@ def test_forms_dump_files_and_drivers_send(sql: str, kind: str | None, error: in
 def test_a_session_scope_cut_keeps_string_literals() -> None:
     statement = parse_statement("SELECT '@@session.timestamp', @@session.timestamp")
     assert statement.ast.expressions[0].this == "@@session.timestamp"
+
+
+@pytest.mark.parametrize(
+    ("sql", "pairs"),
+    [
+        ("RENAME TABLE a TO b", [("", "a", "", "b")]),
+        ("rename table a to b, `C d` TO test.e", [("", "a", "", "b"), ("", "C d", "test", "e")]),
+        ("RENAME TABLE test.a TO `x``y`", [("test", "a", "", "x`y")]),
+    ],
+)
+def test_rename_table_pairs(sql: str, pairs: list[tuple[str, str, str, str]]) -> None:
+    statement = parse_statement(sql)
+    assert statement.kind is StatementKind.RENAME_TABLE
+    assert [(old.db, old.name, new.db, new.name) for old, new in statement.renames] == pairs
+
+
+@pytest.mark.parametrize("sql", ["RENAME TABLE a b", "RENAME TABLE a TO b,", "RENAME TABLE a TO b c", "RENAME TABLE"])
+def test_malformed_rename_table_is_1064(sql: str) -> None:
+    with pytest.raises(SqlError) as raised:
+        parse_statement(sql)
+    assert raised.value.code == 1064

@@ -1,0 +1,48 @@
+"""A table's definition as SHOW CREATE TABLE prints it: what a row-logged CREATE ... SELECT
+writes to the binlog, so that the slave creates the same table."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from .catalog import Column, DefaultKind, KeyKind, Table
+
+
+def show_create_table(table: Table) -> str:
+    """The table's definition as SHOW CREATE TABLE gives it (on one line): what a
+    row-logged CREATE ... SELECT writes, so that the slave creates the same table."""
+    parts = [_column_definition(column) for column in table.columns]
+    for key in table.keys:
+        columns = ", ".join(f"`{name}`" for name in key.columns)
+        if key.kind is KeyKind.PRIMARY:
+            parts.append(f"PRIMARY KEY ({columns})")
+        else:
+            parts.append(f"{'UNIQUE KEY' if key.unique else 'KEY'} `{key.name}` ({columns})")
+    temporary = "TEMPORARY " if table.temporary else ""
+    return f"CREATE {temporary}TABLE `{table.name}` ({', '.join(parts)}) ENGINE={table.engine.name}"
+
+
+def _column_definition(column: Column) -> str:
+    text = f"`{column.name}` {column.type.sql}{'' if column.nullable else ' NOT NULL'}"
+    if column.default_kind is DefaultKind.CURRENT_TIMESTAMP:
+        text += " DEFAULT CURRENT_TIMESTAMP"
+    elif column.default_kind is DefaultKind.VALUE and not column.auto_increment:
+        if column.default is not None:
+            text += f" DEFAULT {_default_literal(column.default)}"
+        elif column.nullable:
+            text += " DEFAULT NULL"
+    if column.auto_increment:
+        text += " AUTO_INCREMENT"
+    if column.on_update_current_timestamp:
+        text += " ON UPDATE CURRENT_TIMESTAMP"
+    return text
+
+
+def _default_literal(value: object) -> str:
+    if isinstance(value, bytes):
+        return f"0x{value.hex()}"
+    if isinstance(value, (int, float, Decimal)):
+        return str(value)
+    text = value.isoformat(sep=" ") if isinstance(value, dt.datetime) else str(value)
+    return "'" + text.replace("\\", "\\\\").replace("'", "''") + "'"
