@@ -22,9 +22,13 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from .binlog.base64_events import decode_events
-from .binlog.events import Log_event
 from .ddl_clauses import check_alter_table, check_create_table, index_statement_as_alter
 from .errors import ErrorCode, SqlError, not_supported
+from .modifiers import (
+    refuse_partition_selection,
+    without_neutral_modifiers,
+    without_optimizer_hints,
+)
 from .statement import (
     ROW_STATEMENTS,
     RowVersion,
@@ -168,6 +172,7 @@ def parse_statement(sql: str) -> Statement:
     delayed = _priority_keyword(source)
     if delayed is not None:
         source = source[: delayed.start] + source[delayed.end + 1 :]
+    source = without_neutral_modifiers(source)
     try:
         trees = _parsed(source)
     except ParseError as error:
@@ -180,7 +185,9 @@ def parse_statement(sql: str) -> Statement:
     tree = trees[0]
     if isinstance(tree, exp.Insert) and tree.args.get("with_"):
         raise _syntax_error_at(text, r"\b(?:INSERT|REPLACE)\b")  # WITH opens a query, not an INSERT
+    without_optimizer_hints(tree)
     _refuse_foreign_clauses(tree)
+    refuse_partition_selection(tree)
     if isinstance(tree, exp.Delete) and (tree.args.get("tables") or tree.args.get("using")):
         # The grammar of a multi-table DELETE has no ORDER BY or LIMIT.
         for clause in ("order", "limit"):
@@ -335,8 +342,10 @@ def _classified(text: str, tree: exp.Expression, mode: WriteMode, is_replace: bo
     for node_type, kind in _KINDS:
         if isinstance(tree, node_type):
             return Statement(text, kind, tree, write_mode=mode)
-    first_word = text.split(None, 1)[0].upper()
-    raise unrecognised(text) or not_supported(f"{first_word} statements (the simulator models DML, DDL on tables, SET, SHOW, ANALYZE TABLE and transaction control)")
+    words = text.split(None, 2)
+    # CREATE USER, DROP EVENT, ...: the object names the statement; else its first word does.
+    named = " ".join(words[:2]) if words[0].upper() in ("CREATE", "DROP", "ALTER") and len(words) > 1 else words[0]
+    raise unrecognised(text) or not_supported(f"{named.upper()} statements (the simulator models DML, DDL on tables, SET, SHOW, ANALYZE TABLE and transaction control)")
 
 
 # -- CREATE TRIGGER ---------------------------------------------------------------------

@@ -80,6 +80,12 @@ def error_list(text: str) -> tuple[tuple[int | str, ...], str]:
     return tuple(codes), ""
 
 
+# Variables whose value one statement uses up or that stand for a moment (the next
+# auto-increment value, the clock, RAND's seeds): a setting would apply them to the
+# schema's statements too, so their SETs stay steps.
+_ONE_SHOT = frozenset({"insert_id", "last_insert_id", "identity", "timestamp", "rand_seed1", "rand_seed2"})
+
+
 def extract_settings(capture: Capture, master_connections: set[str]) -> None:
     """A `SET SESSION name = value` every master connection makes identically before its
     first other statement is a setting of the whole scenario: those SETs become `settings`."""
@@ -87,7 +93,7 @@ def extract_settings(capture: Capture, master_connections: set[str]) -> None:
     done: set[str] = set()
     for index, statement in enumerate(capture.statements):
         match = _SET_SESSION.match(statement.sql)
-        if statement.session in done or match is None or statement.errors:
+        if statement.session in done or match is None or statement.errors or match.group(1).lower() in _ONE_SHOT:
             done.add(statement.session)
             continue
         leading.setdefault(statement.session, {})[match.group(1).lower()] = (match.group(2).strip("'\""), index)
@@ -110,10 +116,10 @@ def extract_settings(capture: Capture, master_connections: set[str]) -> None:
 def remove_cleanup(capture: Capture, checkpoints: set[int]) -> None:
     """The DROPs that end the test right after a sync or a table check: the clean-up
     every mtr test ends with, which would leave nothing to compare."""
-    end = len(capture.statements)
-    while end > 0 and DROP.match(capture.statements[end - 1].sql) and not capture.statements[end - 1].errors:
-        end -= 1
-    if end < len(capture.statements) and end in checkpoints:
+    statements = capture.statements
+    end = max((checkpoint for checkpoint in checkpoints if checkpoint < len(statements)), default=len(statements))
+    after = statements[end:]
+    if after and all(DROP.match(statement.sql) and not statement.errors for statement in after):
         capture.dropped["clean-up after the last check"] += len(capture.statements) - end
         capture.kept["DDL"] -= len(capture.statements) - end
         del capture.statements[end:]

@@ -108,10 +108,12 @@ class SessionTracker:
 
 def kept_database(capture: Capture) -> str:
     """The one database the kept statements use or name their tables with ('' when none
-    was chosen); more than one is refused, since a scenario models one database."""
+    was chosen); more than one is refused, since a scenario models one database. A
+    statement expected to fail (a declared error) changes no database and does not count."""
+    succeeding = [statement for statement in capture.statements if not statement.errors]
     databases = sorted(
-        {statement.database for statement in capture.statements if statement.database}
-        | {database for statement in capture.statements for database in named_databases(statement.sql)}
+        {statement.database for statement in succeeding if statement.database}
+        | {database for statement in succeeding for database in named_databases(statement.sql)}
     )
     if len(databases) > 1:
         raise ImportFailure(

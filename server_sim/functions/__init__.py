@@ -17,6 +17,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from .bits import BITS
+from .builtin_names import BUILTIN_FUNCTIONS
 from .context import CONTEXT_FUNCTIONS, GENERATORS, VARIABLES
 from .control import CONTROL
 from .dates import DATES
@@ -55,8 +56,24 @@ def function_name(node: exp.Expression) -> str | None:
     if named is not None:
         return named
     if isinstance(node, exp.Func) and not isinstance(node, _UNNAMED):
-        return node.sql_name().upper()
+        return _mysql_name(node)
     return None
+
+
+_MYSQL_NAMES: dict[type[exp.Expression], str] = {}
+
+
+def _mysql_name(node: exp.Func) -> str:
+    """The name MySQL gives a function sqlglot knows by a node of its own (TRUNCATE for
+    exp.Trunc, JSON_OBJECT for exp.JSONObject): the name its MySQL rendering calls, worked
+    out once per node type; sqlglot's own name where the rendering is no call."""
+    name = _MYSQL_NAMES.get(type(node))
+    if name is None:
+        rendered = node.sql(dialect="mysql")
+        head, parenthesis, _ = rendered.partition("(")
+        name = head.upper() if parenthesis and head.replace("_", "").isalnum() else node.sql_name().upper()
+        _MYSQL_NAMES[type(node)] = name
+    return name
 
 
 def lookup(node: exp.Expression) -> SqlFunction | None:
@@ -74,5 +91,9 @@ def lookup(node: exp.Expression) -> SqlFunction | None:
 
 
 def is_udf_call(node: exp.Expression) -> bool:
-    """A call of a function the server does not define: a UDF, if one is loaded."""
-    return isinstance(node, exp.Anonymous) and node.name.upper() not in _BY_NAME
+    """A call of a function the server does not define: a UDF, if one is loaded. A server
+    function the library does not model is not one (it is refused, not looked up as a UDF)."""
+    if not isinstance(node, exp.Anonymous):
+        return False
+    name = node.name.upper()
+    return name not in _BY_NAME and name not in BUILTIN_FUNCTIONS

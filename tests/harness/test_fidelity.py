@@ -25,6 +25,7 @@ from harness.oracle.events import decode_rows, observe_events
 from tests.support import ROOT
 
 ORACLE_SUITE = ROOT / "scenarios" / "oracle"
+WORKLOADS = ROOT / "scenarios" / "workloads"
 
 MARIADB_BINLOG_VV = """\
 # at 689
@@ -287,14 +288,18 @@ def test_a_corrupt_recording_is_reported_with_its_file(tmp_path: Path) -> None:
         load_observation(path)
 
 
-def test_check_fidelity_on_the_recorded_suite_passes(spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The simulator against the recorded MariaDB results: every disagreement is a known one."""
-    code = main(["check-fidelity", str(ORACLE_SUITE), "--out", str(tmp_path / "out")])
+@pytest.mark.parametrize("suite", [ORACLE_SUITE, WORKLOADS], ids=["oracle", "workloads"])
+def test_check_fidelity_on_the_recorded_suite_passes(spark, suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The simulator against the recorded MariaDB results: every disagreement is a known
+    one (the bundled sysbench- and TPC-C-style workloads have none)."""
+    code = main(["check-fidelity", str(suite), "--out", str(tmp_path / "out")])
     output = capsys.readouterr().out
     assert code == 0, output
     assert "DISAGREES" not in output and "MISSING" not in output
     report = json.loads((tmp_path / "out" / "report.json").read_text())
-    assert report["fidelity"]["rates"]["runs"]["compared"] == len(list((ORACLE_SUITE / "expected").glob("*.json")))
+    assert report["fidelity"]["rates"]["runs"]["compared"] == len(list((suite / "expected").glob("*.json")))
+    if suite == WORKLOADS:
+        assert report["fidelity"]["rates"]["overall"]["agreed"] == report["fidelity"]["rates"]["overall"]["compared"]
 
 
 def test_check_fidelity_fails_on_an_unexplained_disagreement(spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
