@@ -56,6 +56,10 @@ class Format_description_log_event(Log_event):
     server_version: str = ""
     flavor: str = ""
     event_types: dict[str, int] = field(default_factory=dict)
+    create_timestamp: int = 0
+    header_length: int = 19
+    post_header_lengths: tuple[int, ...] = ()
+    checksum_alg: int = 1  # BINLOG_CHECKSUM_ALG_CRC32; 0 for binlog_checksum=NONE
 
     def info(self) -> str:
         return f"Server ver: {self.server_version}, Binlog ver: {self.binlog_version}"
@@ -78,6 +82,11 @@ class Query_log_event(Log_event):
     auto_increment_offset: int = 1
     sql_mode: str = ""
     time_zone: str = "SYSTEM"
+    flags2: int = 0  # OPTION_AUTO_IS_NULL, OPTION_NOT_AUTOCOMMIT, OPTION_NO_FOREIGN_KEY_CHECKS, OPTION_RELAXED_UNIQUE_CHECKS
+    charset: tuple[int, int, int] | None = None  # character_set_client, collation_connection, collation_server ids
+    # The status variables as the event carried them (code -> raw bytes), for those the
+    # fields above do not model; written back in code order.
+    other_status: tuple[tuple[int, bytes], ...] = ()
 
     def info(self) -> str:
         return self.query
@@ -121,6 +130,8 @@ class User_var_log_event(Log_event):
     name: str = ""
     value: object = None
     value_type: str = "STRING"  # STRING, INT, DECIMAL or REAL
+    value_charset: int = 0  # collation id of the value (0: the flavor's default)
+    value_flags: int | None = None  # UNSIGNED_F (1); None when the event has no flags byte
 
     def info(self) -> str:
         shown = "NULL" if self.value is None else (repr(self.value) if self.value_type == "STRING" else str(self.value))
@@ -142,10 +153,17 @@ class Xid_log_event(Log_event):
 
 @dataclass(frozen=True)
 class ColumnInfo:
-    """A table-map column: its MySQL type text and NULL-ability (positions, not names)."""
+    """A table-map column, by position: its type text and NULL-ability, and what the
+    binary format carries for it: type code, per-type metadata, and signedness, charset
+    and name when the event's optional metadata has them (None: not carried)."""
 
     type: str
     nullable: bool
+    type_code: int | None = None
+    metadata: int = 0
+    unsigned: bool | None = None
+    charset: int | None = None
+    name: str | None = None
 
 
 @dataclass
@@ -159,6 +177,9 @@ class Table_map_log_event(Log_event):
     database: str = ""
     table: str = ""
     columns: list[ColumnInfo] = field(default_factory=list)
+    # The optional metadata as read from a file (every TLV, in order), written back as
+    # it was; empty for an event the simulator makes, whose TLVs come from its columns.
+    other_metadata: tuple[tuple[int, bytes], ...] = ()
 
     def info(self) -> str:
         return f"table_id: {self.table_id} ({self.database}.{self.table})"
@@ -192,6 +213,7 @@ class Rows_log_event(Log_event):
     columns_before: list[bool] = field(default_factory=list)
     columns_after: list[bool] = field(default_factory=list)
     rows: list[Row] = field(default_factory=list)
+    extra_data: bytes = b""  # v2's extra row info after its length (TLVs), as read
 
     @property
     def event_type_code(self) -> int:
@@ -275,6 +297,7 @@ class Unknown_log_event(Log_event):
     unknown_type_code: int = 0
     unknown_type_name: str = ""
     fields: dict[str, object] = field(default_factory=dict)
+    raw: bytes = b""  # the body as read from a binary file
 
 
 EVENT_CLASSES: tuple[type[Log_event], ...] = (

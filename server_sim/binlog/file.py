@@ -30,6 +30,8 @@ from .events import (
 )
 
 _HEADER = ("server_id", "timestamp", "flags")
+# Fields that hold binary-format detail as read from a file; not part of the JSON form.
+_BINARY_ONLY = frozenset({"post_header_lengths", "other_status", "other_metadata", "extra_data", "raw"})
 
 
 class BinlogCorruptError(Exception):
@@ -55,7 +57,7 @@ def encode(event: Log_event) -> str:
     if isinstance(event, Unknown_log_event):
         record.update(event.fields)
     else:
-        record.update(event.body())
+        record.update({name: value for name, value in event.body().items() if name not in _BINARY_ONLY})
     return json.dumps(record, separators=(",", ":"), default=str) + "\n"
 
 
@@ -119,6 +121,8 @@ def decode(record: dict[str, object], max_type_code: int) -> Log_event:
         return Unknown_log_event(**header, unknown_type_code=code, unknown_type_name=str(record.get("type", "")), fields=fields)
     cls, version = known
     body = _checked_body(cls, record)
+    if isinstance(body.get("charset"), list):
+        body["charset"] = tuple(body["charset"])
     if cls is Table_map_log_event:
         body["columns"] = [_column_info(column) for column in body.get("columns", [])]
     if version is not None:
