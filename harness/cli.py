@@ -207,6 +207,12 @@ def _add_binlog(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="AUTO also prints the format description and each statement's row events as BINLOG '...' statements, "
         "which replay on a master (default %(default)s: no BINLOG statements)",
     )
+    show_parser.add_argument(
+        "--format",
+        default="text",
+        choices=("text", "json"),
+        help="json: each event as one JSON object a line (position, header and fields), read from the binary file",
+    )
 
 
 def _add_comparison_options(parser: argparse.ArgumentParser) -> None:

@@ -28,6 +28,7 @@ from server_sim.binlog.events import (
     type_name_of,
 )
 from scenarios.writer import write_atomically
+from server_sim.binlog.control_events import Gtid_log_event
 from server_sim.binlog.file import read_binlog
 
 from .judgement import Judgement
@@ -279,9 +280,11 @@ def simulator_events(binlog: Path | None, ranges: Sequence[tuple[int, int]] | No
     for positioned in read_binlog(binlog):
         event = positioned.event
         kind = EVENT_KINDS.get(type_name_of(event))
-        if kind is None:
-            continue
         if ranges is not None and not any(start <= positioned.position < end for start, end in ranges):
+            continue
+        if isinstance(event, Gtid_log_event) and not event.standalone:
+            observed.append(EventObservation("Query", "BEGIN"))  # as a real MariaDB binlog is observed
+        if kind is None:
             continue
         if isinstance(event, (Query_log_event, Annotate_rows_log_event, Rows_query_log_event)):
             observed.append(EventObservation(kind, statement_text(event.query)))
@@ -312,9 +315,19 @@ def simulator_events(binlog: Path | None, ranges: Sequence[tuple[int, int]] | No
 def _image(values: list[object], present: list[bool], types: list[str]) -> Image:
     numbers = [index for index, included in enumerate(present, start=1) if included]
     return {
-        number: image_value(value, types[number - 1] if number - 1 < len(types) else "")
+        number: image_value(_text(value), types[number - 1] if number - 1 < len(types) else "")
         for number, value in zip(numbers, values)
     }
+
+
+def _text(value: object) -> object:
+    """A string value whose charset the binlog left open, as mariadb-binlog prints it: text."""
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return value.decode("latin-1")
+    return value
 
 
 def timestamp_text(seconds: str) -> str:

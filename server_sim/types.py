@@ -14,7 +14,6 @@ import struct
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from enum import Enum
-from functools import lru_cache
 
 from sqlglot import exp
 
@@ -254,7 +253,7 @@ class ColumnType:
         return dt.datetime.fromisoformat(_text(value).strip()).replace(microsecond=0)
 
     def to_json(self, value: object) -> object:
-        """The value as it travels in a binlog event (exact, type-tagged by the table map)."""
+        """The value as the saved catalog holds it (a column default): exact, as JSON."""
         if value is None:
             return None
         family = self.family
@@ -337,13 +336,3 @@ def column_type_from_sqlglot(kind: exp.DataType) -> ColumnType:
             raise SqlError(ErrorCode.ER_PARSE_ERROR, f"{name} needs a length")
         return ColumnType(name, length=params[0])
     return ColumnType(name, unsigned)
-
-
-@lru_cache(maxsize=1024)
-def column_type_from_sql(text: str) -> ColumnType:
-    """Read a type back from its MySQL text (as a table map carries it). Cached: the
-    applier reads the same few types for every row, and parsing costs a sqlglot parse."""
-    import sqlglot
-
-    kind = sqlglot.parse_one(f"CREATE TABLE t (c {text})", read="mysql").this.expressions[0].args["kind"]
-    return column_type_from_sqlglot(kind)

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from server_sim.binlog.file import BinlogCorruptError, read_binlog
+from server_sim.binlog.show import json_view
 from server_sim.binlog.show import show as show_events
 
 from .common import EXIT_USAGE
@@ -18,12 +19,17 @@ def show(arguments: argparse.Namespace) -> int:
         print(f"rplharness: {path}: no such file", file=sys.stderr)
         return EXIT_USAGE
     events = []
+    failure = None
     try:
         for event in read_binlog(path):
             events.append(event)
     except BinlogCorruptError as error:
+        failure = error
+    if arguments.format == "json":
+        sys.stdout.write(json_view(events))
+    else:
         sys.stdout.write(show_events(events, arguments.base64_output, arguments.verbosity))
-        print(f"rplharness: {error}", file=sys.stderr)
+    if failure is not None:
+        print(f"rplharness: {failure}", file=sys.stderr)
         return 1
-    sys.stdout.write(show_events(events, arguments.base64_output, arguments.verbosity))
     return 0

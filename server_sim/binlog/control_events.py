@@ -136,3 +136,15 @@ class Gtid_list_log_event(Log_event):
 def _uuid(sid: bytes) -> str:
     h = sid.hex()
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+# The events that frame groups and files rather than carry changes (MariaDB's GTID event
+# aside, which stands for the BEGIN it replaces).
+FRAMING_EVENTS: tuple[type[Log_event], ...] = (
+    Stop_log_event,
+    Rotate_log_event,
+    Mysql_gtid_log_event,
+    Previous_gtids_log_event,
+    Binlog_checkpoint_log_event,
+    Gtid_list_log_event,
+)

@@ -4,7 +4,9 @@ Class names are the server's own (Query_log_event, Rows_log_event, ...), so a re
 engineer finds each one where expected. Every event has a type code, header flags
 (LOG_EVENT_IGNORABLE_F = 0x80), server id and timestamp; a row event carries its table
 map's id, the column bitmaps of its images and the images themselves. Row images hold
-values already encoded for JSON by the table map's column types.
+Python values (int, Decimal, float, str, bytes, date, datetime), as the table map's
+column types read them; server_sim/binlog/binary writes and reads them in the servers'
+binary format.
 """
 
 from __future__ import annotations
@@ -54,8 +56,6 @@ class Format_description_log_event(Log_event):
 
     binlog_version: int = 4
     server_version: str = ""
-    flavor: str = ""
-    event_types: dict[str, int] = field(default_factory=dict)
     create_timestamp: int = 0
     header_length: int = 19
     post_header_lengths: tuple[int, ...] = ()
@@ -186,7 +186,7 @@ class Table_map_log_event(Log_event):
 
     def body(self) -> dict[str, object]:
         body = super().body()
-        body["columns"] = [[c.type, c.nullable] for c in self.columns]
+        body["columns"] = [dataclasses.asdict(c) for c in self.columns]
         return body
 
 
@@ -336,15 +336,3 @@ def type_name_of(event: Log_event) -> str:
     if isinstance(event, Unknown_log_event):
         return event.unknown_type_name or f"Unknown({event.unknown_type_code})"
     return event.type_name
-
-
-def known_event_types() -> dict[str, int]:
-    """Every type name and code this project reads and writes (v1 and v2 row events)."""
-    types: dict[str, int] = {}
-    for cls in EVENT_CLASSES:
-        if issubclass(cls, Rows_log_event):
-            types[f"{cls.type_name}_v1"] = cls.v1_type_code
-            types[cls.type_name] = cls.v2_type_code
-        else:
-            types[cls.type_name] = cls.type_code
-    return types

@@ -19,7 +19,6 @@ from server_sim.binlog.binary.codec import MARIADB, MYSQL, FormatContext
 from server_sim.binlog.binary.format_description import context_of, default_charset, format_description
 from server_sim.binlog.binary.header import MAGIC
 from server_sim.binlog.binary.registry import encode_event
-from server_sim.binlog.binary.stream import iter_binary_events
 from server_sim.binlog.control_events import FL_STANDALONE, FL_TRANSACTIONAL, Anonymous_gtid_log_event, Gtid_list_log_event, Gtid_log_event, Rotate_log_event
 from server_sim.binlog.events import (
     ColumnInfo,
@@ -37,7 +36,21 @@ from server_sim.binlog.events import (
     Write_rows_log_event,
     Xid_log_event,
 )
-from server_sim.binlog.file import BinlogCorruptError
+from server_sim.binlog.file import BinlogCorruptError, BinlogReader
+
+
+@dataclasses.dataclass(frozen=True)
+class ReadEvent:
+    position: int
+    end_log_pos: int
+    event: object
+    data: bytes  # the whole event as the file holds it
+
+
+def iter_binary_events(data: bytes, path: Path):
+    reader = BinlogReader(path, data)
+    for positioned in reader.events():
+        yield ReadEvent(positioned.position, positioned.end_log_pos, positioned.event, data[positioned.position : positioned.end_log_pos])
 from server_sim.types import ColumnType
 
 MYSQL_FILES = Path(__file__).resolve().parents[3] / "shared" / "testdata" / "binlogs" / "mysql-8.0"

@@ -9,7 +9,11 @@ replica does (table_def::compatible_with compares byte lengths and type codes).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from server_sim.types import ColumnType, TypeFamily
+
+from ..events import ColumnInfo
 
 MYSQL_TYPE_DECIMAL = 0
 MYSQL_TYPE_TINY = 1
@@ -141,12 +145,12 @@ _SIMPLE_NAMES = {
 }
 
 
-def master_column_type(type_code: int, metadata: int, unsigned: bool | None, charset: int | None, slave: ColumnType) -> ColumnType | None:
+def master_column_type(type_code: int, metadata: int, unsigned: bool | None, charset: int | None, slave: ColumnType | None) -> ColumnType | None:
     """The master's column as a catalog type, for comparing with the slave's column;
-    what the event leaves open (signedness, text or binary) is the slave column's.
-    None for a type the catalog does not have."""
+    what the event leaves open (signedness, text or binary) is the slave column's (signed
+    text where the slave has no such column). None for a type the catalog does not have."""
     if unsigned is None:
-        unsigned = slave.unsigned
+        unsigned = slave.unsigned if slave is not None else False
     if type_code in INTEGER_CODES:
         return ColumnType(_INTEGER_NAMES[type_code], unsigned)
     if type_code == MYSQL_TYPE_NEWDECIMAL:
@@ -159,7 +163,7 @@ def master_column_type(type_code: int, metadata: int, unsigned: bool | None, cha
         return ColumnType("DATETIME")
     if type_code in (MYSQL_TYPE_TIMESTAMP2, MYSQL_TYPE_TIMESTAMP):
         return ColumnType("TIMESTAMP")
-    binary = charset == BINARY_CHARSET if charset is not None else slave.family is TypeFamily.BINARY
+    binary = charset == BINARY_CHARSET if charset is not None else slave is not None and slave.family is TypeFamily.BINARY
     if type_code == MYSQL_TYPE_BLOB and metadata in _BLOB_PREFIX:
         return ColumnType(_BLOB_PREFIX[metadata] + ("BLOB" if binary else "TEXT"))
     if type_code == MYSQL_TYPE_STRING and string_real_type(metadata)[0] == MYSQL_TYPE_STRING:
@@ -168,3 +172,14 @@ def master_column_type(type_code: int, metadata: int, unsigned: bool | None, cha
     if type_code in (MYSQL_TYPE_VARCHAR, MYSQL_TYPE_VAR_STRING):
         return ColumnType("VARBINARY", length=metadata) if binary else ColumnType("VARCHAR", length=metadata // MBMAXLEN)
     return None
+
+
+@lru_cache(maxsize=1024)
+def column_info(column_type: ColumnType, nullable: bool, text_charset: int) -> ColumnInfo:
+    """A table-map column as a server writes it for a catalog column: type code, metadata
+    and nullability, with signedness and charset (which only MySQL's MINIMAL row metadata
+    writes to the file); text columns in `text_charset`."""
+    charset = column_charset(column_type, text_charset)
+    code, metadata = binlog_type(column_type, charset or 0)
+    unsigned = column_type.unsigned if code in NUMERIC_CODES else None
+    return ColumnInfo(display_type(code, metadata, unsigned), nullable, code, metadata, unsigned, charset)

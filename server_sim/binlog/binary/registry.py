@@ -32,18 +32,31 @@ class UnsupportedEventError(EventDecodeError):
     """An event a real server writes that this reader does not decode yet."""
 
 
-def encode_event(event: Log_event, ctx: FormatContext, position: int) -> bytes:
-    """The whole event as it stands at file offset `position`."""
-    code = type_code_of(event)
+def encode_body(event: Log_event, ctx: FormatContext) -> bytes:
+    """The event's body (no header, no checksum); a table map is remembered in `ctx` for
+    the row events after it."""
     if isinstance(event, Unknown_log_event):
-        body = event.raw
-    else:
-        body = CODECS[code].encode_body(event, ctx)
-    checksum = ctx.checksum or code == format_description.FORMAT_DESCRIPTION_TYPE
-    data = frame(event.timestamp, code, event.server_id, event.flags, body, position, checksum)
+        return event.raw
+    body = CODECS[type_code_of(event)].encode_body(event, ctx)
     if isinstance(event, Table_map_log_event):
         ctx.table_maps[event.table_id] = event
-    return data
+    return body
+
+
+def frame_body(event: Log_event, body: bytes, ctx: FormatContext, position: int) -> bytes:
+    """The whole event around `body`, at file offset `position`."""
+    code = type_code_of(event)
+    checksum = ctx.checksum or code == format_description.FORMAT_DESCRIPTION_TYPE
+    return frame(event.timestamp, code, event.server_id, event.flags, body, position, checksum)
+
+
+def event_size(body: bytes, ctx: FormatContext) -> int:
+    return HEADER_LENGTH + len(body) + (CHECKSUM_LENGTH if ctx.checksum else 0)
+
+
+def encode_event(event: Log_event, ctx: FormatContext, position: int) -> bytes:
+    """The whole event as it stands at file offset `position`."""
+    return frame_body(event, encode_body(event, ctx), ctx, position)
 
 
 @dataclass(frozen=True)

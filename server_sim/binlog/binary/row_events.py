@@ -31,6 +31,15 @@ from .header import EventHeader
 from .packing import Cursor, EventDecodeError, bitmap, bits_of, lenenc, u8, u16, u48
 from .values import pack_value, unpack_value
 
+class UnmappedTableError(EventDecodeError):
+    """A row event whose table id no table map before it maps: its values cannot be read."""
+
+    def __init__(self, type_name: str, table_id: int) -> None:
+        self.type_name = type_name
+        self.table_id = table_id
+        super().__init__(f"{type_name} event for table id {table_id}, which no table map before it maps")
+
+
 SIGNEDNESS, DEFAULT_CHARSET, COLUMN_CHARSET, COLUMN_NAME = 1, 2, 3, 4
 _MAX_FSP = 6
 
@@ -228,7 +237,7 @@ def decode_rows(body: bytes, header: EventHeader, ctx: FormatContext) -> Log_eve
         raise EventDecodeError(f"a row event of {width} columns in {cursor.remaining} bytes")
     table_map = ctx.table_maps.get(table_id)
     if table_map is None:
-        raise EventDecodeError(f"row event for table id {table_id}, which no table map before it maps")
+        raise UnmappedTableError(cls.type_name, table_id)
     before = cursor.bitmap(width) if cls is not Write_rows_log_event else []
     after = cursor.bitmap(width) if cls is not Delete_rows_log_event else []
     rows: list[Row] = []

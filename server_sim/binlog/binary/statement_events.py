@@ -12,6 +12,8 @@ import struct
 from decimal import Decimal
 
 from ..events import (
+    Ignorable_log_event,
+    Unknown_log_event,
     INTVAR_INSERT_ID,
     INTVAR_LAST_INSERT_ID,
     Intvar_log_event,
@@ -244,6 +246,12 @@ def decode_stop(body: bytes, header: EventHeader, ctx: FormatContext) -> Log_eve
     return Stop_log_event(**header_fields(header))
 
 
+def decode_ignorable(body: bytes, header: EventHeader, ctx: FormatContext) -> Log_event:
+    if body:
+        return Unknown_log_event(**header_fields(header), unknown_type_code=header.type_code, raw=body)
+    return Ignorable_log_event(**header_fields(header))
+
+
 CODECS: dict[int, EventCodec] = {
     2: EventCodec(encode_query, decode_query),
     3: EventCodec(lambda event, ctx: b"", decode_stop),
@@ -252,4 +260,5 @@ CODECS: dict[int, EventCodec] = {
     13: EventCodec(encode_rand, decode_rand),
     14: EventCodec(encode_user_var, decode_user_var),
     16: EventCodec(encode_xid, decode_xid),
+    28: EventCodec(lambda event, ctx: b"", decode_ignorable),
 }
