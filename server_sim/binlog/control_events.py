@@ -128,6 +128,7 @@ class Gtid_list_log_event(Log_event):
 
     gtids: tuple[tuple[int, int, int], ...] = ()  # (domain_id, server_id, seq_no)
     list_flags: int = 0  # the count's top 4 bits
+    trailer: bytes = b""  # bytes after the entries: MariaDB 10.11 writes 2 zero bytes after an empty list
 
     def info(self) -> str:
         return "[" + ",".join(f"{d}-{s}-{n}" for d, s, n in self.gtids) + "]"

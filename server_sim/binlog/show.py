@@ -53,21 +53,18 @@ TYPED = 2  # -vv: with their columns' types, and Rows_query events
 
 
 def _quoted(value: str | bytes) -> str:
+    """A string as mysqlbinlog quotes it: control bytes as \\xNN, quote and backslash
+    escaped, other bytes as they are (shown as UTF-8)."""
     data = value.encode() if isinstance(value, str) else value
-    out = []
+    out = bytearray()
     for byte in data:
-        if byte == 0x27 or byte == 0x5C:
-            out.append("\\" + chr(byte))
-        elif byte < 0x20 or byte == 0x7F:
-            out.append(f"\\x{byte:02x}")
+        if byte < 0x20 or byte == 0x7F:
+            out += f"\\x{byte:02x}".encode()
+        elif byte in (0x27, 0x5C):
+            out += b"\\" + bytes((byte,))
         else:
-            out.append(chr(byte))
-    text = "".join(out)
-    try:
-        text = text.encode("latin-1").decode("utf-8")
-    except (UnicodeDecodeError, UnicodeEncodeError):
-        pass
-    return f"'{text}'"
+            out.append(byte)
+    return "'" + out.decode("utf-8", "replace") + "'"
 
 
 def value_text(value: object, column: ColumnInfo | None) -> str:
@@ -90,7 +87,9 @@ def value_text(value: object, column: ColumnInfo | None) -> str:
         return f"'{value:%Y:%m:%d}'" if value != dt.date(1, 1, 1) else "'0000:00:00'"
     if isinstance(value, (str, bytes)):
         return _quoted(value)
-    if isinstance(value, (Decimal, float, int)):
+    if isinstance(value, float):
+        return f"{value:<20g}" if code == c.MYSQL_TYPE_FLOAT else f"{value:.20g}"
+    if isinstance(value, (Decimal, int)):
         return str(value)
     return _quoted(str(value))
 

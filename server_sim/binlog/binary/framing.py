@@ -40,17 +40,17 @@ def decode_mariadb_gtid(body: bytes, header: EventHeader, ctx: FormatContext) ->
 def encode_gtid_list(event: Log_event, ctx: FormatContext) -> bytes:
     assert isinstance(event, Gtid_list_log_event)
     out = u32(len(event.gtids) | event.list_flags << 28)
-    return out + b"".join(u32(domain) + u32(server) + u64(seq) for domain, server, seq in event.gtids)
+    return out + b"".join(u32(domain) + u32(server) + u64(seq) for domain, server, seq in event.gtids) + event.trailer
 
 
 def decode_gtid_list(body: bytes, header: EventHeader, ctx: FormatContext) -> Log_event:
     cursor = Cursor(body)
     word = cursor.u32()
     count = word & 0x0FFFFFFF
-    if count * 16 != cursor.remaining:
+    if count * 16 > cursor.remaining:
         raise EventDecodeError(f"a GTID list of {count} entries in {cursor.remaining} bytes")
     gtids = tuple((cursor.u32(), cursor.u32(), cursor.u64()) for _ in range(count))
-    return Gtid_list_log_event(**header_fields(header), gtids=gtids, list_flags=word >> 28)
+    return Gtid_list_log_event(**header_fields(header), gtids=gtids, list_flags=word >> 28, trailer=cursor.rest())
 
 
 def encode_checkpoint(event: Log_event, ctx: FormatContext) -> bytes:

@@ -50,7 +50,8 @@ class GroupFraming:
     def file_start(self, timestamp: int, log_name: str) -> list[Log_event]:
         header = {"server_id": self.server_id, "timestamp": timestamp}
         if self.ctx.mariadb:
-            return [Gtid_list_log_event(**header), Binlog_checkpoint_log_event(**header, log_file=log_name)]
+            # An empty list, as a fresh server's first file has it (with its 2 trailing zero bytes).
+            return [Gtid_list_log_event(**header, trailer=bytes(2)), Binlog_checkpoint_log_event(**header, log_file=log_name)]
         return [Previous_gtids_log_event(**header)]
 
     def group(self, events: Sequence[Log_event]) -> tuple[Log_event | None, list[Log_event]]:

@@ -185,7 +185,9 @@ def _pack_char(value: object, metadata: int) -> bytes:
     real, length = c.string_real_type(metadata)
     if real in (c.MYSQL_TYPE_ENUM, c.MYSQL_TYPE_SET):
         return int(value).to_bytes(metadata & 0xFF, "little")
-    data = value.encode() if isinstance(value, str) else bytes(value)
+    # Field_string::pack leaves out the padding: a CHAR's trailing spaces (the catalog keeps
+    # none), a BINARY's trailing 0x00 bytes (the applier pads them back).
+    data = value.encode() if isinstance(value, str) else bytes(value).rstrip(b"\0")
     return _length_prefixed(data, 1 if length < 256 else 2)
 
 
