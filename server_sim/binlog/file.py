@@ -131,13 +131,13 @@ class BinlogReader:
     def _decode(self, position: int) -> PositionedEvent:
         data = self.data
         try:
-            header = unpack_header(data[position : position + HEADER_LENGTH])
+            header = unpack_header(data, position)
             size = header.event_size
             if size < HEADER_LENGTH or position + size > len(data):
                 raise EventDecodeError(f"event of {size} bytes, {len(data) - position} left in the file (truncated)")
             if position == len(MAGIC) and (header.type_code != FORMAT_DESCRIPTION_TYPE or not body_length_ok(size)):
                 raise EventDecodeError("the first event is not a Format_description")
-            event = decode_event(data[position : position + size], self.ctx).event
+            event = decode_event(data[position : position + size], self.ctx, header).event
         except (EventDecodeError, ValueError, OverflowError) as error:
             raise BinlogCorruptError(self.path, position, str(error)) from None
         if isinstance(event, Format_description_log_event):
@@ -152,7 +152,7 @@ class BinlogReader:
         position = self.description.end_log_pos
         data = self.data
         while position < start and position + HEADER_LENGTH <= len(data):
-            size = unpack_header(data[position : position + HEADER_LENGTH]).event_size
+            size = unpack_header(data, position).event_size
             if size < HEADER_LENGTH:
                 break
             position += size

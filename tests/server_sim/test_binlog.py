@@ -25,7 +25,6 @@ from server_sim.binlog.events import (
     INTVAR_LAST_INSERT_ID,
     LOG_EVENT_IGNORABLE_F,
     Annotate_rows_log_event,
-    ColumnInfo,
     Delete_rows_log_event,
     Format_description_log_event,
     Ignorable_log_event,

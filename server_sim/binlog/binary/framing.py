@@ -4,6 +4,8 @@ Previous_gtids."""
 
 from __future__ import annotations
 
+import struct
+
 from ..control_events import (
     FL_GROUP_COMMIT_ID,
     Anonymous_gtid_log_event,
@@ -18,6 +20,7 @@ from .codec import EventCodec, FormatContext, header_fields, raw, text
 from .header import EventHeader
 from .packing import Cursor, EventDecodeError, i64, lenenc, u8, u32, u64
 
+_MYSQL_GTID_HEAD = struct.Struct("<B16sqBqq")
 _TOP_BIT_7 = 1 << 55
 _TOP_BIT_4 = 1 << 31
 
@@ -81,8 +84,9 @@ def encode_mysql_gtid(event: Log_event, ctx: FormatContext) -> bytes:
 
 def decode_mysql_gtid(body: bytes, header: EventHeader, ctx: FormatContext) -> Log_event:
     cursor = Cursor(body)
-    fields = {"gtid_flags": cursor.u8(), "sid": cursor.take(16), "gno": cursor.i64(), "lt_type": cursor.u8()}
-    fields.update(last_committed=cursor.i64(), sequence_number=cursor.i64())
+    flags, sid, gno, lt_type, last_committed, sequence_number = cursor.unpack(_MYSQL_GTID_HEAD)
+    fields: dict[str, object] = {"gtid_flags": flags, "sid": sid, "gno": gno, "lt_type": lt_type}
+    fields.update(last_committed=last_committed, sequence_number=sequence_number)
     if cursor.remaining:
         immediate = int.from_bytes(cursor.take(7), "little")
         fields["immediate_commit_timestamp"] = immediate & (_TOP_BIT_7 - 1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import struct
 import zlib
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .packing import EventDecodeError
 
@@ -31,8 +31,9 @@ LOG_EVENT_IGNORABLE_F = 0x80
 _HEADER = struct.Struct("<IBIIIH")
 
 
-@dataclass(frozen=True)
-class EventHeader:
+class EventHeader(NamedTuple):
+    """The common header (a tuple: one is made for every event read)."""
+
     timestamp: int
     type_code: int
     server_id: int
@@ -40,14 +41,12 @@ class EventHeader:
     log_pos: int
     flags: int
 
-    def pack(self) -> bytes:
-        return _HEADER.pack(self.timestamp, self.type_code, self.server_id, self.event_size, self.log_pos, self.flags)
 
-
-def unpack_header(data: bytes) -> EventHeader:
-    if len(data) < HEADER_LENGTH:
-        raise EventDecodeError(f"the event header needs {HEADER_LENGTH} bytes, {len(data)} left in the file")
-    return EventHeader(*_HEADER.unpack_from(data))
+def unpack_header(data: bytes, offset: int = 0) -> EventHeader:
+    """The header at `offset` of `data`."""
+    if len(data) - offset < HEADER_LENGTH:
+        raise EventDecodeError(f"the event header needs {HEADER_LENGTH} bytes, {len(data) - offset} left in the file")
+    return EventHeader._make(_HEADER.unpack_from(data, offset))
 
 
 def frame(timestamp: int, type_code: int, server_id: int, flags: int, body: bytes, position: int, checksum: bool) -> bytes:

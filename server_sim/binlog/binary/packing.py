@@ -90,35 +90,49 @@ class Cursor:
         return self.end - self.offset
 
     def take(self, count: int) -> bytes:
-        if count < 0 or self.offset + count > self.end:
-            raise EventDecodeError(f"needs {count} bytes at offset {self.offset} of the event body, {self.remaining} left")
         start = self.offset
-        self.offset += count
-        return self.data[start : self.offset]
+        if count < 0 or start + count > self.end:
+            raise EventDecodeError(f"needs {count} bytes at offset {start} of the event body, {self.end - start} left")
+        self.offset = start + count
+        return self.data[start : start + count]
 
     def rest(self) -> bytes:
-        return self.take(self.remaining)
+        return self.take(self.end - self.offset)
+
+    def _at(self, size: int) -> int:
+        """The offset of the next `size` bytes, which the cursor then moves past."""
+        start = self.offset
+        if start + size > self.end:
+            raise EventDecodeError(f"needs {size} bytes at offset {start} of the event body, {self.end - start} left")
+        self.offset = start + size
+        return start
+
+    def unpack(self, layout: struct.Struct) -> tuple:
+        """Several fixed-size fields at once."""
+        return layout.unpack_from(self.data, self._at(layout.size))
 
     def u8(self) -> int:
-        return self.take(1)[0]
+        return self.data[self._at(1)]
 
     def u16(self) -> int:
-        return _U16.unpack(self.take(2))[0]
+        return _U16.unpack_from(self.data, self._at(2))[0]
 
     def u24(self) -> int:
-        return int.from_bytes(self.take(3), "little")
+        start = self._at(3)
+        return int.from_bytes(self.data[start : start + 3], "little")
 
     def u32(self) -> int:
-        return _U32.unpack(self.take(4))[0]
+        return _U32.unpack_from(self.data, self._at(4))[0]
 
     def u48(self) -> int:
-        return int.from_bytes(self.take(6), "little")
+        start = self._at(6)
+        return int.from_bytes(self.data[start : start + 6], "little")
 
     def u64(self) -> int:
-        return _U64.unpack(self.take(8))[0]
+        return _U64.unpack_from(self.data, self._at(8))[0]
 
     def i64(self) -> int:
-        return _I64.unpack(self.take(8))[0]
+        return _I64.unpack_from(self.data, self._at(8))[0]
 
     def lenenc(self) -> int:
         first = self.u8()

@@ -65,9 +65,10 @@ class DecodedEvent:
     event: Log_event
 
 
-def decode_event(data: bytes, ctx: FormatContext) -> DecodedEvent:
-    """One whole event (header to checksum); EventDecodeError says what is wrong with it."""
-    header = unpack_header(data)
+def decode_event(data: bytes, ctx: FormatContext, header: EventHeader | None = None) -> DecodedEvent:
+    """One whole event (header to checksum; `header`: its header, when the caller has
+    read it already); EventDecodeError says what is wrong with it."""
+    header = header or unpack_header(data)
     if header.event_size != len(data):
         raise EventDecodeError(f"event size {header.event_size} but {len(data)} bytes given")
     is_fde = header.type_code == format_description.FORMAT_DESCRIPTION_TYPE

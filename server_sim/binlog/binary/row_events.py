@@ -28,7 +28,7 @@ from ..events import (
 from . import columns as c
 from .codec import EventCodec, FormatContext, header_fields, raw, text
 from .header import EventHeader
-from .packing import Cursor, EventDecodeError, bitmap, bits_of, lenenc, u8, u16, u48
+from .packing import Cursor, EventDecodeError, bitmap, lenenc, u8, u16, u48
 from .values import pack_value, unpack_value
 
 class UnmappedTableError(EventDecodeError):

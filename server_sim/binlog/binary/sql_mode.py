@@ -7,6 +7,8 @@ BIT_<n> and is written back as that bit, so no bit is lost on a round trip.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 _COMMON = (
     "REAL_AS_FLOAT", "PIPES_AS_CONCAT", "ANSI_QUOTES", "IGNORE_SPACE", None, "ONLY_FULL_GROUP_BY",
     "NO_UNSIGNED_SUBTRACTION", "NO_DIR_IN_CREATE", "POSTGRESQL", "ORACLE", "MSSQL", "DB2", "MAXDB",
@@ -25,6 +27,7 @@ _NAMES: dict[str, tuple[str | None, ...]] = {
 _BITS = {flavor: {name: 1 << bit for bit, name in enumerate(names) if name} for flavor, names in _NAMES.items()}
 
 
+@lru_cache(maxsize=256)
 def sql_mode_bits(text: str, flavor: str) -> int:
     bits = 0
     for name in filter(None, (part.strip().upper() for part in text.split(","))):
@@ -35,6 +38,7 @@ def sql_mode_bits(text: str, flavor: str) -> int:
     return bits
 
 
+@lru_cache(maxsize=256)
 def sql_mode_text(bits: int, flavor: str) -> str:
     names = _NAMES[flavor]
     return ",".join(

@@ -36,6 +36,7 @@ _ORDER = {code: index for index, code in enumerate((0, 1, 6, 3, 4, 5))}
 # Status variables of a fixed size; 2, 5, 6, 11, 12 and 130 have their own layouts.
 _FIXED_STATUS = {7: 2, 8: 2, 9: 8, 10: 4, 13: 3, 14: 8, 16: 1, 17: 8, 18: 2, 19: 1, 20: 1, 128: 3, 129: 8}
 _QUERY_POST_HEADER = 13
+_QUERY_HEAD = struct.Struct("<IIBHH")
 _INTVAR_KINDS = {1: INTVAR_LAST_INSERT_ID, 2: INTVAR_INSERT_ID}
 _USER_VAR_TYPES = {0: "STRING", 1: "REAL", 2: "INT", 4: "DECIMAL"}
 _USER_VAR_CODES = {name: code for code, name in _USER_VAR_TYPES.items()}
@@ -72,7 +73,7 @@ def encode_query(event: Log_event, ctx: FormatContext) -> bytes:
 
 def decode_query(body: bytes, header: EventHeader, ctx: FormatContext) -> Log_event:
     cursor = Cursor(body)
-    thread_id, exec_time, db_len, error_code, status_len = cursor.u32(), cursor.u32(), cursor.u8(), cursor.u16(), cursor.u16()
+    thread_id, exec_time, db_len, error_code, status_len = cursor.unpack(_QUERY_HEAD)
     cursor.take(ctx.post_header_length(2, _QUERY_POST_HEADER) - _QUERY_POST_HEADER)
     fields = _read_status(Cursor(cursor.take(status_len)), ctx)
     db = text(cursor.cstring(db_len))

@@ -10,7 +10,6 @@ server shuts down with a Stop event.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 from ..control_events import (
@@ -69,7 +68,7 @@ class GroupFraming:
             gtid = Gtid_log_event(server_id=first.server_id, timestamp=first.timestamp, seq_no=self.sequence, flags2=flags)
             return gtid, rest
         if _is_begin(first):
-            events = [dataclasses.replace(first, flags=first.flags | LOG_EVENT_SUPPRESS_USE_F), *events[1:]]
+            first.flags |= LOG_EVENT_SUPPRESS_USE_F  # the event written is this event: flagged as MySQL flags it
         return None, list(events)
 
     def mysql_gtid(self, first: Log_event, group_size: int) -> Anonymous_gtid_log_event:
