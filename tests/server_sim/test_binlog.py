@@ -8,6 +8,7 @@ the damage a test needs. No Spark.
 from __future__ import annotations
 
 import dataclasses
+import json
 import subprocess
 import sys
 from collections.abc import Iterable
@@ -680,3 +681,17 @@ def test_binlog_show_decodes_rows_with_v_and_types_with_vv_as_mysqlbinlog(tmp_pa
     for text in printed:  # every event keeps its position, a Rows_query event's too
         assert [line for line in text.splitlines() if line.startswith("# at ")] == [f"# at {p.position}" for p in events]
     assert show(events) == typed  # library callers (the HTML report) keep -vv
+
+
+def test_binlog_show_format_json_is_a_view_of_the_binary_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "json-view.binlog"
+    _, events = run_master(path, MYSQL_80, [CREATE_T], ["INSERT INTO t VALUES (1, 1)"])
+
+    assert main(["binlog", "show", "--format", "json", str(path)]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+    assert [(r["position"], r["end_log_pos"], r["type_code"]) for r in records] == [(p.position, p.end_log_pos, type_code_of(p.event)) for p in events]
+    (rows,) = [r for r in records if r["type"] == "Write_rows"]
+    assert rows["rows"] == [{"after": [1, 1]}]
+    (table_map,) = [r for r in records if r["type"] == "Table_map"]
+    assert [(c["type"], c["type_code"], c["nullable"]) for c in table_map["columns"]] == [("INT", 3, False), ("INT", 3, True)]
