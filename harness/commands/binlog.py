@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from server_sim.binlog.file import BinlogCorruptError, read_binlog
+from server_sim.binlog.file import BinlogCorruptError, BinlogReader
 from server_sim.binlog.show import json_view
 from server_sim.binlog.show import show as show_events
 
@@ -20,9 +20,15 @@ def show(arguments: argparse.Namespace) -> int:
         return EXIT_USAGE
     events = []
     failure = None
+    stop = arguments.stop_position
     try:
-        for event in read_binlog(path):
-            events.append(event)
+        with BinlogReader(path) as reader:
+            if arguments.start_position > reader.description.position:
+                events.append(reader.description)
+            for event in reader.events(arguments.start_position):
+                if stop is not None and event.position >= stop:
+                    break
+                events.append(event)
     except BinlogCorruptError as error:
         failure = error
     if arguments.format == "json":

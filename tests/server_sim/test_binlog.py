@@ -695,3 +695,16 @@ def test_binlog_show_format_json_is_a_view_of_the_binary_file(tmp_path: Path, ca
     assert rows["rows"] == [{"after": [1, 1]}]
     (table_map,) = [r for r in records if r["type"] == "Table_map"]
     assert [(c["type"], c["type_code"], c["nullable"]) for c in table_map["columns"]] == [("INT", 3, False), ("INT", 3, True)]
+
+
+def test_binlog_show_start_and_stop_positions_as_mysqlbinlog(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "positions.binlog"
+    schema_end, events = run_master(path, MYSQL_80, [CREATE_T], ["INSERT INTO t VALUES (1, 1)", "INSERT INTO t VALUES (2, 2)"])
+    xids = [p for p in events if isinstance(p.event, Xid_log_event)]
+
+    assert main(["binlog", "show", "--start-position", str(schema_end), "--stop-position", str(xids[0].end_log_pos), str(path)]) == 0
+    shown = [int(line.split()[-1]) for line in capsys.readouterr().out.splitlines() if line.startswith("# at ")]
+    assert shown == [4] + [p.position for p in events if schema_end <= p.position < xids[0].end_log_pos]
+
+    assert main(["binlog", "show", "--start-position", str(schema_end + 1), str(path)]) == 1
+    assert f"position {schema_end + 1}: the position is not the start of an event" in capsys.readouterr().err
