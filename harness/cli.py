@@ -238,6 +238,20 @@ def _add_binlog(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="AUTO also prints the format description and each statement's row events as BINLOG '...' statements, "
         "which replay on a master (default %(default)s: no BINLOG statements)",
     )
+    show_parser.add_argument(
+        "--start-position",
+        type=int,
+        default=4,
+        metavar="N",
+        help="start at the event at byte N (the format description is read and printed first, as mysqlbinlog does)",
+    )
+    show_parser.add_argument("--stop-position", type=int, default=None, metavar="N", help="stop before the first event at or after byte N")
+    show_parser.add_argument(
+        "--format",
+        default="text",
+        choices=("text", "json"),
+        help="json: each event as one JSON object a line (position, header and fields), read from the binary file",
+    )
 
 
 def _add_import(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

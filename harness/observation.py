@@ -31,6 +31,7 @@ from server_sim.binlog.events import (
     type_name_of,
 )
 from scenarios.writer import write_atomically
+from server_sim.binlog.control_events import Gtid_log_event
 from server_sim.binlog.file import read_binlog
 
 from .judgement import Judgement
@@ -297,9 +298,11 @@ def simulator_events(binlog: Path | None, ranges: Sequence[tuple[int, int]] | No
     for positioned in read_binlog(binlog):
         event = positioned.event
         kind = EVENT_KINDS.get(type_name_of(event))
-        if kind is None:
-            continue
         if ranges is not None and not any(start <= positioned.position < end for start, end in ranges):
+            continue
+        if isinstance(event, Gtid_log_event) and not event.standalone:
+            observed.append(EventObservation("Query", "BEGIN"))  # as a real MariaDB binlog is observed
+        if kind is None:
             continue
         if isinstance(event, Query_log_event):
             # MariaDB opens a transaction with a Gtid event, where no options are shown.
@@ -334,7 +337,7 @@ def simulator_events(binlog: Path | None, ranges: Sequence[tuple[int, int]] | No
 def _image(values: list[object], present: list[bool], types: list[str]) -> Image:
     numbers = [index for index, included in enumerate(present, start=1) if included]
     return {
-        number: image_value(_signed(value, types[number - 1] if number - 1 < len(types) else ""), types[number - 1] if number - 1 < len(types) else "")
+        number: image_value(_signed(_text(value), types[number - 1] if number - 1 < len(types) else ""), types[number - 1] if number - 1 < len(types) else "")
         for number, value in zip(numbers, values)
     }
 
@@ -354,6 +357,16 @@ def _signed(value: object, type_text: str) -> object:
     if bits is None or value < 1 << (bits - 1):
         return value
     return value - (1 << bits)
+
+
+def _text(value: object) -> object:
+    """A string value whose charset the binlog left open, as mariadb-binlog prints it: text."""
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return value.decode("latin-1")
+    return value
 
 
 def timestamp_text(seconds: str) -> str:

@@ -33,7 +33,10 @@ from server_sim.binlog.events import (
     Write_rows_log_event,
     Xid_log_event,
 )
-from server_sim.catalog import Table
+from server_sim.binlog.binary.columns import column_info
+from server_sim.binlog.binary.format_description import default_charset
+from server_sim.binlog.file import flavor_format
+from server_sim.catalog import Column, Table
 from server_sim.flavor import Flavor
 from server_sim.session import ChangeKind, RowChange
 from server_sim.sysvars import charset_ids, option_bits
@@ -195,7 +198,7 @@ class EventFactory:
                     table_id=self.table_id(table),
                     database=self.database,
                     table=table.name,
-                    columns=[ColumnInfo(c.type.sql, c.nullable) for c in table.columns],
+                    columns=[self._column_info(c) for c in table.columns],
                 )
             )
         rows_events: list[Rows_log_event] = []
@@ -225,6 +228,9 @@ class EventFactory:
         rows_events[-1].rows_flags |= STMT_END_F
         return events + rows_events
 
+    def _column_info(self, column: Column) -> ColumnInfo:
+        return column_info(column.type, column.nullable, default_charset(flavor_format(self.flavor.name))[2])
+
     def _bitmaps(self, change: RowChange, row_image: str) -> tuple[list[bool], list[bool]]:
         """The before and after image columns of one row's change."""
         table, kind = change.table, change.kind
@@ -234,7 +240,7 @@ class EventFactory:
 
 
 def _image(table: Table, values: tuple, present: list[bool]) -> list[object]:
-    return [column.type.to_json(value) for column, value, included in zip(table.columns, values, present) if included]
+    return [value for value, included in zip(values, present) if included]
 
 
 def _user_var_type(value: object) -> str:

@@ -12,9 +12,8 @@ import math
 import re
 import struct
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from enum import Enum
-from functools import lru_cache
 
 from sqlglot import exp
 
@@ -194,7 +193,8 @@ class ColumnType:
                 data = value if isinstance(value, bytes) else _text(value).encode()
                 if self._too_long(len(data)):
                     raise SqlError(ErrorCode.ER_DATA_TOO_LONG, column, row)
-                return data
+                # BINARY(n) is fixed-length: shorter values are padded with 0x00 bytes.
+                return data.ljust(self.length or 0, b"\0") if self.name == "BINARY" else data
             return self._coerce_temporal(value)
         except (ValueError, InvalidOperation, TypeError):
             if _NUMERIC_PREFIX.match(_text(value)):
@@ -221,7 +221,7 @@ class ColumnType:
         number = _number(value)
         decimal = number if isinstance(number, Decimal) else Decimal(repr(number) if isinstance(number, float) else number)
         scale = self.scale or 0
-        decimal = decimal.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
+        decimal = decimal.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP, context=_DECIMAL_CONTEXT)
         limit = Decimal(10) ** ((self.length or 10) - scale)
         if abs(decimal) >= limit or (self.unsigned and decimal < 0):
             raise SqlError(ErrorCode.ER_WARN_DATA_OUT_OF_RANGE, column, row)
@@ -254,7 +254,7 @@ class ColumnType:
         return dt.datetime.fromisoformat(_text(value).strip()).replace(microsecond=0)
 
     def to_json(self, value: object) -> object:
-        """The value as it travels in a binlog event (exact, type-tagged by the table map)."""
+        """The value as the saved catalog holds it (a column default): exact, as JSON."""
         if value is None:
             return None
         family = self.family
@@ -282,6 +282,9 @@ class ColumnType:
             return float(value)
         return value
 
+
+# DECIMAL holds up to 65 digits (the simulator's catalog 38): more than Python's default 28.
+_DECIMAL_CONTEXT = Context(prec=65)
 
 _NUMERIC_PREFIX = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\S")
 
@@ -337,13 +340,3 @@ def column_type_from_sqlglot(kind: exp.DataType) -> ColumnType:
             raise SqlError(ErrorCode.ER_PARSE_ERROR, f"{name} needs a length")
         return ColumnType(name, length=params[0])
     return ColumnType(name, unsigned)
-
-
-@lru_cache(maxsize=1024)
-def column_type_from_sql(text: str) -> ColumnType:
-    """Read a type back from its MySQL text (as a table map carries it). Cached: the
-    applier reads the same few types for every row, and parsing costs a sqlglot parse."""
-    import sqlglot
-
-    kind = sqlglot.parse_one(f"CREATE TABLE t (c {text})", read="mysql").this.expressions[0].args["kind"]
-    return column_type_from_sqlglot(kind)

@@ -28,6 +28,7 @@ from server_sim.binlog.events import (
     Xid_log_event,
     type_name_of,
 )
+from server_sim.binlog.control_events import Gtid_log_event
 from server_sim.binlog.file import PositionedEvent
 from server_sim.errors import ErrorCode, SqlError
 from server_sim.execute.executor import Executor
@@ -75,6 +76,10 @@ class EventApplier:
         event = positioned.event
         if isinstance(event, Format_description_log_event):
             return
+        if isinstance(event, Gtid_log_event):
+            if not event.standalone:
+                self.session.begin(explicit=True)  # MariaDB: the GTID event opens the group, no BEGIN follows
+            return
         if isinstance(event, Query_log_event):
             self._query(event)
         elif isinstance(event, Xid_log_event):
@@ -103,7 +108,9 @@ class EventApplier:
                     f"unknown event type {type_name_of(event)} without the ignorable flag at position {positioned.position}",
                 )
             )
-        # Known ignorable events (Ignorable_log_event itself) need no action.
+        # The other events frame transactions and files (MySQL's GTID events,
+        # Previous_gtids, Gtid_list, Binlog_checkpoint, Rotate, Stop) or are known
+        # ignorable ones: a replica's SQL thread has nothing to apply for them.
 
     def _query(self, event: Query_log_event) -> None:
         text = event.query.strip()

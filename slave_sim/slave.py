@@ -18,6 +18,7 @@ from typing import Any
 import duckdb
 from tenacity import RetryCallState, Retrying, retry_if_exception, retry_if_exception_type, stop_after_attempt, wait_exponential
 
+from server_sim.binlog.control_events import Gtid_log_event, Mysql_gtid_log_event
 from server_sim.binlog.events import type_name_of
 from server_sim.binlog.file import BinlogCorruptError, BinlogReader
 from server_sim.engines import EngineRegistry
@@ -35,6 +36,8 @@ from .relay_log_info import AppliedPosition, RelayLogInfo
 from .status import Retry, SlaveConfigurationError, SlaveStatus, SlaveStop, TransientStop
 
 SLAVE_SERVER_ID = 2
+# A group's GTID event belongs to the group it opens: the position moves past the group only.
+GROUP_OPENERS = (Gtid_log_event, Mysql_gtid_log_event)
 
 
 # Errors the applier retries, as the server's has_temporary_error(): the transaction lost a
@@ -214,7 +217,7 @@ class Slave:
         except SlaveStop as halt:
             self._stop(halt.error, self._position, self._event_name)
         except BinlogCorruptError as error:
-            self._stop(SqlError(ErrorCode.ER_SLAVE_RELAY_LOG_READ_FAILURE, error.reason), error.position, "corrupt event")
+            self._stop(SqlError(ErrorCode.ER_SLAVE_RELAY_LOG_READ_FAILURE, str(error)), error.position, "corrupt event")
         return status
 
     def _apply_with_retries(self, reader: BinlogReader, position: int, stop: int | None) -> int | None:
@@ -255,7 +258,7 @@ class Slave:
                         raise TransientStop(halt.error) from None
                     raise
                 self.events.pending_events += 1
-                if self.session.transaction is None:
+                if self.session.transaction is None and not isinstance(positioned.event, GROUP_OPENERS):
                     self._checkpoint(positioned.end_log_pos)
                     return positioned.end_log_pos
         finally:

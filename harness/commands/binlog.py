@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from server_sim.binlog.file import BinlogCorruptError, read_binlog
+from server_sim.binlog.file import BinlogCorruptError, BinlogReader
+from server_sim.binlog.show import json_view
 from server_sim.binlog.show import show as show_events
 
 from .common import EXIT_USAGE
@@ -18,12 +19,23 @@ def show(arguments: argparse.Namespace) -> int:
         print(f"rplharness: {path}: no such file", file=sys.stderr)
         return EXIT_USAGE
     events = []
+    failure = None
+    stop = arguments.stop_position
     try:
-        for event in read_binlog(path):
-            events.append(event)
+        with BinlogReader(path) as reader:
+            if arguments.start_position > reader.description.position:
+                events.append(reader.description)
+            for event in reader.events(arguments.start_position):
+                if stop is not None and event.position >= stop:
+                    break
+                events.append(event)
     except BinlogCorruptError as error:
+        failure = error
+    if arguments.format == "json":
+        sys.stdout.write(json_view(events))
+    else:
         sys.stdout.write(show_events(events, arguments.base64_output, arguments.verbosity))
-        print(f"rplharness: {error}", file=sys.stderr)
+    if failure is not None:
+        print(f"rplharness: {failure}", file=sys.stderr)
         return 1
-    sys.stdout.write(show_events(events, arguments.base64_output, arguments.verbosity))
     return 0

@@ -7,13 +7,43 @@ take their defaults.
 
 from __future__ import annotations
 
+from server_sim.binlog.binary.columns import master_column_type
+from server_sim.binlog.events import ColumnInfo
 from server_sim.catalog import DefaultKind, Table
 from server_sim.errors import Condition, ErrorCode, SqlError, note
 from server_sim.flavor import Flavor
-from server_sim.types import ColumnType
+from server_sim.types import ColumnType, TypeFamily
 
 from .conversions import convert
 from .find_row import FoundRow
+
+
+def master_types(columns: list[ColumnInfo], slave: Table, database: str, table: str) -> list[ColumnType]:
+    """The master's column types from its table map, what the event leaves open taken
+    from the slave's own columns; 1677 for a shared column of a type the slave cannot take."""
+    types = []
+    for index, column in enumerate(columns):
+        local = slave.columns[index].type if index < len(slave.columns) else None
+        found = master_column_type(column.type_code or 0, column.metadata, column.unsigned, column.charset, local)
+        if found is None:
+            if local is not None:
+                raise SqlError(ErrorCode.ER_SLAVE_CONVERSION_FAILED, index, database, table, column.type.lower(), local.sql.lower())
+            found = ColumnType("LONGBLOB")  # a master column the slave does not have: never read
+        types.append(found)
+    return types
+
+
+def master_value(value: object, master: ColumnType) -> object:
+    """A value as the binlog carried it, read as the master's column type: an integer
+    whose signedness the event left open, text whose charset it did not say."""
+    if isinstance(value, int) and master.is_integer and master.unsigned and value < 0:
+        return value + (1 << master.base.bits)
+    if isinstance(value, bytes) and master.family is TypeFamily.STRING:
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return value.decode("latin-1")
+    return value
 
 
 def decode_image(values: list[object] | None, present: list[bool], master_types: list[ColumnType], slave: Table) -> dict[int, object]:
@@ -30,7 +60,7 @@ def decode_image(values: list[object] | None, present: list[bool], master_types:
             continue  # a master column the slave does not have
         master_type = master_types[index]
         column = slave.columns[index]
-        image[index] = convert(master_type.from_json(encoded), master_type, column.type, column.name)
+        image[index] = convert(master_value(encoded, master_type), master_type, column.type, column.name)
     return image
 
 

@@ -20,11 +20,10 @@ from server_sim.execute.executor import Executor
 from server_sim.execute.handler import RowHandler, coerce_row
 from server_sim.execute.outcome import Outcome
 from server_sim.session import Session
-from server_sim.types import column_type_from_sql
 
 from .conversions import check_columns, conversion_modes
 from .find_row import FoundRow, LookupPath, RowFinder, SearchAlgorithm, search_algorithms
-from .images import decode_image, missing_row_error, row_for_update, row_for_write
+from .images import decode_image, master_types, missing_row_error, row_for_update, row_for_write
 
 
 @dataclass
@@ -63,9 +62,9 @@ class RowApplier:
                 self.lookups.append(lookup)
 
     def _apply(self, rows: RowHandler, table: Table, event: Rows_log_event, table_map: Table_map_log_event, lookup: RowLookup) -> None:
-        master_types = [column_type_from_sql(column.type) for column in table_map.columns]
+        types = master_types(table_map.columns, table, table_map.database, table_map.table)
         check_columns(
-            master_types,
+            types,
             [column.type for column in table.columns],
             conversion_modes(self.server.global_variables["slave_type_conversions"]),
             table_map.database,
@@ -73,8 +72,8 @@ class RowApplier:
         )
         images = [
             (
-                decode_image(row.before, event.columns_before, master_types, table),
-                decode_image(row.after, event.columns_after, master_types, table),
+                decode_image(row.before, event.columns_before, types, table),
+                decode_image(row.after, event.columns_after, types, table),
             )
             for row in event.rows
         ]

@@ -4,7 +4,9 @@ Class names are the server's own (Query_log_event, Rows_log_event, ...), so a re
 engineer finds each one where expected. Every event has a type code, header flags
 (LOG_EVENT_IGNORABLE_F = 0x80), server id and timestamp; a row event carries its table
 map's id, the column bitmaps of its images and the images themselves. Row images hold
-values already encoded for JSON by the table map's column types.
+Python values (int, Decimal, float, str, bytes, date, datetime), as the table map's
+column types read them; server_sim/binlog/binary writes and reads them in the servers'
+binary format.
 """
 
 from __future__ import annotations
@@ -63,8 +65,10 @@ class Format_description_log_event(Log_event):
 
     binlog_version: int = 4
     server_version: str = ""
-    flavor: str = ""
-    event_types: dict[str, int] = field(default_factory=dict)
+    create_timestamp: int = 0
+    header_length: int = 19
+    post_header_lengths: tuple[int, ...] = ()
+    checksum_alg: int = 1  # BINLOG_CHECKSUM_ALG_CRC32; 0 for binlog_checksum=NONE
 
     def info(self) -> str:
         return f"Server ver: {self.server_version}, Binlog ver: {self.binlog_version}"
@@ -87,9 +91,11 @@ class Query_log_event(Log_event):
     auto_increment_offset: int = 1
     sql_mode: str = ""
     time_zone: str = "SYSTEM"
-    flags2: int = 0  # the OPTION_* bits
-    # Ids of character_set_client's default collation, collation_connection, collation_server.
-    charset: tuple[int, int, int] | None = None
+    flags2: int = 0  # OPTION_AUTO_IS_NULL, OPTION_NOT_AUTOCOMMIT, OPTION_NO_FOREIGN_KEY_CHECKS, OPTION_RELAXED_UNIQUE_CHECKS
+    charset: tuple[int, int, int] | None = None  # character_set_client, collation_connection, collation_server ids
+    # The status variables as the event carried them (code -> raw bytes), for those the
+    # fields above do not model; written back in code order.
+    other_status: tuple[tuple[int, bytes], ...] = ()
 
     def info(self) -> str:
         return self.query
@@ -133,6 +139,8 @@ class User_var_log_event(Log_event):
     name: str = ""
     value: object = None
     value_type: str = "STRING"  # STRING, INT, DECIMAL or REAL
+    value_charset: int = 0  # collation id of the value (0: the flavor's default)
+    value_flags: int | None = None  # UNSIGNED_F (1); None when the event has no flags byte
 
     def info(self) -> str:
         shown = "NULL" if self.value is None else (repr(self.value) if self.value_type == "STRING" else str(self.value))
@@ -154,10 +162,17 @@ class Xid_log_event(Log_event):
 
 @dataclass(frozen=True)
 class ColumnInfo:
-    """A table-map column: its MySQL type text and NULL-ability (positions, not names)."""
+    """A table-map column, by position: its type text and NULL-ability, and what the
+    binary format carries for it: type code, per-type metadata, and signedness, charset
+    and name when the event's optional metadata has them (None: not carried)."""
 
     type: str
     nullable: bool
+    type_code: int | None = None
+    metadata: int = 0
+    unsigned: bool | None = None
+    charset: int | None = None
+    name: str | None = None
 
 
 @dataclass
@@ -171,13 +186,16 @@ class Table_map_log_event(Log_event):
     database: str = ""
     table: str = ""
     columns: list[ColumnInfo] = field(default_factory=list)
+    # The optional metadata as read from a file (every TLV, in order), written back as
+    # it was; empty for an event the simulator makes, whose TLVs come from its columns.
+    other_metadata: tuple[tuple[int, bytes], ...] = ()
 
     def info(self) -> str:
         return f"table_id: {self.table_id} ({self.database}.{self.table})"
 
     def body(self) -> dict[str, object]:
         body = super().body()
-        body["columns"] = [[c.type, c.nullable] for c in self.columns]
+        body["columns"] = [dataclasses.asdict(c) for c in self.columns]
         return body
 
 
@@ -204,6 +222,7 @@ class Rows_log_event(Log_event):
     columns_before: list[bool] = field(default_factory=list)
     columns_after: list[bool] = field(default_factory=list)
     rows: list[Row] = field(default_factory=list)
+    extra_data: bytes = b""  # v2's extra row info after its length (TLVs), as read
 
     @property
     def event_type_code(self) -> int:
@@ -287,6 +306,7 @@ class Unknown_log_event(Log_event):
     unknown_type_code: int = 0
     unknown_type_name: str = ""
     fields: dict[str, object] = field(default_factory=dict)
+    raw: bytes = b""  # the body as read from a binary file
 
 
 EVENT_CLASSES: tuple[type[Log_event], ...] = (
@@ -325,15 +345,3 @@ def type_name_of(event: Log_event) -> str:
     if isinstance(event, Unknown_log_event):
         return event.unknown_type_name or f"Unknown({event.unknown_type_code})"
     return event.type_name
-
-
-def known_event_types() -> dict[str, int]:
-    """Every type name and code this project reads and writes (v1 and v2 row events)."""
-    types: dict[str, int] = {}
-    for cls in EVENT_CLASSES:
-        if issubclass(cls, Rows_log_event):
-            types[f"{cls.type_name}_v1"] = cls.v1_type_code
-            types[cls.type_name] = cls.v2_type_code
-        else:
-            types[cls.type_name] = cls.type_code
-    return types

@@ -1,40 +1,34 @@
-"""The binlog file: one JSON event per line, a Format_description event first.
+"""The binlog file, in the servers' binary format (v4): magic bytes, a Format_description,
+then the events, each with its 19-byte header and (binlog_checksum=CRC32) a CRC32.
 
-An event's position is the byte offset of its line, as a real binlog's positions are byte
-offsets; `end_log_pos` is where the next event starts. A line that is not a complete,
-valid event is an error naming its position, never skipped.
+An event's position is its byte offset in the file and `end_log_pos` where the next one
+starts, as on a real server. The reader follows the file's own Format_description, so it
+reads what a real MySQL 8.0 or MariaDB 10.11 server wrote; whatever it cannot read (cut
+or corrupt bytes, a checksum mismatch, an event type it does not know without the
+ignorable flag) is a BinlogCorruptError naming the file and the event's position.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
-from .events import (
-    EVENT_CLASSES,
-    ColumnInfo,
-    Format_description_log_event,
-    Log_event,
-    Query_log_event,
-    Row,
-    Rows_log_event,
-    Table_map_log_event,
-    Unknown_log_event,
-    body_fields,
-    known_event_types,
-    type_code_of,
-    type_name_of,
-)
+from .binary.codec import MARIADB, MYSQL, FormatContext
+from .binary.format_description import FORMAT_DESCRIPTION_TYPE, body_length_ok, context_of, format_description
+from .binary.header import HEADER_LENGTH, LOG_EVENT_BINLOG_IN_USE_F, MAGIC, unpack_header
+from .binary.packing import EventDecodeError
+from .binary.registry import decode_event, encode_body, encode_event, event_size, frame_body
+from .binary.transaction_framing import GroupFraming
+from .control_events import Stop_log_event
+from .events import Format_description_log_event, Log_event
 
-_HEADER = ("server_id", "timestamp", "flags")
+_FLAGS_OFFSET = 4 + 17  # the Format_description's flags, after the magic bytes
 
 
 class BinlogCorruptError(Exception):
-    """The file cannot be read at `position`: truncated, not JSON, or not an event."""
+    """The file cannot be read at `position`: truncated, corrupt, or not supported."""
 
     def __init__(self, path: Path, position: int, reason: str) -> None:
         self.path = path
@@ -50,166 +44,136 @@ class PositionedEvent:
     event: Log_event
 
 
-def encode(event: Log_event) -> str:
-    record: dict[str, object] = {"type": type_name_of(event), "type_code": type_code_of(event)}
-    record.update({name: getattr(event, name) for name in _HEADER})
-    if isinstance(event, Unknown_log_event):
-        record.update(event.fields)
-    else:
-        record.update(event.body())
-    return json.dumps(record, separators=(",", ":"), default=str) + "\n"
+def flavor_format(flavor: str) -> str:
+    """The binary format family of a flavor name (mysql-8.0, mariadb-10.11)."""
+    return MARIADB if flavor.lower().startswith("mariadb") else MYSQL
+
+
+def _version_number(server_version: str) -> int:
+    match = re.match(r"(\d+)\.(\d+)\.(\d+)", server_version)
+    return int(match.group(1)) * 10000 + int(match.group(2)) * 100 + int(match.group(3)) if match else 0
 
 
 class BinlogWriter:
-    """Appends events to a binlog file; the first event describes the format."""
+    """Appends event groups to a binlog file, framed as the flavor's server frames them."""
 
-    def __init__(self, path: Path, server_version: str, flavor: str, server_id: int, timestamp: int) -> None:
+    def __init__(self, path: Path, server_version: str, flavor: str, server_id: int, timestamp: int, checksum_alg: int = 1) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = path.open("w", encoding="utf-8")
-        self.position = 0
-        self.write(
-            Format_description_log_event(
-                server_id=server_id,
-                timestamp=timestamp,
-                server_version=server_version,
-                flavor=flavor,
-                event_types=known_event_types(),
-            )
-        )
+        self._file = path.open("wb")
+        self._server_id = server_id
+        self._last_timestamp = timestamp
+        description = format_description(flavor_format(flavor), server_version, server_id, timestamp, checksum_alg)
+        description.flags |= LOG_EVENT_BINLOG_IN_USE_F
+        self.ctx = context_of(description)
+        self._framing = GroupFraming(self.ctx, server_id, _version_number(server_version))
+        self._file.write(MAGIC)
+        self.position = len(MAGIC)
+        self._emit([description, *self._framing.file_start(timestamp, path.name)])
+        self._file.flush()
+
+    def _emit(self, events: Iterable[Log_event]) -> None:
+        for event in events:
+            self.write(event)
 
     def write(self, event: Log_event) -> int:
-        """Write one event; returns its position."""
-        line = encode(event)
+        """Append one event as it is, with no framing; returns its position."""
         position = self.position
-        self._file.write(line)
-        self.position += len(line.encode("utf-8"))
+        data = encode_event(event, self.ctx, position)
+        self._file.write(data)
+        self.position += len(data)
         return position
 
     def write_group(self, events: Iterable[Log_event]) -> None:
-        for event in events:
-            self.write(event)
+        """One event group (a transaction, or a statement outside one), with the flavor's GTID event."""
+        events = list(events)
+        if not events:
+            return
+        self._last_timestamp = events[-1].timestamp
+        gtid, rest = self._framing.group(events)
+        bodies = [encode_body(event, self.ctx) for event in rest]
+        if gtid is None:
+            gtid = self._framing.mysql_gtid(rest[0], sum(event_size(body, self.ctx) for body in bodies))
+        out = bytearray()
+        for event, body in [(gtid, encode_body(gtid, self.ctx)), *zip(rest, bodies)]:
+            out += frame_body(event, body, self.ctx, self.position + len(out))
+        self._file.write(out)
+        self.position += len(out)
         self._file.flush()
 
     def close(self) -> None:
+        """End the file as a server that shuts down does: a Stop event, BINLOG_IN_USE cleared."""
+        if self._file.closed:
+            return
+        self._emit([Stop_log_event(server_id=self._server_id, timestamp=self._last_timestamp)])
+        self._file.seek(_FLAGS_OFFSET)
+        self._file.write(bytes((0,)))
         self._file.close()
 
 
-_CLASSES_BY_CODE: dict[int, tuple[type[Log_event], int | None]] = {}
-for _cls in EVENT_CLASSES:
-    if issubclass(_cls, Rows_log_event):
-        _CLASSES_BY_CODE[_cls.v1_type_code] = (_cls, 1)
-        _CLASSES_BY_CODE[_cls.v2_type_code] = (_cls, 2)
-    else:
-        _CLASSES_BY_CODE[_cls.type_code] = (_cls, None)
-
-
-def decode(record: dict[str, object], max_type_code: int) -> Log_event:
-    """An event object from its JSON record; unknown types become Unknown_log_event."""
-    code = record.get("type_code")
-    if not isinstance(code, int):
-        raise ValueError("no integer type_code")
-    if code > max_type_code:
-        raise ValueError(f"event type {code} is beyond the {max_type_code} types the format description declares")
-    header = {name: record.get(name, 0) for name in _HEADER}
-    if not all(isinstance(value, int) for value in header.values()):
-        raise ValueError("server_id, timestamp and flags must be integers")
-    known = _CLASSES_BY_CODE.get(code)
-    if known is None:
-        fields = {k: v for k, v in record.items() if k not in ("type", "type_code", *_HEADER)}
-        return Unknown_log_event(**header, unknown_type_code=code, unknown_type_name=str(record.get("type", "")), fields=fields)
-    cls, version = known
-    body = _checked_body(cls, record)
-    if cls is Table_map_log_event:
-        body["columns"] = [_column_info(column) for column in body.get("columns", [])]
-    if cls is Query_log_event and body.get("charset") is not None:
-        body["charset"] = _charset(body["charset"])
-    if version is not None:
-        body["version"] = version
-        body["rows"] = [_row(row) for row in body.get("rows", [])]
-    event = cls(**header, **body)
-    event.flags = int(header["flags"])
-    return event
-
-
-def _checked_body(cls: type[Log_event], record: dict[str, object]) -> dict[str, object]:
-    """The record's fields for `cls`, each of the type the event declares (by its default)."""
-    body: dict[str, object] = {}
-    for name, expected in _declared_types(cls):
-        if name not in record:
-            continue
-        value = record[name]
-        if expected is not None and not (isinstance(value, expected) and not (expected is int and isinstance(value, bool))):
-            raise ValueError(f"{cls.type_name} field {name!r} should be {expected.__name__}, got {type(value).__name__}")
-        body[name] = value
-    return body
-
-
-@cache
-def _declared_types(cls: type[Log_event]) -> tuple[tuple[str, type | None], ...]:
-    """Each body field of `cls` with the type of its default (None: any type), once per class."""
-    declared = []
-    for spec in body_fields(cls):
-        default = spec.default_factory() if spec.default_factory is not dataclasses.MISSING else spec.default
-        declared.append((spec.name, None if default is None else type(default)))
-    return tuple(declared)
-
-
-def _charset(value: object) -> tuple[int, int, int]:
-    if not (isinstance(value, list) and len(value) == 3 and all(isinstance(i, int) and not isinstance(i, bool) for i in value)):
-        raise ValueError(f"Query charset {value!r} is not three collation ids")
-    return (value[0], value[1], value[2])
-
-
-def _column_info(column: object) -> ColumnInfo:
-    if not (isinstance(column, list) and len(column) == 2 and isinstance(column[0], str)):
-        raise ValueError(f"table map column {column!r} is not [type, nullable]")
-    return ColumnInfo(column[0], bool(column[1]))
-
-
-def _row(row: object) -> Row:
-    if not isinstance(row, dict) or not all(isinstance(row.get(k, []), list) for k in ("before", "after")):
-        raise ValueError(f"row {row!r} is not an object of before/after images")
-    return Row(before=row.get("before"), after=row.get("after"))
-
-
 class BinlogReader:
-    """An open binlog file, its Format_description read once: a replica reads one
-    transaction at a time from its position, and would otherwise decode that event again
-    for each. BinlogCorruptError when the file does not start with one."""
+    """A binlog file read whole, driven by its Format_description: a replica reads one
+    transaction at a time from its position, and each read starts from an event boundary
+    found by walking the headers. BinlogCorruptError when the file does not start right."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, data: bytes | None = None) -> None:
+        """`data`: the file's bytes when the caller has them already (`path` names them)."""
         self.path = path
-        self._file = path.open("rb")
+        self.data = path.read_bytes() if data is None else data
+        if self.data[:4] != MAGIC:
+            raise BinlogCorruptError(path, 0, "not a binary log file (no FE 62 69 6E magic bytes)")
+        self.ctx = FormatContext(MYSQL)
+        self._starts: set[int] = set()  # positions known to start an event
+        self.description = self._decode(len(MAGIC))
+        if not isinstance(self.description.event, Format_description_log_event):
+            raise BinlogCorruptError(path, len(MAGIC), "the first event is not a Format_description")
+
+    def _decode(self, position: int) -> PositionedEvent:
+        data = self.data
         try:
-            first = self._file.readline()
-            if not first:
-                raise BinlogCorruptError(path, 0, "empty file: no Format_description event")
-            self.description = _decode_line(path, 0, first, max_type_code=0)
-        except BaseException:
-            self._file.close()
-            raise
-        self._max_type_code = max(int(code) for code in self.description.event.event_types.values())
+            header = unpack_header(data, position)
+            size = header.event_size
+            if size < HEADER_LENGTH or position + size > len(data):
+                raise EventDecodeError(f"event of {size} bytes, {len(data) - position} left in the file (truncated)")
+            if position == len(MAGIC) and (header.type_code != FORMAT_DESCRIPTION_TYPE or not body_length_ok(size)):
+                raise EventDecodeError("the first event is not a Format_description")
+            event = decode_event(data[position : position + size], self.ctx, header).event
+        except (EventDecodeError, ValueError, OverflowError) as error:
+            raise BinlogCorruptError(self.path, position, str(error)) from None
+        if isinstance(event, Format_description_log_event):
+            self.ctx = context_of(event)
+        self._starts.add(position + size)
+        return PositionedEvent(position, position + size, event)
+
+    def _boundary(self, start: int) -> int:
+        """`start` if an event starts there (walking the headers from the first event)."""
+        if start in self._starts:
+            return start
+        position = self.description.end_log_pos
+        data = self.data
+        while position < start and position + HEADER_LENGTH <= len(data):
+            size = unpack_header(data, position).event_size
+            if size < HEADER_LENGTH:
+                break
+            position += size
+        if position != start:
+            reason = "beyond the end of the file" if start > len(data) else "not the start of an event"
+            raise BinlogCorruptError(self.path, start, f"the position is {reason}")
+        return position
 
     def events(self, start: int = 0) -> Iterator[PositionedEvent]:
         """The events in order from the one at byte `start` on (the Format_description
-        first when `start` is 0); BinlogCorruptError at the first bad line."""
-        if start == 0:
+        first when `start` is 0); BinlogCorruptError at the first bad event."""
+        if start <= len(MAGIC):
             yield self.description
-        file, path = self._file, self.path
-        position = max(start, self.description.end_log_pos)
-        file.seek(position - 1)
-        before = file.read(1)
-        if before != b"\n":
-            reason = "beyond the end of the file" if not before else "not the start of an event"
-            raise BinlogCorruptError(path, position, f"the position is {reason}")
-        for raw in file:
-            event = _decode_line(path, position, raw, self._max_type_code)
+        position = self._boundary(max(start, self.description.end_log_pos))
+        while position < len(self.data):
+            event = self._decode(position)
             yield event
             position = event.end_log_pos
 
     def close(self) -> None:
-        self._file.close()
+        self.data = b""
 
     def __enter__(self) -> BinlogReader:
         return self
@@ -221,26 +185,6 @@ class BinlogReader:
 def read_binlog(path: Path, start: int = 0) -> Iterator[PositionedEvent]:
     """The events of a binlog file in order, from the event at byte `start` on (the
     Format_description event is read first in any case, as a real reader does);
-    BinlogCorruptError at the first bad line."""
+    BinlogCorruptError at the first bad event."""
     with BinlogReader(path) as reader:
         yield from reader.events(start)
-
-
-def _decode_line(path: Path, position: int, raw: bytes, max_type_code: int) -> PositionedEvent:
-    if not raw.endswith(b"\n"):
-        raise BinlogCorruptError(path, position, "truncated event (the line has no end)")
-    try:
-        record = json.loads(raw)
-        if not isinstance(record, dict):
-            raise ValueError("not a JSON object")
-        if position == 0:
-            if record.get("type_code") != Format_description_log_event.type_code:
-                raise ValueError("the first event is not a Format_description event")
-            event_types = record.get("event_types")
-            if not isinstance(event_types, dict) or not event_types:
-                raise ValueError("the format description declares no event types")
-            max_type_code = max(int(code) for code in event_types.values())
-        event = decode(record, max_type_code)
-    except (ValueError, TypeError, KeyError) as error:
-        raise BinlogCorruptError(path, position, str(error)) from None
-    return PositionedEvent(position, position + len(raw), event)

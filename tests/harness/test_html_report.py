@@ -281,7 +281,7 @@ def test_binlog_excerpt_ends_where_the_slave_stopped(real_report: dict[str, obje
     position = run["slave"]["error_position"]
     excerpt = binlog_excerpt(run["binlog"], position)
     lines = excerpt.splitlines()
-    assert lines[0] == "# at 0" and len(lines) <= BINLOG_EXCERPT_LINES
+    assert lines[0] == "# at 4" and len(lines) <= BINLOG_EXCERPT_LINES
     assert [line for line in lines if line.startswith("# at ")][-1] == f"# at {position}"
     assert binlog_excerpt(run["binlog"] + ".gone") is None and binlog_excerpt(None) is None
 
@@ -307,6 +307,6 @@ def test_real_report(real_report: dict[str, object], tmp_path: Path) -> None:
     page = _Page(text)
     summary = real_report["summary"]
     assert {verdict: int(count) for verdict, count in page.counts.items()} == {verdict: summary.get(verdict, 0) for verdict in VERDICTS}
-    assert "<h4>Binlog</h4><pre># at 0" in text and "### UPDATE `test`.`t`" in text
+    assert "<h4>Binlog</h4><pre># at 4" in text and "### UPDATE `test`.`t`" in text
     assert "&lt;script&gt;document.title=1&lt;/script&gt;" in text and "<script>document.title" not in text
     assert f"<code>{real_report['input_errors'][0]['file']}</code>" in text

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import base64
 import re
 
 import pytest
 
 from harness.cli import main
 from server_sim.binlog.base64_events import binlog_statement
+from server_sim.binlog.binary.codec import FormatContext, MYSQL
+from server_sim.binlog.binary.columns import column_info
+from server_sim.binlog.binary.registry import encode_event
 from server_sim.binlog.events import (
-    ColumnInfo,
     Delete_rows_log_event,
     Format_description_log_event,
     Query_log_event,
@@ -24,11 +27,13 @@ from server_sim.errors import SqlError
 from server_sim.flavor import MARIADB_1011, MYSQL_80
 from server_sim.parser import parse_statement
 from server_sim.statement import StatementKind
+from server_sim.types import ColumnType
 
 _BINLOG = re.compile(r"BINLOG '.*?'", re.DOTALL)
 
-DESCRIPTION = binlog_statement([Format_description_log_event(server_version="8.0.39", flavor="mysql-8.0")])
-TABLE_T = Table_map_log_event(table_id=7, database="test", table="t", columns=[ColumnInfo("INT", False), ColumnInfo("INT", True)])
+DESCRIPTION = binlog_statement([Format_description_log_event(server_version="8.0.39")])
+INT = ColumnType("INT")
+TABLE_T = Table_map_log_event(table_id=7, database="test", table="t", columns=[column_info(INT, False, 255), column_info(INT, True, 255)])
 
 
 def write_rows(*rows: tuple[int, int | None], table_map: Table_map_log_event = TABLE_T) -> str:
@@ -96,7 +101,10 @@ def test_only_format_descriptions_and_row_events_are_allowed(new_master) -> None
 def test_a_row_event_without_its_table_map_is_an_error(new_master) -> None:
     master = new_master(SCHEMA)
     event = Write_rows_log_event(table_id=9, width=2, columns_after=[True, True], rows=[Row(after=[1, 1])])
-    result = master.submit("con1", binlog_statement([Format_description_log_event(), event]))
+    ctx = FormatContext(MYSQL)
+    encode_event(Table_map_log_event(table_id=9, database="test", table="t", columns=TABLE_T.columns), ctx, 0)
+    payload = base64.b64encode(encode_event(Format_description_log_event(server_version="8.0.39"), ctx, 0) + encode_event(event, ctx, 0))
+    result = master.submit("con1", f"BINLOG '{payload.decode()}'")
     assert result.error.code == 1105 and "table id 9" in result.error.message
 
 
