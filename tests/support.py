@@ -14,6 +14,9 @@ from pathlib import Path
 from harness.oracle.mariadb import MariaDBServer
 from scenarios.loader import load_scenario
 from scenarios.model import Scenario
+from server_sim.binlog.control_events import FRAMING_EVENTS, Gtid_log_event
+from server_sim.binlog.events import Query_log_event, type_name_of
+from server_sim.binlog.file import read_binlog
 from server_sim.errors import SqlError
 from server_sim.execute.executor import Executor
 from server_sim.execute.outcome import Outcome
@@ -228,3 +231,20 @@ class MariaDBBinlogs:
 
     def stop(self) -> None:
         self.server.stop()
+
+
+def logged_statements(binlog: Path, start: int = 0) -> list[str]:
+    """The binlog's events from byte `start` on, as both flavors' statements read: Query
+    events by their text, others by type name; MariaDB's GTID event shown as the BEGIN it
+    stands for (nothing for a standalone DDL's), the framing events left out."""
+    shown: list[str] = []
+    for positioned in read_binlog(binlog):
+        event = positioned.event
+        if positioned.position < start or isinstance(event, FRAMING_EVENTS):
+            continue
+        if isinstance(event, Gtid_log_event):
+            if not event.standalone:
+                shown.append("BEGIN")
+            continue
+        shown.append(event.query if isinstance(event, Query_log_event) else type_name_of(event))
+    return shown

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from server_sim.binlog.events import Query_log_event, type_name_of
-from server_sim.binlog.file import read_binlog
 from server_sim.flavor import MARIADB_1011, MYSQL_80, Flavor
 
 SCHEMA = [
@@ -16,6 +14,7 @@ SCHEMA = [
     "INSERT INTO n VALUES (1, 1)",
     "INSERT INTO i VALUES (1, 1), (2, 2)",
 ]
+from tests.support import logged_statements
 
 
 def _codes(result) -> list[int]:
@@ -82,7 +81,7 @@ def test_rollback_to_a_savepoint_with_nothing_after_it_kept(new_master, flavor: 
     for sql in ["BEGIN", "INSERT INTO i VALUES (3, 3)", "SAVEPOINT s", "INSERT INTO i VALUES (4, 4)", "ROLLBACK TO s", "COMMIT"]:
         assert master.submit("con1", sql).error is None
     master.finish()
-    events = [p.event.query if isinstance(p.event, Query_log_event) else type_name_of(p.event) for p in read_binlog(master.binlog_path) if p.position >= start]
+    events = logged_statements(master.binlog_path, start)
     assert events == logged
 
 

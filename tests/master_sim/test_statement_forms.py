@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from server_sim.binlog.events import Query_log_event, type_name_of
-from server_sim.binlog.file import read_binlog
 from server_sim.flavor import MARIADB_1011, MYSQL_80, Flavor
 
 SCHEMA = [
@@ -14,10 +12,11 @@ SCHEMA = [
     "CREATE TABLE m (a INT PRIMARY KEY, b INT) ENGINE=MyISAM",
     "INSERT INTO t VALUES (1, 1)",
 ]
+from tests.support import logged_statements
 
 
 def _logged(master, after: int) -> list[str]:
-    return [p.event.query if isinstance(p.event, Query_log_event) else type_name_of(p.event) for p in read_binlog(master.binlog_path) if p.position >= after]
+    return logged_statements(master.binlog_path, after)
 
 
 @pytest.mark.parametrize(

@@ -12,16 +12,17 @@ from server_sim.binlog.events import (
     OPTION_RELAXED_UNIQUE_CHECKS,
     RELAXED_UNIQUE_CHECKS_F,
     STMT_END_F,
-    ColumnInfo,
     Query_log_event,
     Row,
     Table_map_log_event,
     Write_rows_log_event,
 )
+from server_sim.binlog.binary.columns import column_info
 from server_sim.binlog.file import PositionedEvent
 from server_sim.execute.executor import Executor
 from server_sim.flavor import MARIADB_1011
 from server_sim.server import Server, ServerIdentity
+from server_sim.types import ColumnType
 from slave_sim.events import EventApplier
 from slave_sim.status import SlaveStatus
 
@@ -62,6 +63,6 @@ def test_a_statement_runs_with_the_context_its_event_carries(applier: EventAppli
 )
 def test_a_row_event_runs_with_the_checks_its_flags_switch_off(applier: EventApplier, flags: int, variables: dict[str, str]) -> None:
     _apply(applier, Query_log_event(timestamp=1700000000, query="CREATE TABLE t (a INT PRIMARY KEY)"))
-    _apply(applier, Table_map_log_event(table_id=100, database="test", table="t", columns=[ColumnInfo("INT", False)]))
+    _apply(applier, Table_map_log_event(table_id=100, database="test", table="t", columns=[column_info(ColumnType("INT"), False, 45)]))
     _apply(applier, Write_rows_log_event(table_id=100, rows_flags=flags, width=1, columns_after=[True], rows=[Row(after=[1])]))
     assert {name: applier.session.variables[name] for name in variables} == variables

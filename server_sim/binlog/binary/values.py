@@ -17,6 +17,7 @@ from collections.abc import Callable
 from decimal import Decimal
 
 from . import columns as c
+from .json_binary import decode_json_binary, encode_json_binary
 from .packing import Cursor, EventDecodeError
 
 _DIG2BYTES = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
@@ -215,6 +216,7 @@ _PACKERS: dict[int, Callable[[object, int], bytes]] = {
     c.MYSQL_TYPE_STRING: _pack_char,
     c.MYSQL_TYPE_BLOB: lambda v, m: _length_prefixed(v.encode() if isinstance(v, str) else bytes(v), m),
     c.MYSQL_TYPE_GEOMETRY: lambda v, m: _length_prefixed(bytes(v), m),
+    c.MYSQL_TYPE_JSON: lambda v, m: _length_prefixed(encode_json_binary(v), m),
     c.MYSQL_TYPE_DATE: _pack_date,
     c.MYSQL_TYPE_NEWDATE: _pack_date,
     c.MYSQL_TYPE_DATETIME2: lambda v, m: pack_datetime2(v, m),
@@ -259,11 +261,11 @@ def _text(data: bytes, charset: int | None) -> str | bytes:
 
 
 def _json(data: bytes) -> object:
+    """MySQL's binary JSON; bytes it cannot decode are the event's corruption."""
     try:
-        from .json_binary import decode_json_binary  # noqa: PLC0415 - the JSON decoder is optional
-    except ImportError:
-        raise UnsupportedValueError("binary JSON values are not supported by this reader") from None
-    return decode_json_binary(data)
+        return decode_json_binary(data)
+    except ValueError as error:
+        raise UnsupportedValueError(f"binary JSON value: {error}") from None
 
 
 def _unpack_date(cursor: Cursor, metadata: int) -> dt.date | str:
