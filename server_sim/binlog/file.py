@@ -10,17 +10,42 @@ ignorable flag) is a BinlogCorruptError naming the file and the event's position
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from .binary.codec import MARIADB, MYSQL, FormatContext
-from .binary.format_description import FORMAT_DESCRIPTION_TYPE, body_length_ok, context_of, format_description
-from .binary.header import HEADER_LENGTH, LOG_EVENT_BINLOG_IN_USE_F, MAGIC, unpack_header
+from .binary.format_description import (
+    FORMAT_DESCRIPTION_TYPE,
+    body_length_ok,
+    context_of,
+    format_description,
+)
+from .binary.header import (
+    BINLOG_CHECKSUM_ALG_OFF,
+    CHECKSUM_LENGTH,
+    HEADER_LENGTH,
+    LOG_EVENT_BINLOG_IN_USE_F,
+    MAGIC,
+    unpack_header,
+    verify_checksum,
+)
 from .binary.packing import EventDecodeError
-from .binary.registry import decode_event, encode_body, encode_event, event_size, frame_body
+from .binary.registry import (
+    decode_event,
+    encode_body,
+    encode_event,
+    event_size,
+    frame_body,
+)
 from .binary.transaction_framing import GroupFraming
+from .binary.transaction_payload import (
+    TRANSACTION_PAYLOAD_TYPE,
+    inner_events,
+    split_inner_events,
+)
 from .control_events import Stop_log_event
 from .events import Format_description_log_event, Log_event
 
@@ -168,9 +193,30 @@ class BinlogReader:
             yield self.description
         position = self._boundary(max(start, self.description.end_log_pos))
         while position < len(self.data):
-            event = self._decode(position)
-            yield event
-            position = event.end_log_pos
+            decoded = self._decode_all(position)
+            yield from decoded
+            position = decoded[-1].end_log_pos
+
+    def _decode_all(self, position: int) -> list[PositionedEvent]:
+        """The event at `position`, or the events a Transaction_payload there holds, each
+        at the payload's position: a replica applies the transaction inside as one."""
+        if position + HEADER_LENGTH > len(self.data) or unpack_header(self.data, position).type_code != TRANSACTION_PAYLOAD_TYPE:
+            return [self._decode(position)]
+        header = unpack_header(self.data, position)
+        end = position + header.event_size
+        body_end = end - (CHECKSUM_LENGTH if self.ctx.checksum else 0)
+        inner_ctx = dataclasses.replace(self.ctx, checksum_alg=BINLOG_CHECKSUM_ALG_OFF)
+        try:
+            if end > len(self.data) or body_end < position + HEADER_LENGTH:
+                raise EventDecodeError(f"event of {header.event_size} bytes, {len(self.data) - position} left in the file (truncated)")
+            if self.ctx.checksum:
+                verify_checksum(self.data[position:end])
+            inner = split_inner_events(inner_events(self.data[position + HEADER_LENGTH : body_end]))
+            events = [decode_event(raw, inner_ctx).event for raw in inner]
+        except (EventDecodeError, ValueError, OverflowError) as error:
+            raise BinlogCorruptError(self.path, position, f"Transaction_payload: {error}") from None
+        self._starts.add(end)
+        return [PositionedEvent(position, end, event) for event in events]
 
     def close(self) -> None:
         self.data = b""

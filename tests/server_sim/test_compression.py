@@ -4,11 +4,26 @@ types, and real MariaDB 10.11 binlogs read and written back byte for byte."""
 from __future__ import annotations
 
 import zlib
+from pathlib import Path
 
 import pytest
 
-from server_sim.binlog.binary.compression import COMPRESSED_EVENT_TYPES, CompressedPart, pack_compressed, record_offset, unpack_compressed
-from tests.support import ALL_TYPES_ROWS, ALL_TYPES_TABLE, MariaDBBinlogs, RawEvent, raw_events
+from server_sim.binlog.binary.compression import (
+    COMPRESSED_EVENT_TYPES,
+    CompressedPart,
+    pack_compressed,
+    record_offset,
+    unpack_compressed,
+)
+from server_sim.binlog.events import Query_log_event, Rows_log_event
+from server_sim.binlog.file import read_binlog
+from tests.support import (
+    ALL_TYPES_ROWS,
+    ALL_TYPES_TABLE,
+    MariaDBBinlogs,
+    RawEvent,
+    raw_events,
+)
 
 FORMAT_DESCRIPTION = 15
 STATEMENTS = (
@@ -161,3 +176,25 @@ def test_default_minimum_length_leaves_short_statements_plain(mariadb_binlogs: M
     lengths = post_header_lengths(events)
     queries = [(event.type_code, original_body(event, lengths)[1] if event.type_code == 165 else event.body) for event in events if event.type_code in (2, 165)]
     assert [(code, body.endswith(b"('a')"), b"b" * 300 in body) for code, body in queries if b"INSERT" in body] == [(2, True, False), (165, False, True)]
+
+
+@pytest.mark.parametrize("checksum", ["CRC32", "NONE"])
+@pytest.mark.parametrize("binlog_format", ["ROW", "STATEMENT"])
+def test_the_reader_reads_compressed_events_as_the_plain_ones(mariadb_binlogs: MariaDBBinlogs, binlog_format: str, checksum: str) -> None:
+    """read_binlog of a log_bin_compress file gives the events of the same statements'
+    plain file: statement texts, table maps and row images alike."""
+    settings = {"binlog_format": binlog_format, "binlog_checksum": checksum}
+    compressed = mariadb_binlogs.binlog(STATEMENTS, log_bin_compress="ON", log_bin_compress_min_len="10", **settings)
+    plain = mariadb_binlogs.binlog(STATEMENTS, **settings)
+
+    def changes(path: Path) -> list[tuple[str, object]]:
+        shown = []
+        for positioned in read_binlog(path):
+            event = positioned.event
+            if isinstance(event, Query_log_event):
+                shown.append(("Query", event.query))
+            elif isinstance(event, Rows_log_event):
+                shown.append((type(event).__name__, [(row.before, row.after) for row in event.rows]))
+        return shown
+
+    assert changes(compressed) == changes(plain) != []

@@ -1,9 +1,10 @@
 """Every event body this project reads and writes, by type code, and the whole-event
 step on top of the bodies: header, body, checksum, at a file position.
 
-Types a real server writes that are read elsewhere once they are supported (MySQL's
-Transaction_payload, 40; MariaDB's compressed Query and Rows events, 165-171) have no
-entry here: reading one is an error that names it, never a guess.
+MariaDB's compressed Query and Rows events (165-171, `log_bin_compress`) are read as the
+plain events they stand for, their record inflated; MySQL's Transaction_payload (40) is
+opened by the file reader, which decodes the events inside. Reading one here, outside a
+file, is an error that names it, never a guess.
 """
 
 from __future__ import annotations
@@ -13,7 +14,16 @@ from dataclasses import dataclass
 from ..events import Log_event, Table_map_log_event, Unknown_log_event, type_code_of
 from . import format_description, framing, row_events, statement_events
 from .codec import EventCodec, FormatContext
-from .header import CHECKSUM_LENGTH, HEADER_LENGTH, LOG_EVENT_IGNORABLE_F, EventHeader, frame, unpack_header, verify_checksum
+from .compression import COMPRESSED_EVENT_TYPES, record_offset, unpack_compressed
+from .header import (
+    CHECKSUM_LENGTH,
+    HEADER_LENGTH,
+    LOG_EVENT_IGNORABLE_F,
+    EventHeader,
+    frame,
+    unpack_header,
+    verify_checksum,
+)
 from .packing import EventDecodeError
 
 CODECS: dict[int, EventCodec] = {
@@ -24,7 +34,6 @@ CODECS: dict[int, EventCodec] = {
 }
 UNSUPPORTED: dict[int, str] = {
     40: "Transaction_payload (binlog_transaction_compression)",
-    **{code: "a compressed event (log_bin_compress)" for code in range(165, 172)},
 }
 
 
@@ -80,6 +89,8 @@ def decode_event(data: bytes, ctx: FormatContext, header: EventHeader | None = N
         if ctx.checksum or (is_fde and data[body_end - 1] == 1):
             verify_checksum(data)
     body = data[HEADER_LENGTH:body_end]
+    if header.type_code in COMPRESSED_EVENT_TYPES:
+        body, header = _inflated(body, header, ctx)
     codec = CODECS.get(header.type_code)
     if codec is None:
         if header.type_code in UNSUPPORTED:
@@ -94,3 +105,19 @@ def decode_event(data: bytes, ctx: FormatContext, header: EventHeader | None = N
     if isinstance(event, Table_map_log_event):
         ctx.table_maps[event.table_id] = event
     return DecodedEvent(header, event)
+
+
+def _inflated(body: bytes, header: EventHeader, ctx: FormatContext) -> tuple[bytes, EventHeader]:
+    """A compressed event's body with its record inflated, and its header as the plain
+    event's: what the server's uncompress step hands the event's own reader."""
+    entry = COMPRESSED_EVENT_TYPES[header.type_code]
+    lengths = ctx.post_header_lengths
+    post_header = lengths[header.type_code - 1] if len(lengths) >= header.type_code else 0
+    try:
+        offset = record_offset(entry, body, post_header)
+        original, used = unpack_compressed(body[offset:])
+    except ValueError as error:
+        raise EventDecodeError(f"{entry.name}: {error}") from None
+    if used != len(body) - offset:
+        raise EventDecodeError(f"{entry.name}: {len(body) - offset - used} bytes after its compressed record")
+    return body[:offset] + original, header._replace(type_code=entry.uncompressed_type)

@@ -36,6 +36,8 @@ _EVENT_SIZE_OFFSET = 9
 _CHUNK = 1 << 20
 
 
+TRANSACTION_PAYLOAD_TYPE = 40
+
 class PayloadCompression(enum.IntEnum):
     """transaction::compression::type: the algorithm of the payload."""
 
