@@ -185,9 +185,11 @@ def parse_statement(sql: str) -> Statement:
     tree = trees[0]
     if isinstance(tree, exp.Insert) and tree.args.get("with_"):
         raise _syntax_error_at(text, r"\b(?:INSERT|REPLACE)\b")  # WITH opens a query, not an INSERT
-    without_optimizer_hints(tree)
+    if "/*+" in text:
+        without_optimizer_hints(tree)
     _refuse_foreign_clauses(tree)
-    refuse_partition_selection(tree)
+    if "PARTITION" in text.upper():
+        refuse_partition_selection(tree)
     if isinstance(tree, exp.Delete) and (tree.args.get("tables") or tree.args.get("using")):
         # The grammar of a multi-table DELETE has no ORDER BY or LIMIT.
         for clause in ("order", "limit"):
