@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import struct
 
+from .packed_integer import pack_integer
+
 _U16 = struct.Struct("<H")
 _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
@@ -49,14 +51,8 @@ def i64(value: int) -> bytes:
 
 
 def lenenc(value: int) -> bytes:
-    """The packed integer of net_store_length: < 251 in one byte, else a marker and 2, 3 or 8 bytes."""
-    if value < 251:
-        return bytes((value,))
-    if value < 1 << 16:
-        return b"\xfc" + _U16.pack(value)
-    if value < 1 << 24:
-        return b"\xfd" + value.to_bytes(3, "little")
-    return b"\xfe" + _U64.pack(value)
+    """The packed integer of net_store_length (packed_integer.py writes it)."""
+    return pack_integer(value)
 
 
 def bitmap(bits: list[bool], pad: bool = False) -> bytes:
