@@ -80,23 +80,52 @@ def _syntax_error_at(text: str, pattern: str) -> SqlError:
 
 # The clauses each DML statement may carry; anything else sqlglot accepts (INSERT OR
 # REPLACE, RETURNING, BY NAME, ...) is another dialect's and is refused, not ignored.
-_MODELLED_CLAUSES: dict[type[exp.Expression], frozenset[str]] = {
+DML_CLAUSES: dict[type[exp.Expression], frozenset[str]] = {
     exp.Insert: frozenset({"this", "expression", "ignore", "conflict"}),
     exp.Update: frozenset({"this", "expressions", "where", "order", "limit"}),
     exp.Delete: frozenset({"this", "where", "order", "limit", "tables", "using"}),
 }
 
 
-def _refuse_foreign_clauses(tree: exp.Expression) -> None:
+# The parts of a SELECT (top-level or nested) the simulator reads: WINDOW and INTO are read
+# to be refused by name where a query is translated; anything else sqlglot can put on a
+# Select (QUALIFY, SAMPLE, SORT BY, SETTINGS, ...) is another dialect's and is refused here.
+SELECT_CLAUSES: frozenset[str] = frozenset(
+    {"expressions", "distinct", "from_", "joins", "where", "group", "having", "order", "limit", "offset", "locks", "with_", "windows", "into", "operation_modifiers", "hint"}
+)
+
+
+def refuse_unread_select_clauses(tree: exp.Expression) -> None:
+    """1235 naming the first clause of any SELECT in `tree` that the simulator does not read."""
+    for select in tree.find_all(exp.Select):
+        for name, value in select.args.items():
+            if value and name not in SELECT_CLAUSES:
+                raise not_supported(f"SELECT with {_clause_name(name)}{_rendered(select)}")
+
+
+def _clause_name(name: str) -> str:
+    return name.rstrip("_").upper().replace("_", " ")
+
+
+def _rendered(tree: exp.Expression) -> str:
+    """` ('the SQL')` of a tree, or nothing when the tree cannot be rendered as MySQL."""
+    try:
+        return f" ({tree.sql(dialect='mysql')!r})"
+    except Exception:  # noqa: BLE001 - a clause of another dialect may not render as MySQL
+        return ""
+
+
+def refuse_unread_clauses(tree: exp.Expression) -> None:
     for lock in tree.args.get("locks") or () if isinstance(tree, exp.Select) else ():
         if lock.args.get("wait") is not None or lock.expressions:
             raise not_supported(f"locking read {lock.sql(dialect='mysql')!r} (NOWAIT, SKIP LOCKED, WAIT n and OF tables)")
-    allowed = _MODELLED_CLAUSES.get(type(tree))
+    refuse_unread_select_clauses(tree)
+    allowed = DML_CLAUSES.get(type(tree))
     if allowed is None:
         return
     for name, value in tree.args.items():
         if value and name not in allowed:
-            raise not_supported(f"{type(tree).__name__.upper()} with {name.upper().replace('_', ' ')} ({tree.sql(dialect='mysql')!r})")
+            raise not_supported(f"{type(tree).__name__.upper()} with {_clause_name(name)}{_rendered(tree)}")
 
 
 def _duplicate_keyword(text: str) -> Token | None:
@@ -187,7 +216,7 @@ def parse_statement(sql: str) -> Statement:
         raise _syntax_error_at(text, r"\b(?:INSERT|REPLACE)\b")  # WITH opens a query, not an INSERT
     if "/*+" in text:
         without_optimizer_hints(tree)
-    _refuse_foreign_clauses(tree)
+    refuse_unread_clauses(tree)
     if "PARTITION" in text.upper():
         refuse_partition_selection(tree)
     if isinstance(tree, exp.Delete) and (tree.args.get("tables") or tree.args.get("using")):

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import pytest
+import sqlglot
+from sqlglot import exp
 
 from server_sim.errors import SqlError
-from server_sim.parser import parse_statement, unparse
+from server_sim.parser import (
+    DML_CLAUSES,
+    SELECT_CLAUSES,
+    parse_statement,
+    refuse_unread_clauses,
+    unparse,
+)
 from server_sim.statement import StatementKind
 
 
@@ -79,3 +87,39 @@ def test_malformed_rename_table_is_1064(sql: str) -> None:
     with pytest.raises(SqlError) as raised:
         parse_statement(sql)
     assert raised.value.code == 1064
+
+
+# Every argument sqlglot's trees can carry on the statements the simulator accepts is read,
+# or the statement is refused with 1235 naming it: nothing reaches the executor unread.
+_QUERY = "SELECT a FROM t WHERE a IN (SELECT a FROM t)"
+_DML = {exp.Insert: "INSERT INTO t VALUES (1)", exp.Update: "UPDATE t SET a = 1", exp.Delete: "DELETE FROM t"}
+
+
+def test_the_clauses_read_are_sqlglot_s() -> None:
+    """A clause renamed by a new sqlglot would otherwise be read as absent."""
+    assert SELECT_CLAUSES <= set(exp.Select.arg_types)
+    for node, clauses in DML_CLAUSES.items():
+        assert clauses <= set(node.arg_types), node.__name__
+
+
+@pytest.mark.parametrize("clause", sorted(set(exp.Select.arg_types) - SELECT_CLAUSES))
+@pytest.mark.parametrize("nested", [False, True], ids=["top", "subquery"])
+def test_every_select_clause_not_read_is_refused(clause: str, nested: bool) -> None:
+    tree = sqlglot.parse_one(_QUERY, read="mysql")
+    select = tree.find(exp.Subquery).this if nested else tree
+    select.set(clause, True)
+    with pytest.raises(SqlError) as refused:
+        refuse_unread_clauses(tree)
+    assert refused.value.code == 1235 and f"SELECT with {clause.rstrip('_').upper().replace('_', ' ')}" in refused.value.message
+
+
+@pytest.mark.parametrize(
+    ("node", "clause"), [(node, clause) for node, clauses in DML_CLAUSES.items() for clause in sorted(set(node.arg_types) - clauses)], ids=str
+)
+def test_every_dml_clause_not_read_is_refused(node: type[exp.Expression], clause: str) -> None:
+    tree = sqlglot.parse_one(_DML[node], read="mysql")
+    assert isinstance(tree, node)
+    tree.set(clause, True)
+    with pytest.raises(SqlError) as refused:
+        refuse_unread_clauses(tree)
+    assert refused.value.code == 1235 and f"with {clause.rstrip('_').upper().replace('_', ' ')}" in refused.value.message
