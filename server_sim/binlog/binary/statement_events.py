@@ -10,20 +10,21 @@ from __future__ import annotations
 
 import struct
 from decimal import Decimal
+from functools import lru_cache
 
+from ..control_events import Rotate_log_event, Stop_log_event
 from ..events import (
-    Ignorable_log_event,
-    Unknown_log_event,
     INTVAR_INSERT_ID,
     INTVAR_LAST_INSERT_ID,
+    Ignorable_log_event,
     Intvar_log_event,
     Log_event,
     Query_log_event,
     Rand_log_event,
+    Unknown_log_event,
     User_var_log_event,
     Xid_log_event,
 )
-from ..control_events import Rotate_log_event, Stop_log_event
 from .codec import EventCodec, FormatContext, header_fields, raw, text
 from .format_description import default_charset
 from .header import EventHeader
@@ -47,18 +48,43 @@ def _order(code: int) -> tuple[int, int]:
 
 
 def _status_vars(event: Query_log_event, ctx: FormatContext) -> bytes:
+    return _status_block(
+        event.flags2,
+        event.sql_mode,
+        event.charset,
+        event.auto_increment_increment,
+        event.auto_increment_offset,
+        event.time_zone,
+        event.other_status,
+        ctx.flavor,
+    )
+
+
+# A session logs statement after statement with the same settings: their status block is
+# worked out once.
+@lru_cache(maxsize=1024)
+def _status_block(
+    flags2: int,
+    sql_mode: str,
+    charset: tuple[int, int, int] | None,
+    increment: int,
+    offset: int,
+    time_zone: str,
+    other_status: tuple[tuple[int, bytes], ...],
+    flavor: str,
+) -> bytes:
     status: list[tuple[int, bytes]] = [
-        (Q_FLAGS2, u32(event.flags2)),
-        (Q_SQL_MODE, u64(sql_mode_bits(event.sql_mode, ctx.flavor))),
+        (Q_FLAGS2, u32(flags2)),
+        (Q_SQL_MODE, u64(sql_mode_bits(sql_mode, flavor))),
         (Q_CATALOG_NZ, b"\x03std"),
-        (Q_CHARSET, b"".join(u16(part) for part in event.charset or default_charset(ctx.flavor))),
+        (Q_CHARSET, b"".join(u16(part) for part in charset or default_charset(flavor))),
     ]
-    if (event.auto_increment_increment, event.auto_increment_offset) != (1, 1):
-        status.append((Q_AUTO_INCREMENT, u16(event.auto_increment_increment) + u16(event.auto_increment_offset)))
-    if event.time_zone != "SYSTEM":
-        zone = raw(event.time_zone)
+    if (increment, offset) != (1, 1):
+        status.append((Q_AUTO_INCREMENT, u16(increment) + u16(offset)))
+    if time_zone != "SYSTEM":
+        zone = raw(time_zone)
         status.append((Q_TIME_ZONE, u8(len(zone)) + zone))
-    status.extend(event.other_status)
+    status.extend(other_status)
     status.sort(key=lambda item: _order(item[0]))
     return b"".join(u8(code) + value for code, value in status)
 
@@ -75,14 +101,21 @@ def decode_query(body: bytes, header: EventHeader, ctx: FormatContext) -> Log_ev
     cursor = Cursor(body)
     thread_id, exec_time, db_len, error_code, status_len = cursor.unpack(_QUERY_HEAD)
     cursor.take(ctx.post_header_length(2, _QUERY_POST_HEADER) - _QUERY_POST_HEADER)
-    fields = _read_status(Cursor(cursor.take(status_len)), ctx)
+    fields = _status_fields(cursor.take(status_len), ctx.flavor)
     db = text(cursor.cstring(db_len))
     return Query_log_event(
         **header_fields(header), thread_id=thread_id, exec_time=exec_time, db=db, error_code=error_code, query=text(cursor.rest()), **fields
     )
 
 
-def _read_status(cursor: Cursor, ctx: FormatContext) -> dict[str, object]:
+@lru_cache(maxsize=1024)
+def _status_fields(block: bytes, flavor: str) -> dict[str, object]:
+    """The fields of a status block (read once per distinct block: the values are immutable,
+    and the caller only unpacks the dict)."""
+    return _read_status(Cursor(block), flavor)
+
+
+def _read_status(cursor: Cursor, flavor: str) -> dict[str, object]:
     fields: dict[str, object] = {}
     other: list[tuple[int, bytes]] = []
     while cursor.remaining:
@@ -90,7 +123,7 @@ def _read_status(cursor: Cursor, ctx: FormatContext) -> dict[str, object]:
         if code == Q_FLAGS2:
             fields["flags2"] = cursor.u32()
         elif code == Q_SQL_MODE:
-            fields["sql_mode"] = sql_mode_text(cursor.u64(), ctx.flavor)
+            fields["sql_mode"] = sql_mode_text(cursor.u64(), flavor)
         elif code == Q_CATALOG_NZ:
             if cursor.take(cursor.u8()) != b"std":
                 raise EventDecodeError("a catalog other than 'std'")
