@@ -22,7 +22,7 @@ from harness.findings import causing_step
 from harness.runner import run_variant
 from scenarios.interleavings import explore, normal_form
 from scenarios.model import Scenario
-from scenarios.workload import GeneratedStatement, Interleaving, Workload
+from scenarios.workload import GeneratedStatement, Workload
 from scenarios.writer import write_scenario
 from server_sim.errors import SqlError
 from server_sim.flavor import Flavor
