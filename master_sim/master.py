@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from server_sim.binlog.binary.header import CHECKSUM_ALGORITHMS
 from server_sim.binlog.file import BinlogWriter
 from server_sim.engines import EngineRegistry
 from server_sim.flavor import Flavor
@@ -39,7 +40,8 @@ class Master:
         self.locks = LockManager()
         self.events = EventFactory(flavor, MASTER_SERVER_ID, self.server.catalog.database)
         self.binlog_path = binlog_path
-        self.writer = BinlogWriter(binlog_path, flavor.server_version, flavor.name, MASTER_SERVER_ID, unix_time(self.server.now()))
+        checksum = CHECKSUM_ALGORITHMS[self.server.global_variables["binlog_checksum"]]
+        self.writer = BinlogWriter(binlog_path, flavor.server_version, flavor.name, MASTER_SERVER_ID, unix_time(self.server.now()), checksum)
         # Every row change a statement made, in the order they happened: what traces a
         # row that differs on the slave back to the step that wrote it.
         self.effects: list[RowEffect] = []

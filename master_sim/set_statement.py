@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from server_sim.charsets import COLLATIONS, default_collation
-from server_sim.errors import ErrorCode, SqlError
+from server_sim.errors import ErrorCode, SqlError, not_supported
 from server_sim.execute.executor import Executor
 from server_sim.server import Server
 from server_sim.statement import Statement
@@ -74,6 +74,9 @@ class SetStatement:
         else:
             raise SqlError(ErrorCode.ER_NOT_SUPPORTED_YET, f"SET {item.sql(dialect='mysql')}")
         variable = self.server.registry.lookup(target.name)
+        if variable.name == "binlog_checksum":
+            # The server closes the binlog and opens a new file written the new way.
+            raise not_supported("SET binlog_checksum while the binlog is open (a rotation to a new file); give it in the scenario's settings")
         if variable.read_only:
             raise SqlError(ErrorCode.ER_UNKNOWN_ERROR, message=f"Variable '{variable.name}' is a read only variable")
         raw = value_node.name if isinstance(value_node, (exp.Var, exp.Column, exp.Identifier)) else self._evaluate(ms, value_node)

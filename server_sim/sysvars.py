@@ -106,7 +106,7 @@ MODELLED_SQL_MODES = frozenset({"NO_AUTO_VALUE_ON_ZERO", "NO_AUTO_CREATE_USER", 
 # Variables the servers have that the simulator does not model: refused with 1235 (set or read).
 UNMODELLED_VARIABLES = frozenset(
     {
-        "big_tables", "binlog_checksum", "binlog_error_action", "binlog_order_commits",
+        "big_tables", "binlog_error_action", "binlog_order_commits",
         "binlog_transaction_dependency_tracking", "character_set_filesystem", "check_constraint_checks",
         "default_storage_engine", "default_tmp_storage_engine", "default_week_format", "div_precision_increment",
         "end_markers_in_json", "enforce_gtid_consistency", "explicit_defaults_for_timestamp",
@@ -225,6 +225,7 @@ def _variables(flavor: Flavor) -> list[SystemVariable]:
     return [
         SystemVariable("binlog_format", ("STATEMENT", "MIXED", "ROW"), flavor.default_binlog_format),
         SystemVariable("binlog_row_image", ("FULL", "MINIMAL", "NOBLOB"), "FULL"),
+        SystemVariable("binlog_checksum", ("CRC32", "NONE"), "CRC32"),
         SystemVariable("binlog_direct_non_transactional_updates", ON_OFF, "OFF"),
         SystemVariable("binlog_rows_query_log_events", ON_OFF, "OFF"),
         SystemVariable("binlog_annotate_row_events", ON_OFF, "ON"),
