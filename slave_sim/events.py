@@ -7,8 +7,10 @@ error code; where the position stands and what is committed is the Slave's conce
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from server_sim.applier.row_applier import RowApplier
+from server_sim.binlog.control_events import Gtid_log_event
 from server_sim.binlog.events import (
     INTVAR_INSERT_ID,
     NO_FOREIGN_KEY_CHECKS_F,
@@ -28,7 +30,6 @@ from server_sim.binlog.events import (
     Xid_log_event,
     type_name_of,
 )
-from server_sim.binlog.control_events import Gtid_log_event
 from server_sim.binlog.file import PositionedEvent
 from server_sim.errors import ErrorCode, SqlError
 from server_sim.execute.executor import Executor
@@ -123,6 +124,11 @@ class EventApplier:
             return
         if keyword == "ROLLBACK":
             self.rollback()
+            return
+        if _ACCOUNT_STATEMENT.match(text):
+            # Accounts, privileges and caches live in the mysql schema and the server, not in
+            # the tables replication is checked on: a replica runs these, this one notes them.
+            self.status.warnings.append(f"{_first_words(text)} at position {self.position} applied as a no-op (accounts, privileges and caches are not modelled)")
             return
         try:
             statement = parse_statement(text)
@@ -234,6 +240,18 @@ def _apply_query_context(variables: dict[str, str], event: Query_log_event) -> N
     variables.update(option_variables(event.flags2))
     if event.charset is not None:
         variables.update(charset_variables(event.charset))
+
+
+# What real masters log besides changes to tables: account management, privileges and
+# FLUSH of the server's caches. They change nothing the simulator compares.
+_ACCOUNT_STATEMENT = re.compile(
+    r"(?:/\*.*?\*/\s*)*(?:(?:CREATE|DROP|RENAME|ALTER)\s+(?:USER|ROLE)\b|(?:GRANT|REVOKE)\b|SET\s+(?:PASSWORD|DEFAULT\s+ROLE)\b|FLUSH\b)",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def _first_words(text: str) -> str:
+    return " ".join(text.split()[:2]).upper()
 
 
 def _query_error(error: SqlError, event: Query_log_event) -> SqlError:
