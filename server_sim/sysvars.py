@@ -123,13 +123,12 @@ UNMODELLED_VARIABLES = frozenset(
         "sql_warnings", "storage_engine", "tmp_table_size", "transaction_read_only", "tx_read_only",
         "updatable_views_with_limit", "wait_timeout",
         # Replication, logging and server settings scripts and dumps set or read.
-        "binlog_expire_logs_seconds", "binlog_rows_query_log_events", "binlog_row_value_options",
-        "bulk_insert_buffer_size", "character_set_database", "collation_database", "completion_type",
+        "binlog_expire_logs_seconds", "binlog_row_value_options", "bulk_insert_buffer_size", "completion_type",
         "event_scheduler", "expire_logs_days", "general_log", "gtid_binlog_pos", "gtid_current_pos",
         "gtid_executed", "gtid_purged", "gtid_slave_pos", "gtid_strict_mode", "innodb_autoinc_lock_mode",
         "innodb_flush_log_at_trx_commit", "join_buffer_size", "local_infile", "log_output", "long_query_time",
         "max_binlog_size", "max_connections", "net_buffer_length", "read_buffer_size", "read_only",
-        "read_rnd_buffer_size", "secure_file_priv", "server_id", "slow_query_log", "sort_buffer_size",
+        "read_rnd_buffer_size", "secure_file_priv", "slow_query_log", "sort_buffer_size",
         "super_read_only", "table_open_cache", "thread_cache_size",
     }
 )
