@@ -16,7 +16,7 @@ _MYSQL = sqlglot.Dialect.get_or_raise("mysql")
 # Words after SELECT, UPDATE or DELETE that change no result, only how the server plans or
 # buffers the statement: taken out before sqlglot reads it (which would take SQL_NO_CACHE
 # for a column), the statement logged as sent. Those that change how MyISAM's table locks
-# queue (LOW_PRIORITY, HIGH_PRIORITY) are not modelled.
+# queue (LOW_PRIORITY, HIGH_PRIORITY, after INSERT too) are not modelled.
 _NEUTRAL_MODIFIERS = {
     "SELECT": frozenset({"STRAIGHT_JOIN", "SQL_SMALL_RESULT", "SQL_BIG_RESULT", "SQL_BUFFER_RESULT", "SQL_CACHE", "SQL_NO_CACHE"}),
     "DELETE": frozenset({"QUICK"}),
@@ -28,7 +28,7 @@ _MODIFIER_HINTS = ("STRAIGHT_JOIN", "SQL_", "QUICK", "PRIORITY")
 
 def without_neutral_modifiers(source: str) -> str:
     """`source` without the result-neutral modifiers of its SELECTs and DELETE; 1235 for a
-    LOW_PRIORITY or HIGH_PRIORITY one (INSERT's are refused by _priority_keyword)."""
+    LOW_PRIORITY or HIGH_PRIORITY one of any statement."""
     upper = source.upper()
     if not any(word in upper for word in _MODIFIER_HINTS):
         return source
@@ -39,7 +39,7 @@ def without_neutral_modifiers(source: str) -> str:
     cuts: list[Token] = []
     for index, token in enumerate(tokens):
         verb = token.text.upper()
-        if verb not in ("SELECT", "UPDATE", "DELETE") or token.token_type in (TokenType.STRING, TokenType.IDENTIFIER):
+        if verb not in ("SELECT", "INSERT", "UPDATE", "DELETE") or token.token_type in (TokenType.STRING, TokenType.IDENTIFIER):
             continue
         for following in tokens[index + 1 :]:
             word = following.text.upper() if following.token_type is not TokenType.IDENTIFIER else ""

@@ -155,20 +155,15 @@ def _duplicate_keyword(text: str) -> Token | None:
     return None
 
 
-def _priority_keyword(text: str) -> Token | None:
+def _delayed_keyword(text: str) -> Token | None:
     """The DELAYED of `INSERT DELAYED` / `REPLACE DELAYED`, which the servers run as a plain
-    INSERT (sqlglot rejects the word); LOW_PRIORITY and HIGH_PRIORITY, which change how
-    MyISAM's table locks queue, are not modelled."""
-    upper = text[:40].upper()
-    if "DELAYED" not in upper and "PRIORITY" not in upper:
+    INSERT (sqlglot rejects the word)."""
+    if "DELAYED" not in text[:40].upper():
         return None
     tokens = _MYSQL.tokenize(text)
     if len(tokens) < 2 or tokens[0].token_type is not TokenType.INSERT:
         return None
-    word = tokens[1].text.upper()
-    if word in ("LOW_PRIORITY", "HIGH_PRIORITY"):
-        raise not_supported(f"INSERT {word} (MyISAM's lock queueing)")
-    return tokens[1] if word == "DELAYED" else None
+    return tokens[1] if tokens[1].text.upper() == "DELAYED" else None
 
 
 def _write_mode(tree: exp.Expression, is_replace: bool, keyword: Token | None) -> WriteMode:
@@ -198,7 +193,7 @@ def parse_statement(sql: str) -> Statement:
     keyword = _duplicate_keyword(source)
     if keyword is not None:
         source = source[: keyword.start] + source[keyword.end + 1 :]
-    delayed = _priority_keyword(source)
+    delayed = _delayed_keyword(source)
     if delayed is not None:
         source = source[: delayed.start] + source[delayed.end + 1 :]
     source = without_neutral_modifiers(source)
