@@ -200,9 +200,9 @@ class BinlogReader:
     def _decode_all(self, position: int) -> list[PositionedEvent]:
         """The event at `position`, or the events a Transaction_payload there holds, each
         at the payload's position: a replica applies the transaction inside as one."""
-        if position + HEADER_LENGTH > len(self.data) or unpack_header(self.data, position).type_code != TRANSACTION_PAYLOAD_TYPE:
+        header = unpack_header(self.data, position) if position + HEADER_LENGTH <= len(self.data) else None
+        if header is None or header.type_code != TRANSACTION_PAYLOAD_TYPE:
             return [self._decode(position)]
-        header = unpack_header(self.data, position)
         end = position + header.event_size
         body_end = end - (CHECKSUM_LENGTH if self.ctx.checksum else 0)
         inner_ctx = dataclasses.replace(self.ctx, checksum_alg=BINLOG_CHECKSUM_ALG_OFF)
