@@ -120,6 +120,6 @@ def remove_cleanup(capture: Capture, checkpoints: set[int]) -> None:
     end = max((checkpoint for checkpoint in checkpoints if checkpoint < len(statements)), default=len(statements))
     after = statements[end:]
     if after and all(DROP.match(statement.sql) and not statement.errors for statement in after):
-        capture.dropped["clean-up after the last check"] += len(capture.statements) - end
-        capture.kept["DDL"] -= len(capture.statements) - end
-        del capture.statements[end:]
+        capture.dropped["clean-up after the last check"] += len(after)
+        capture.kept["DDL"] -= len(after)
+        del statements[end:]
