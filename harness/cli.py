@@ -11,6 +11,7 @@ from harness.commands import binlog, check_workload, explain, fuzz, import_, ora
 from harness.commands.common import EXIT_USAGE, SPARK_LOG, add_settings_option, spark_hint, spark_unavailable
 from harness.compare import COMPARE_MODES
 from harness.fuzz import VARIANT_MODES
+from harness.importers.binlog import ROWS_AS
 from harness.oracle.suite import ORACLES
 from harness.spark import SparkUnavailable
 from harness.version import version
@@ -257,7 +258,7 @@ def _add_binlog(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 def _add_import(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     import_parser = commands.add_parser(
         "import",
-        help="turn a captured workload (general or slow query log, mysqltest file) into scenario files",
+        help="turn a captured workload (general or slow query log, mysqltest file, binary binlog) into scenario files",
         description="Read each FILE as KIND and write it to DIR as a scenario file (or several, with --max-steps): "
         "one session per connection, steps in the order the statements ran, the schema from the capture's own "
         "DDL or from --schema. Prints what was kept, dropped, skipped (with file and line) and where the order "
@@ -266,7 +267,7 @@ def _add_import(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     import_parser.set_defaults(handler=import_.import_workload)
     add = import_parser.add_argument
-    add("kind", choices=sorted(import_.IMPORTERS), metavar="KIND", help="general, slow or mysqltest")
+    add("kind", choices=sorted(import_.IMPORTERS), metavar="KIND", help="general, slow, mysqltest or binlog")
     add("files", nargs="+", type=Path, metavar="FILE")
     add("-o", "--out", type=Path, required=True, metavar="DIR", help="directory the scenario files are written to")
     add("--schema", type=Path, default=None, metavar="FILE", help="the master's schema: DDL, or mysqldump --no-data output (instead of the capture's leading DDL)")
@@ -274,6 +275,11 @@ def _add_import(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     add("--keep-reads", action="store_true", help="keep statements that cannot matter for replication (plain SELECT, SHOW, SET NAMES) as steps")
     add("--max-steps", type=int, default=None, metavar="N", help="split a long capture into scenarios of at most N steps, cut where no transaction is open")
     add("--flavor", default=DEFAULT_FLAVOR.name, choices=sorted(FLAVORS), help="server whose executable comments a schema file is read as (default %(default)s)")
+    add(
+        "--rows-as", default=ROWS_AS[0], choices=ROWS_AS,
+        help="binlog: a row event becomes the statement the server annotated it with, where there is one (statement), "
+        "or always the row changes it carries (changes) (default %(default)s)",
+    )
 
 
 def _add_check_workload(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

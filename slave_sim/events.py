@@ -125,7 +125,7 @@ class EventApplier:
         if keyword == "ROLLBACK":
             self.rollback()
             return
-        if _ACCOUNT_STATEMENT.match(text):
+        if ACCOUNT_STATEMENT.match(text):
             # Accounts, privileges and caches live in the mysql schema and the server, not in
             # the tables replication is checked on: a replica runs these, this one notes them.
             self.status.warnings.append(f"{_first_words(text)} at position {self.position} applied as a no-op (accounts, privileges and caches are not modelled)")
@@ -244,7 +244,7 @@ def _apply_query_context(variables: dict[str, str], event: Query_log_event) -> N
 
 # What real masters log besides changes to tables: account management, privileges and
 # FLUSH of the server's caches. They change nothing the simulator compares.
-_ACCOUNT_STATEMENT = re.compile(
+ACCOUNT_STATEMENT = re.compile(
     r"(?:/\*.*?\*/\s*)*(?:(?:CREATE|DROP|RENAME|ALTER)\s+(?:USER|ROLE)\b|(?:GRANT|REVOKE)\b|SET\s+(?:PASSWORD|DEFAULT\s+ROLE)\b|FLUSH\b)",
     re.IGNORECASE | re.DOTALL,
 )

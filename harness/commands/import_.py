@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from harness.importers.binlog import import_binlog
 from harness.importers.build import ImportedFile, build_scenarios
 from harness.importers.general_log import import_general_log
 from harness.importers.model import Capture, ImportFailure
@@ -16,7 +17,8 @@ from harness.importers.slow_log import import_slow_log
 
 from .common import EXIT_USAGE
 
-IMPORTERS: dict[str, Callable[[Path, bool], Capture]] = {
+IMPORTERS: dict[str, Callable[..., Capture]] = {
+    "binlog": import_binlog,
     "general": import_general_log,
     "slow": import_slow_log,
     "mysqltest": import_mysqltest,
@@ -35,7 +37,10 @@ def import_workload(arguments: argparse.Namespace) -> int:
     failed = False
     for path in arguments.files:
         try:
-            capture = IMPORTERS[arguments.kind](path, arguments.keep_reads)
+            if arguments.kind == "binlog":  # its row events take their columns' names from the schema
+                capture = import_binlog(path, arguments.keep_reads, schema, arguments.rows_as)
+            else:
+                capture = IMPORTERS[arguments.kind](path, arguments.keep_reads)
             files = build_scenarios(capture, arguments.out, path.stem, schema, slave_schema, arguments.max_steps)
         except ImportFailure as error:
             print(f"rplharness: import: {error}", file=sys.stderr)

@@ -57,7 +57,7 @@ class SessionTracker:
         for sql, line in split_sql(text, origin.line):
             self.statement(name, sql, Origin(origin.file, line))
 
-    def statement(self, name: str, sql: str, origin: Origin) -> None:
+    def statement(self, name: str, sql: str, origin: Origin, errors: tuple[int | str, ...] = ()) -> None:
         kind = kind_of(sql)
         session = self.session(name)
         if kind is Kind.DATABASE:
@@ -71,7 +71,7 @@ class SessionTracker:
         if kind in (Kind.DATA, Kind.LOCKING_READ, Kind.DDL):
             self._note_waits(name, origin)
         self._follow_transaction(session, sql, kind, origin)
-        self.capture.statements.append(Captured(name, sql, origin, session.database))
+        self.capture.statements.append(Captured(name, sql, origin, session.database, errors))
 
     def quit(self, name: str, origin: Origin) -> None:
         session = self.sessions.pop(name, None)
