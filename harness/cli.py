@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.commands import binlog, check_workload, explain, fuzz, import_, oracle, replay, run
+from harness.commands import binlog, check_result, check_workload, explain, fuzz, import_, oracle, replay, run
 from harness.commands.common import EXIT_USAGE, SPARK_LOG, add_settings_option, spark_hint, spark_unavailable
 from harness.compare import COMPARE_MODES
 from harness.fuzz import VARIANT_MODES
@@ -27,7 +27,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"rplharness {version()}", help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
-    for add in (_add_run, _add_fuzz, _add_record, _add_check, _add_replay, _add_explain, _add_binlog, _add_import, _add_check_workload):
+    for add in (_add_run, _add_fuzz, _add_record, _add_check, _add_replay, _add_explain, _add_binlog, _add_import, _add_check_workload, _add_check_result):
         add(commands)
     return parser
 
@@ -300,6 +300,23 @@ def _add_check_workload(commands: argparse._SubParsersAction[argparse.ArgumentPa
     add("--slave-schema", type=Path, default=None, metavar="FILE", help="the replica's own schema instead of the scenario's (ALTERs, or a dump of the replica)")
     add("--flavor", default=DEFAULT_FLAVOR.name, choices=sorted(FLAVORS), help="server being modelled (default %(default)s)")
     add("--out", type=Path, default=Path("rplharness-out"), help="output directory (default %(default)s)")
+
+
+def _add_check_result(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    check = commands.add_parser(
+        "check-result",
+        help="run a mysqltest file in the simulator and judge it against the server's recorded .result",
+        description="Import TEST as `import mysqltest` does, run it once (the first variant of its matrix), and judge "
+        "each statement the .result shows: its outcome (the recorded error message, or success), its Warnings block "
+        "(notes 1592 with their reasons), and each SHOW BINLOG EVENTS table after it against the simulator's binlog. "
+        "Prints the agreement per kind and the disagreements. Exit 0 when all agree, 1 otherwise, 2 on input errors.",
+    )
+    check.set_defaults(handler=check_result.check_result)
+    add = check.add_argument
+    add("test", type=Path, metavar="TEST")
+    add("--result", type=Path, default=None, metavar="FILE", help="the recorded result (default: suite/r/NAME.result beside suite/t/NAME.test, or NAME.result)")
+    add("--flavor", default=DEFAULT_FLAVOR.name, choices=sorted(FLAVORS), help="server the .result was recorded on (default %(default)s)")
+    add("--out", type=Path, default=None, metavar="DIR", help="also write DIR/NAME.check-result.json with every judged item")
 
 
 def _upper_list(text: str) -> list[str]:

@@ -1,0 +1,140 @@
+"""A mysqltest file run in the simulator and judged against its recorded `.result`.
+
+The test is imported as `rplharness import mysqltest` imports it and run once, under
+the first variant its matrix gives. Each statement the simulator ran and the `.result`
+shows is judged on what the server recorded for it:
+
+- **outcome**: it failed with the recorded error message, or succeeded as recorded;
+- **warnings**: the Warnings block the `.result` shows, level, code (unless masked) and
+  message, against the simulator's; judged where the `.result` shows a block or the
+  simulator gave a note 1592, outside the test's `--disable_warnings` regions (there the
+  `.result` cannot show one);
+- **events**: each SHOW BINLOG EVENTS table the `.result` shows after it (Gtid events
+  and positions left out, table ids and xids masked, `use `db`; ` prefixes dropped)
+  must be the last events the simulator had logged by then. The table starts wherever
+  the test last reset or saved the binlog position, which the `.result` does not say,
+  so it is compared with the end of the simulator's binlog.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.importers.build import build_scenarios
+from harness.importers.mysqltest import import_mysqltest
+from harness.result_file import Answer, Diagnostic, ResultFile
+from harness.runner import run_variant
+from master_sim.results import StepResult
+from server_sim.binlog.file import BinlogReader, PositionedEvent
+from server_sim.flavor import Flavor
+
+UNSAFE_NOTE = 1592
+KINDS = ("outcome", "warnings", "events")
+_HIDDEN_EVENTS = frozenset({"Format_desc", "Previous_gtids", "Anonymous_Gtid", "Gtid", "Rotate", "Stop", "Gtid_list", "Binlog_checkpoint"})
+_USE = re.compile(r"^use `[^`]*`; ")
+_TABLE_ID = re.compile(r"table_id: \d+")
+_XID = re.compile(r"/\* (?:xid=\d+|XID) \*/")
+_WARNINGS_OFF = re.compile(r"^\s*-{0,2}\s*disable_warnings\b", re.IGNORECASE)
+_WARNINGS_ON = re.compile(r"^\s*-{0,2}\s*enable_warnings\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One judged answer: what the `.result` recorded and what the simulator gave."""
+
+    kind: str  # outcome | warnings | events
+    statement: str
+    line: int  # where the statement is echoed in the .result (1-based)
+    agree: bool
+    expected: str
+    got: str
+
+
+@dataclass
+class ResultComparison:
+    test: Path
+    result: Path
+    variant: dict[str, str]
+    items: list[Item] = field(default_factory=list)
+    not_shown: int = 0  # statements the simulator ran that the .result does not show
+    refused: list[str] = field(default_factory=list)  # statements the simulator refused (1235, 1064)
+
+    def count(self, kind: str) -> tuple[int, int]:
+        """(agreeing, judged) items of one kind."""
+        judged = [item for item in self.items if item.kind == kind]
+        return sum(item.agree for item in judged), len(judged)
+
+
+def _event_key(event_type: str, info: str) -> tuple[str, str]:
+    info = _XID.sub("/* XID */", _TABLE_ID.sub("table_id: #", _USE.sub("", info.strip())))
+    return event_type, " ".join(info.split())
+
+
+def _logged_before(events: list[PositionedEvent], end: int) -> list[tuple[str, str]]:
+    return [
+        _event_key(positioned.event.type_name, positioned.event.info())
+        for positioned in events
+        if positioned.end_log_pos <= end and positioned.event.type_name not in _HIDDEN_EVENTS
+    ]
+
+
+def _warnings_disabled(path: Path, line: int) -> bool:
+    """Whether `--disable_warnings` is in force at `line` of `path` (within that file)."""
+    disabled = False
+    for text in path.read_text(encoding="utf-8", errors="replace").splitlines()[: line - 1]:
+        if _WARNINGS_OFF.match(text):
+            disabled = True
+        elif _WARNINGS_ON.match(text):
+            disabled = False
+    return disabled
+
+
+def _text(diagnostics: list[Diagnostic]) -> str:
+    return "; ".join(f"{item.level} {item.code if item.code is not None else '####'} {item.message}" for item in diagnostics) or "none"
+
+
+def _judge(step: StepResult, answer: Answer, line: int, warnings_shown: bool, logged: list[tuple[str, str]], comparison: ResultComparison) -> None:
+    expected_error = f"ERROR {answer.error[0]}: {answer.error[1]}" if answer.error else "ok"
+    got_error = f"ERROR {step.error.code}: {step.error.message}" if step.error else "ok"
+    agree = (answer.error is None) == (step.error is None) and (answer.error is None or " ".join(answer.error[1].split()) == " ".join(step.error.message.split()))
+    comparison.items.append(Item("outcome", step.sql, line, agree, expected_error, got_error))
+    got = [Diagnostic(note.level, note.code, note.message) for note in step.notes]
+    if warnings_shown and (answer.has_warnings_block or any(note.code == UNSAFE_NOTE for note in got)):
+        same = len(got) == len(answer.warnings) and all(
+            mine.level == theirs.level and (theirs.code is None or mine.code == theirs.code) and " ".join(mine.message.split()) == " ".join(theirs.message.split())
+            for mine, theirs in zip(got, answer.warnings)
+        )
+        comparison.items.append(Item("warnings", step.sql, line, same, _text(answer.warnings), _text(got)))
+    for table in answer.event_tables:
+        shown = [_event_key(event_type, info) for event_type, info in table if event_type not in _HIDDEN_EVENTS]
+        tail = logged[len(logged) - len(shown):] if shown else []
+        comparison.items.append(Item("events", step.sql, line, tail == shown, "\n".join(map(" ".join, shown)), "\n".join(map(" ".join, tail))))
+
+
+def compare_with_result(test: Path, result: Path, flavor: Flavor, out: Path) -> ResultComparison:
+    """Import `test`, run it, and judge each statement the `.result` shows."""
+    capture = import_mysqltest(test)
+    origins = {statement.sql: statement.origin for statement in capture.statements}
+    scenario = build_scenarios(capture, out / "scenario", test.stem)[0].scenario
+    variant = scenario.variants()[0]
+    record = run_variant(scenario, variant, flavor, out / "binlogs")
+    if record.error:
+        raise RuntimeError(f"{test}: the simulator failed on this test:\n{record.error}")
+    comparison = ResultComparison(test, result, variant)
+    results = list(record.schema_steps) + list(record.steps)
+    comparison.refused = [f"{step.sql}: {step.error.message}" for step in results if step.error and step.error.code in (1235, 1064)]
+    events = list(BinlogReader(record.binlog).events()) if record.binlog else []
+    recorded = ResultFile(result)
+    found = [(step, recorded.echo_of(step.sql)) for step in results]
+    shown = [(step, echo) for step, echo in found if echo is not None]
+    comparison.not_shown = len(found) - len(shown)
+    written = 0
+    for number, (step, (start, end)) in enumerate(shown):
+        written = max([written, *(stop for _, stop in step.binlog_ranges)])
+        following = shown[number + 1][1][0] if number + 1 < len(shown) else len(recorded.lines)
+        origin = origins.get(step.sql)
+        warnings_shown = origin is None or not _warnings_disabled(origin.file, origin.line)
+        _judge(step, recorded.answer(end, following), start + 1, warnings_shown, _logged_before(events, written), comparison)
+    return comparison

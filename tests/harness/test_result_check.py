@@ -1,0 +1,139 @@
+"""`rplharness check-result`: a mysqltest file run in the simulator and judged against a
+`.result` recorded in mysqltest's format. The files here are written for this project
+in mtr's dialect, with MySQL 8.0's message texts; MySQL's own suites are measured in
+docs/fidelity.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.result_check import compare_with_result
+from harness.result_file import ResultFile
+from server_sim.flavor import FLAVORS
+
+TEST = """--source include/have_binlog_format_statement.inc
+--source include/master-slave.inc
+--disable_warnings
+DROP TABLE IF EXISTS t1, t2;
+--enable_warnings
+create table t1 (a int) engine=innodb;
+create table t2 (a int) engine=myisam;
+--source include/sync_slave_sql_with_master.inc
+--connection master
+begin;
+insert into t1 values(1);
+insert into t2 select * from t1;
+commit;
+--source include/show_binlog_events.inc
+--error ER_NO_SUCH_TABLE
+insert into t3 values (1);
+INSERT INTO t1 VALUES (COALESCE(1, UUID()));
+SELECT * FROM t1;
+--source include/sync_slave_sql_with_master.inc
+--source include/rpl_end.inc
+"""
+UNSAFE = "Unsafe statement written to the binary log using statement format since BINLOG_FORMAT = STATEMENT. "
+RESULT_LINES = [
+    "include/master-slave.inc",
+    "[connection master]",
+    "DROP TABLE IF EXISTS t1, t2;",
+    "create table t1 (a int) engine=innodb;",
+    "create table t2 (a int) engine=myisam;",
+    "include/sync_slave_sql_with_master.inc",
+    "[connection master]",
+    "begin;",
+    "insert into t1 values(1);",
+    "insert into t2 select * from t1;",
+    "Warnings:",
+    f"Note\t1592\t{UNSAFE}Statement accesses nontransactional table as well as transactional or temporary table, and writes to any of them.",
+    "commit;",
+    "include/show_binlog_events.inc",
+    "Log_name\tPos\tEvent_type\tServer_id\tEnd_log_pos\tInfo",
+    "master-bin.000001\t#\tQuery\t#\t#\tBEGIN",
+    "master-bin.000001\t#\tQuery\t#\t#\tuse `test`; insert into t1 values(1)",
+    "master-bin.000001\t#\tQuery\t#\t#\tuse `test`; insert into t2 select * from t1",
+    "master-bin.000001\t#\tXid\t#\t#\tCOMMIT /* XID */",
+    "insert into t3 values (1);",
+    "ERROR 42S02: Table 'test.t3' doesn't exist",
+    "INSERT INTO t1 VALUES (COALESCE(1, UUID()));",
+    "Warnings:",
+    f"Note\t1592\t{UNSAFE}Statement is unsafe because it uses a system function that may return a different value on the replica.",
+    "SELECT * FROM t1;",
+    "a",
+    "1",
+    "1",
+    "include/sync_slave_sql_with_master.inc",
+    "include/rpl_end.inc",
+]
+
+
+def _files(tmp_path: Path, lines: list[str]) -> tuple[Path, Path]:
+    suite = tmp_path / "suite" / "rpl"
+    (suite / "t").mkdir(parents=True)
+    (suite / "r").mkdir()
+    test = suite / "t" / "rpl_sample.test"
+    test.write_text(TEST)
+    result = suite / "r" / "rpl_sample.result"
+    result.write_text("\n".join(lines) + "\n")
+    return test, result
+
+
+def test_a_result_the_simulator_reproduces_agrees_everywhere(tmp_path: Path) -> None:
+    test, result = _files(tmp_path, RESULT_LINES)
+    comparison = compare_with_result(test, result, FLAVORS["mysql-8.0"], tmp_path / "work")
+    assert (comparison.count("outcome"), comparison.count("warnings"), comparison.count("events")) == ((9, 9), (2, 2), (1, 1))
+    assert comparison.variant == {"binlog_format": "STATEMENT"}
+
+
+def _changed(line: int, text: str) -> list[str]:
+    return [text if number == line else original for number, original in enumerate(RESULT_LINES, 1)]
+
+
+@pytest.mark.parametrize(
+    ("line", "text", "kind", "echo_line"),
+    [
+        # the server recorded another error
+        (21, "ERROR 42S02: Table 'test.t4' doesn't exist", "outcome", 20),
+        # the server gave another reason
+        (12, f"Note\t1592\t{UNSAFE}Statement is unsafe because it uses a LIMIT clause.", "warnings", 10),
+        # the server logged the statements otherwise
+        (18, "master-bin.000001\t#\tQuery\t#\t#\tuse `test`; insert into t2 values (1)", "events", 13),
+    ],
+)
+def test_a_disagreement_names_the_result_line_and_both_answers(line: int, text: str, kind: str, echo_line: int, tmp_path: Path) -> None:
+    test, result = _files(tmp_path, _changed(line, text))
+    comparison = compare_with_result(test, result, FLAVORS["mysql-8.0"], tmp_path / "work")
+    [disagreement] = [item for item in comparison.items if not item.agree]
+    assert (disagreement.kind, disagreement.line) == (kind, echo_line)
+    assert text.split("\t")[-1].split(": ", 1)[-1].removeprefix("use `test`; ") in disagreement.expected
+
+
+def test_warnings_are_not_judged_where_the_test_disables_them(tmp_path: Path) -> None:
+    """The .result shows no Note 1051 for the DROP inside --disable_warnings."""
+    test, result = _files(tmp_path, RESULT_LINES)
+    comparison = compare_with_result(test, result, FLAVORS["mysql-8.0"], tmp_path / "work")
+    assert [item.statement for item in comparison.items if item.kind == "warnings"] == [
+        "insert into t2 select * from t1", "INSERT INTO t1 VALUES (COALESCE(1, UUID()))",
+    ]
+
+
+def test_statements_are_found_by_their_text_across_lines(tmp_path: Path) -> None:
+    path = tmp_path / "x.result"
+    path.write_text("SELECT 1;\n1\nINSERT INTO t\nVALUES (1);\nWarnings:\nNote\t####\tmasked\nINSERT INTO t VALUES (1);\n")
+    recorded = ResultFile(path)
+    assert recorded.echo_of("INSERT INTO t VALUES (1)") == (2, 4)
+    assert recorded.answer(4, 6).warnings[0].code is None
+    assert recorded.echo_of("INSERT INTO t VALUES (1)") == (6, 7)
+    assert recorded.echo_of("SELECT 1") is None  # searching goes on from the last one found
+
+
+def test_check_result_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    test, _ = _files(tmp_path, _changed(21, "ERROR 42S02: Table 'test.t4' doesn't exist"))
+    assert main(["check-result", str(test), "--out", str(tmp_path / "out")]) == 1
+    out = capsys.readouterr().out
+    assert "outcome   8/9 agree" in out and "rpl_sample.result:20: outcome" in out
+    assert (tmp_path / "out" / "rpl_sample.check-result.json").is_file()
+    assert main(["check-result", str(test), "--result", str(tmp_path / "missing.result")]) == 2
