@@ -26,6 +26,7 @@ import sqlglot
 from sqlglot import exp
 
 from server_sim.binlog.binary import columns as c
+from server_sim.binlog.binary.json_binary import JsonDiff, JsonDiffOperation
 from server_sim.binlog.events import (
     Delete_rows_log_event,
     Rows_log_event,
@@ -51,6 +52,7 @@ class TableShape:
     columns: list[str]
     unsigned: set[str] = field(default_factory=set)
     primary_key: tuple[str, ...] = ()
+    generated: set[str] = field(default_factory=set)  # computed by the server: never assigned
 
 
 def _key(database: str, table: str) -> tuple[str, str]:
@@ -119,8 +121,8 @@ class TableShapes:
             known = self._known(table_map)
             names = [column.name or "" for column in table_map.columns]
             unsigned = {name for name, column in zip(names, table_map.columns) if column.unsigned}
-            key = known.primary_key if isinstance(known, TableShape) and known.columns == names else ()
-            return TableShape(names, unsigned, key)
+            same = isinstance(known, TableShape) and known.columns == names
+            return TableShape(names, unsigned, known.primary_key, known.generated) if same else TableShape(names, unsigned)
         known = self._known(table_map)
         name = f"`{table_map.database}`.`{table_map.table}`"
         if known is None:
@@ -184,6 +186,7 @@ def _shape_of(definitions: list[exp.Expression]) -> TableShape:
     columns = [node for node in definitions if isinstance(node, exp.ColumnDef)]
     shape = TableShape([column.name for column in columns])
     shape.unsigned = {column.name for column in columns if column.args.get("kind") is not None and column.args["kind"].this in _UNSIGNED}
+    shape.generated = {column.name for column in columns if column.find(exp.ComputedColumnConstraint)}
     inline = [column.name for column in columns if column.find(exp.PrimaryKeyColumnConstraint)]
     keys = [node for node in definitions if isinstance(node, exp.PrimaryKey)]
     if inline:
@@ -222,6 +225,22 @@ def sql_literal(value: object, type_code: int | None = None, unsigned: bool = Fa
     raise RowsNotImported(f"a value of Python type {type(value).__name__} has no SQL literal here")
 
 
+_DIFF_FUNCTIONS = {JsonDiffOperation.REPLACE: "JSON_REPLACE", JsonDiffOperation.INSERT: "JSON_INSERT", JsonDiffOperation.REMOVE: "JSON_REMOVE"}
+
+
+def _json_diffs(column: str, diffs: list[JsonDiff]) -> str:
+    """A partial JSON update (Update_rows_partial) as the functions that make it."""
+    expression = column
+    for diff in diffs:
+        path = _string_literal(diff.path)
+        if diff.operation is JsonDiffOperation.REMOVE:
+            expression = f"JSON_REMOVE({expression}, {path})"
+        else:
+            value = _string_literal(json.dumps(diff.value, default=str, ensure_ascii=False))
+            expression = f"{_DIFF_FUNCTIONS[diff.operation]}({expression}, {path}, CAST({value} AS JSON))"
+    return expression
+
+
 def _string_literal(text: str) -> str:
     escaped = text.replace("\\", "\\\\").replace("'", "\\'").replace("\0", "\\0").replace("\n", "\\n").replace("\r", "\\r")
     return f"'{escaped}'"
@@ -250,7 +269,11 @@ def _present(values: list[object], bitmap: list[bool], shape: TableShape, table_
             raise RowsNotImported(f"the row image has column {index + 1}, beyond the table's {len(shape.columns)}")
         name = shape.columns[index]
         info = table_map.columns[index] if index < len(table_map.columns) else None
-        literal = sql_literal(next(remaining, None), info.type_code if info else None, name in shape.unsigned)
+        value = next(remaining, None)
+        if isinstance(value, list) and value and all(isinstance(item, JsonDiff) for item in value):
+            pairs.append((_quoted_name(name), _json_diffs(_quoted_name(name), value)))
+            continue
+        literal = sql_literal(value, info.type_code if info else None, name in shape.unsigned)
         pairs.append((_quoted_name(name), literal))
     return pairs
 
@@ -268,17 +291,18 @@ def row_statements(event: Rows_log_event, table_map: Table_map_log_event, shapes
     """The statements that make `event`'s change; RowsNotImported when they cannot be written."""
     shape = shapes.shape(table_map)
     table = _quoted_name(table_map.table)  # in the step's database, the table map's
+    generated = {_quoted_name(name) for name in shape.generated}
     if isinstance(event, Update_rows_log_event):
         statements = []
         for row in event.rows:
             before = _present(row.before or [], event.columns_before, shape, table_map)
-            after = _present(row.after or [], event.columns_after, shape, table_map)
+            after = [pair for pair in _present(row.after or [], event.columns_after, shape, table_map) if pair[0] not in generated]
             assignments = ", ".join(f"{column} = {literal}" for column, literal in after)
             statements.append(f"UPDATE {table} SET {assignments} WHERE {_where(before, shape)}")
         return statements
     if isinstance(event, Delete_rows_log_event):
         return [f"DELETE FROM {table} WHERE {_where(_present(row.before or [], event.columns_before, shape, table_map), shape)}" for row in event.rows]
-    images = [_present(row.after or [], event.columns_after, shape, table_map) for row in event.rows]
+    images = [[pair for pair in _present(row.after or [], event.columns_after, shape, table_map) if pair[0] not in generated] for row in event.rows]
     if not images:
         return []
     names = ", ".join(column for column, _ in images[0])

@@ -13,7 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from server_sim.binlog.events import Delete_rows_log_event, Rows_log_event, Table_map_log_event, Write_rows_log_event
+from server_sim.binlog.events import (
+    Delete_rows_log_event,
+    Partial_update_rows_log_event,
+    Rows_log_event,
+    Table_map_log_event,
+    Write_rows_log_event,
+)
 from server_sim.catalog import Table
 from server_sim.errors import Condition, ErrorCode, SqlError
 from server_sim.execute.executor import Executor
@@ -53,6 +59,8 @@ class RowApplier:
         table = self.server.catalog.find(table_map.table)
         if table is None or table_map.database.lower() != self.server.catalog.database.lower():
             raise SqlError(ErrorCode.ER_NO_SUCH_TABLE, table_map.database, table_map.table)
+        if isinstance(event, Partial_update_rows_log_event) and any(any(flags) for flags in event.partial_columns):
+            raise SqlError(ErrorCode.ER_NOT_SUPPORTED_YET, "partial JSON updates (Update_rows_partial events, binlog_row_value_options=PARTIAL_JSON)")
         session.ensure_transaction()
         lookup = RowLookup(position, table.name, [])
         try:

@@ -255,6 +255,23 @@ class Update_rows_log_event(Rows_log_event):
 
 
 @dataclass
+class Partial_update_rows_log_event(Update_rows_log_event):
+    """MySQL's Update_rows with partial JSON updates (binlog_row_value_options=PARTIAL_JSON).
+
+    After each row's before image comes its value options; with PARTIAL_JSON_UPDATES
+    (bit 0) a bitmap over the JSON columns of the after image says which hold the diffs
+    to apply to the before document (a list of JsonDiff) instead of the whole new one.
+    """
+
+    type_name: ClassVar[str] = "Update_rows_partial"
+    v1_type_code: ClassVar[int] = 39
+    v2_type_code: ClassVar[int] = 39
+
+    row_options: list[int] = field(default_factory=list)  # per row
+    partial_columns: list[list[bool]] = field(default_factory=list)  # per row, over the after image's JSON columns
+
+
+@dataclass
 class Delete_rows_log_event(Rows_log_event):
     type_name: ClassVar[str] = "Delete_rows"
     verb: ClassVar[str] = "DELETE"
@@ -319,6 +336,7 @@ EVENT_CLASSES: tuple[type[Log_event], ...] = (
     Table_map_log_event,
     Write_rows_log_event,
     Update_rows_log_event,
+    Partial_update_rows_log_event,
     Delete_rows_log_event,
     Ignorable_log_event,
     Rows_query_log_event,

@@ -199,3 +199,12 @@ def test_real_mysql_binlogs_import_or_say_why(tmp_path: Path) -> None:
             continue
         build_scenarios(capture, tmp_path, path.stem)
         assert capture.server
+
+
+@pytest.mark.skipif(not (MYSQL_TESTDATA / "json.binlog.000001").is_file(), reason="MySQL 8.0 binlogs not in ../shared/testdata")
+def test_partial_json_updates_become_json_functions_and_generated_columns_are_not_assigned() -> None:
+    capture = import_binlog(MYSQL_TESTDATA / "json.binlog.000001")
+    updates = [sql for _, sql in _steps(capture) if "JSON_REPLACE" in sql]
+    assert updates[0] == "UPDATE `t` SET `json_col` = JSON_REPLACE(`json_col`, '$.age', CAST('26' AS JSON)) WHERE `id` = 1"
+    assert len(updates) == 6
+    assert not any("`name` =" in sql or "`age`)" in sql for _, sql in _steps(capture))

@@ -20,7 +20,9 @@ from server_sim.binlog.binary.format_description import context_of, default_char
 from server_sim.binlog.binary.header import MAGIC
 from server_sim.binlog.binary.registry import encode_event
 from server_sim.binlog.control_events import FL_STANDALONE, FL_TRANSACTIONAL, Anonymous_gtid_log_event, Gtid_list_log_event, Gtid_log_event, Rotate_log_event
+from server_sim.binlog.binary.json_binary import JsonDiff, JsonDiffOperation
 from server_sim.binlog.events import (
+    Partial_update_rows_log_event,
     ColumnInfo,
     Delete_rows_log_event,
     Format_description_log_event,
@@ -188,7 +190,6 @@ def test_round_trip(flavor: str, checksum_alg: int) -> None:
 REAL_FILES = sorted(p for p in MYSQL_FILES.glob("*") if p.suffix != ".md" and not p.name.startswith("LICENSE")) if MYSQL_FILES.is_dir() else []
 # Files that hold events this reader does not decode yet, and where it says so.
 NOT_YET = {
-    "json.binlog.000001": "unknown event type 39",  # partial JSON updates (binlog_row_value_options=PARTIAL_JSON)
     "binlog_truncated_event.000001": "needs 19 bytes",
 }
 
@@ -222,6 +223,20 @@ def test_real_mysql_files_read_and_write_back_byte_for_byte(path: Path) -> None:
     except BinlogCorruptError as error:
         assert NOT_YET.get(path.name, "-") in error.reason, error
     assert count or path.name == "binlog_truncated_event.000001"
+
+
+def test_partial_json_updates_read_as_their_diffs() -> None:
+    """json.binlog's Update_rows_partial events (binlog_row_value_options=PARTIAL_JSON):
+    each row's JSON column holds the diff that sets $.age, which the generated column
+    beside it shows."""
+    path = MYSQL_FILES / "json.binlog.000001"
+    if not path.exists():
+        pytest.skip("MySQL 8.0 test binlogs are not on this machine")
+    partial = [r.event for r in iter_binary_events(path.read_bytes(), path) if isinstance(r.event, Partial_update_rows_log_event)]
+    assert [event.type_name for event in partial] == ["Update_rows_partial"]
+    rows = partial[0].rows
+    assert partial[0].row_options == [1] * len(rows) and partial[0].partial_columns == [[True]] * len(rows)
+    assert [row.after[0] for row in rows] == [[JsonDiff(JsonDiffOperation.REPLACE, "$.age", row.after[2])] for row in rows]
 
 
 def test_mysql_minimal_metadata_carries_signedness_and_charset() -> None:

@@ -12,19 +12,22 @@ from server_sim.binlog.events import (
     OPTION_RELAXED_UNIQUE_CHECKS,
     RELAXED_UNIQUE_CHECKS_F,
     STMT_END_F,
+    ColumnInfo,
+    Partial_update_rows_log_event,
     Query_log_event,
     Row,
     Table_map_log_event,
     Write_rows_log_event,
 )
 from server_sim.binlog.binary.columns import column_info
+from server_sim.binlog.binary.json_binary import JsonDiff, JsonDiffOperation
 from server_sim.binlog.file import PositionedEvent
 from server_sim.execute.executor import Executor
 from server_sim.flavor import MARIADB_1011
 from server_sim.server import Server, ServerIdentity
 from server_sim.types import ColumnType
 from slave_sim.events import EventApplier
-from slave_sim.status import SlaveStatus
+from slave_sim.status import SlaveStatus, SlaveStop
 
 
 @pytest.fixture
@@ -66,3 +69,18 @@ def test_a_row_event_runs_with_the_checks_its_flags_switch_off(applier: EventApp
     _apply(applier, Table_map_log_event(table_id=100, database="test", table="t", columns=[column_info(ColumnType("INT"), False, 45)]))
     _apply(applier, Write_rows_log_event(table_id=100, rows_flags=flags, width=1, columns_after=[True], rows=[Row(after=[1])]))
     assert {name: applier.session.variables[name] for name in variables} == variables
+
+
+def test_a_partial_json_update_stops_the_replica_naming_it(applier: EventApplier) -> None:
+    """The diffs of an Update_rows_partial event are not applied as values: the replica
+    stops (here its column is TEXT, which would otherwise take the diffs' text)."""
+    _apply(applier, Query_log_event(timestamp=1700000000, query="CREATE TABLE t (a INT PRIMARY KEY, doc TEXT)"))
+    _apply(applier, Table_map_log_event(table_id=100, database="test", table="t", columns=[column_info(ColumnType("INT"), False, 45), ColumnInfo("json", True, 245, 4)]))
+    diff = [JsonDiff(JsonDiffOperation.REPLACE, "$.a", 1)]
+    event = Partial_update_rows_log_event(
+        table_id=100, width=2, columns_before=[True, False], columns_after=[True, True], rows=[Row(before=[1], after=[1, diff])],
+        row_options=[1], partial_columns=[[True]],
+    )
+    with pytest.raises(SlaveStop) as stop:
+        _apply(applier, event)
+    assert stop.value.error.code == 1235 and "partial JSON updates" in stop.value.error.message

@@ -24,7 +24,7 @@ import struct
 from dataclasses import dataclass
 from decimal import Decimal
 
-from .packed_integer import read_integer
+from .packed_integer import pack_integer, read_integer
 
 SMALL_OBJECT, LARGE_OBJECT, SMALL_ARRAY, LARGE_ARRAY, LITERAL = 0x00, 0x01, 0x02, 0x03, 0x04
 INT16, UINT16, INT32, UINT32, INT64, UINT64, DOUBLE, STRING, OPAQUE = 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0F
@@ -279,6 +279,19 @@ def decode_json_diff(data: bytes) -> list[JsonDiff]:
 
 
 # -- encoding ----------------------------------------------------------------------------
+
+
+def encode_json_diff(diffs: list[JsonDiff]) -> bytes:
+    """The bytes decode_json_diff reads: per diff its operation, path and (but for
+    REMOVE) value, each length-prefixed with a packed integer."""
+    out = bytearray()
+    for diff in diffs:
+        path = diff.path.encode("utf-8")
+        out += bytes((diff.operation.value,)) + pack_integer(len(path)) + path
+        if diff.operation is not JsonDiffOperation.REMOVE:
+            value = encode_json_binary(diff.value)
+            out += pack_integer(len(value)) + value
+    return bytes(out)
 
 
 class _TooBig(Exception):

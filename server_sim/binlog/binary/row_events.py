@@ -17,6 +17,7 @@ from ..events import (
     ColumnInfo,
     Delete_rows_log_event,
     Log_event,
+    Partial_update_rows_log_event,
     Row,
     Rows_log_event,
     Rows_query_log_event,
@@ -28,6 +29,7 @@ from ..events import (
 from . import columns as c
 from .codec import EventCodec, FormatContext, header_fields, raw, text
 from .header import EventHeader
+from .json_binary import decode_json_diff, encode_json_diff
 from .packing import Cursor, EventDecodeError, bitmap, lenenc, u8, u16, u48
 from .values import pack_value, unpack_value
 
@@ -168,19 +170,25 @@ def _column_extras(tlvs: list[tuple[int, bytes]], types: list[int], metadata: li
     return unsigned, charsets, names
 
 
-def _row_image(values: list[object], present: list[bool], columns: list[ColumnInfo], mariadb: bool) -> bytes:
+def _row_image(values: list[object], present: list[bool], columns: list[ColumnInfo], mariadb: bool, diffs: frozenset[int] = frozenset()) -> bytes:
+    """`diffs`: the columns whose value is a partial JSON update's diffs."""
     indexes = [i for i, p in enumerate(present) if p]
     if len(values) != len(indexes):
         raise ValueError(f"a row image of {len(values)} values for {len(indexes)} present columns")
     out = bytearray(bitmap([v is None for v in values], pad=mariadb))
     for index, value in zip(indexes, values):
-        if value is not None:
-            col = columns[index]
+        if value is None:
+            continue
+        col = columns[index]
+        if index in diffs:
+            data = encode_json_diff(value)  # type: ignore[arg-type]
+            out += len(data).to_bytes(col.metadata, "little") + data
+        else:
             out += pack_value(value, col.type_code or 0, col.metadata)
     return bytes(out)
 
 
-def _read_image(cursor: Cursor, present: list[bool], columns: list[ColumnInfo]) -> list[object]:
+def _read_image(cursor: Cursor, present: list[bool], columns: list[ColumnInfo], diffs: frozenset[int] = frozenset()) -> list[object]:
     indexes = [i for i, p in enumerate(present) if p]
     nulls = cursor.bitmap(len(indexes))
     values: list[object] = []
@@ -189,10 +197,51 @@ def _read_image(cursor: Cursor, present: list[bool], columns: list[ColumnInfo]) 
             values.append(None)
         elif index >= len(columns):
             raise EventDecodeError(f"a row has column {index + 1}, its table map {len(columns)} columns")
+        elif index in diffs:
+            data = cursor.take(int.from_bytes(cursor.take(columns[index].metadata), "little"))
+            try:
+                values.append(decode_json_diff(data))
+            except ValueError as error:
+                raise EventDecodeError(f"partial JSON update of column {index + 1}: {error}") from None
         else:
             col = columns[index]
             values.append(unpack_value(cursor, col.type_code or 0, col.metadata, col.unsigned, col.charset))
     return values
+
+
+PARTIAL_JSON_UPDATES = 1  # a row's value options: its JSON columns may hold diffs
+
+
+def _json_columns(present: list[bool], columns: list[ColumnInfo]) -> list[int]:
+    """The after image's JSON columns, which a partial-update bitmap covers in order."""
+    return [i for i, p in enumerate(present) if p and i < len(columns) and columns[i].type_code == c.MYSQL_TYPE_JSON]
+
+
+def _partial_diffs(event: Partial_update_rows_log_event, number: int, columns: list[ColumnInfo]) -> frozenset[int]:
+    if number >= len(event.partial_columns):
+        return frozenset()
+    json_columns = _json_columns(event.columns_after, columns)
+    return frozenset(column for column, flagged in zip(json_columns, event.partial_columns[number]) if flagged)
+
+
+def _encode_value_options(event: Rows_log_event, number: int) -> bytes:
+    if not isinstance(event, Partial_update_rows_log_event):
+        return b""
+    options = event.row_options[number] if number < len(event.row_options) else 0
+    out = lenenc(options)
+    if options & PARTIAL_JSON_UPDATES:
+        out += bitmap(event.partial_columns[number] if number < len(event.partial_columns) else [])
+    return out
+
+
+def _read_value_options(cursor: Cursor, after: list[bool], columns: list[ColumnInfo], event_rows: tuple[list[int], list[list[bool]]]) -> frozenset[int]:
+    """A partial update row's value options: the after image's columns that hold diffs."""
+    options = cursor.lenenc()
+    json_columns = _json_columns(after, columns)
+    flags = cursor.bitmap(len(json_columns)) if options & PARTIAL_JSON_UPDATES else []
+    event_rows[0].append(options)
+    event_rows[1].append(flags)
+    return frozenset(column for column, flagged in zip(json_columns, flags) if flagged)
 
 
 def encode_rows(event: Log_event, ctx: FormatContext) -> bytes:
@@ -207,10 +256,14 @@ def encode_rows(event: Log_event, ctx: FormatContext) -> bytes:
     out += lenenc(event.width)
     for bits in _bitmaps(event):
         out += bitmap(bits, pad=pad and all(bits))
-    for row in event.rows:
-        for image, bits in ((row.before, event.columns_before), (row.after, event.columns_after)):
-            if image is not None:
-                out += _row_image(image, bits, table_map.columns, ctx.mariadb)
+    partial = isinstance(event, Partial_update_rows_log_event)
+    for number, row in enumerate(event.rows):
+        if row.before is not None:
+            out += _row_image(row.before, event.columns_before, table_map.columns, ctx.mariadb)
+        out += _encode_value_options(event, number)
+        if row.after is not None:
+            diffs = _partial_diffs(event, number, table_map.columns) if partial else frozenset()  # type: ignore[arg-type]
+            out += _row_image(row.after, event.columns_after, table_map.columns, ctx.mariadb, diffs)
     return out
 
 
@@ -223,6 +276,7 @@ def _bitmaps(event: Rows_log_event) -> list[list[bool]]:
 _ROWS_CLASSES = {
     23: (Write_rows_log_event, 1), 24: (Update_rows_log_event, 1), 25: (Delete_rows_log_event, 1),
     30: (Write_rows_log_event, 2), 31: (Update_rows_log_event, 2), 32: (Delete_rows_log_event, 2),
+    39: (Partial_update_rows_log_event, 2),
 }
 
 
@@ -241,17 +295,22 @@ def decode_rows(body: bytes, header: EventHeader, ctx: FormatContext) -> Log_eve
     before = cursor.bitmap(width) if cls is not Write_rows_log_event else []
     after = cursor.bitmap(width) if cls is not Delete_rows_log_event else []
     rows: list[Row] = []
+    options: tuple[list[int], list[list[bool]]] = ([], [])
     while cursor.remaining:
         row = Row()
         if cls is not Write_rows_log_event:
             row.before = _read_image(cursor, before, table_map.columns)
+        diffs = _read_value_options(cursor, after, table_map.columns, options) if cls is Partial_update_rows_log_event else frozenset()
         if cls is not Delete_rows_log_event:
-            row.after = _read_image(cursor, after, table_map.columns)
+            row.after = _read_image(cursor, after, table_map.columns, diffs)
         rows.append(row)
-    return cls(
+    event = cls(
         **header_fields(header), version=version, table_id=table_id, rows_flags=flags, width=width,
         columns_before=before, columns_after=after, rows=rows, extra_data=extra,
     )
+    if isinstance(event, Partial_update_rows_log_event):
+        event.row_options, event.partial_columns = options
+    return event
 
 
 def encode_rows_query(event: Log_event, ctx: FormatContext) -> bytes:
