@@ -18,6 +18,7 @@ from server_sim.flavor import get_flavor
 from .common import EXIT_USAGE
 
 SHOWN_DISAGREEMENTS = 20
+LOOSELY = {"outcome": "both failed or both succeeded", "warnings": "same levels and codes", "events": "same event types"}
 
 
 def recorded_result(test: Path) -> Path:
@@ -53,7 +54,8 @@ def _print(comparison: ResultComparison, flavor: str) -> None:
     print(f"{comparison.test} against {comparison.result} ({variant}, {flavor}):")
     for kind in KINDS:
         agree, judged = comparison.count(kind)
-        print(f"  {kind:<9} {agree}/{judged} agree")
+        loosely, _ = comparison.count(kind, loosely=True)
+        print(f"  {kind:<9} {agree}/{judged} agree ({loosely}/{judged} {LOOSELY[kind]})")
     print(f"  not shown in the .result: {comparison.not_shown}; refused by the simulator: {len(comparison.refused)}")
     disagreements = [item for item in comparison.items if not item.agree]
     for item in disagreements[:SHOWN_DISAGREEMENTS]:
