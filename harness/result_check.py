@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.importers.build import build_scenarios
+from harness.importers.model import Origin
 from harness.importers.mysqltest import import_mysqltest
 from harness.result_file import Answer, Diagnostic, ResultFile
 from harness.runner import run_variant
@@ -123,7 +124,6 @@ def _judge(step: StepResult, answer: Answer, line: int, warnings_shown: bool, lo
 def compare_with_result(test: Path, result: Path, flavor: Flavor, out: Path) -> ResultComparison:
     """Import `test`, run it, and judge each statement the `.result` shows."""
     capture = import_mysqltest(test)
-    origins = {statement.sql: statement.origin for statement in capture.statements}
     scenario = build_scenarios(capture, out / "scenario", test.stem)[0].scenario
     variant = scenario.variants()[0]
     record = run_variant(scenario, variant, flavor, out / "binlogs")
@@ -131,17 +131,19 @@ def compare_with_result(test: Path, result: Path, flavor: Flavor, out: Path) -> 
         raise RuntimeError(f"{test}: the simulator failed on this test:\n{record.error}")
     comparison = ResultComparison(test, result, variant)
     results = list(record.schema_steps) + list(record.steps)
+    origins: list[Origin | None] = [*capture.schema_origins, *(statement.origin for statement in capture.statements)]
+    if len(origins) != len(results):  # the import reordered what it read: where each came from is unknown
+        origins = [None] * len(results)
     comparison.refused = [f"{step.sql}: {step.error.message}" for step in results if step.error and step.error.code in (1235, 1064)]
     events = list(BinlogReader(record.binlog).events()) if record.binlog else []
     recorded = ResultFile(result)
-    found = [(step, recorded.echo_of(step.sql)) for step in results]
-    shown = [(step, echo) for step, echo in found if echo is not None]
+    found = [(step, origin, recorded.echo_of(step.sql)) for step, origin in zip(results, origins)]
+    shown = [(step, origin, echo) for step, origin, echo in found if echo is not None]
     comparison.not_shown = len(found) - len(shown)
     written = 0
-    for number, (step, (start, end)) in enumerate(shown):
+    for number, (step, origin, (start, end)) in enumerate(shown):
         written = max([written, *(stop for _, stop in step.binlog_ranges)])
-        following = shown[number + 1][1][0] if number + 1 < len(shown) else len(recorded.lines)
-        origin = origins.get(step.sql)
+        following = shown[number + 1][2][0] if number + 1 < len(shown) else len(recorded.lines)
         warnings_shown = origin is None or not _warnings_disabled(origin.file, origin.line)
         _judge(step, recorded.answer(end, following), start + 1, warnings_shown, _logged_before(events, written), comparison)
     return comparison

@@ -41,6 +41,12 @@ class Answer:
     event_tables: list[list[tuple[str, str]]] = field(default_factory=list)  # (Event_type, Info) rows
 
 
+def _echoes(line: str) -> bool:
+    """Whether a line is something mysqltest echoed (a statement, an include, a
+    connection switch), not output."""
+    return line.rstrip().endswith(";") or line.startswith(("include/", "[connection", "###"))
+
+
 def _normal(text: str) -> str:
     return " ".join(text.split())
 
@@ -73,15 +79,19 @@ class ResultFile:
 
     def answer(self, start: int, end: int) -> Answer:
         """The recorded answer in lines [start, end): after a statement's echo, up to the
-        next statement found."""
+        next statement found. Its error and warnings come before the next line that
+        echoes anything (a statement the import did not keep, an include); the SHOW
+        BINLOG EVENTS tables anywhere before the next statement found are taken as
+        showing what was logged by then."""
         answer = Answer()
         lines = self.lines[start:end]
         if lines and (error := _ERROR.match(lines[0])):
             answer.error = (error.group(1), error.group(2))
+        own = next((number for number, line in enumerate(lines) if _echoes(line)), len(lines))
         index = 0
         while index < len(lines):
             line = lines[index]
-            if line == "Warnings:":
+            if line == "Warnings:" and index < own:
                 answer.has_warnings_block = True
                 index += 1
                 while index < len(lines) and (warning := _WARNING.match(lines[index])):

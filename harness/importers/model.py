@@ -62,6 +62,7 @@ class Capture:
     server: str = ""  # the version line of the log's header, or the mtr suite's server
     statements: list[Captured] = field(default_factory=list)
     master_schema: list[str] = field(default_factory=list)
+    schema_origins: list[Origin] = field(default_factory=list)  # where each master_schema statement was read, when known
     slave_schema: list[str] = field(default_factory=list)
     matrix: dict[str, tuple[str, ...]] = field(default_factory=dict)
     settings: dict[str, str] = field(default_factory=dict)

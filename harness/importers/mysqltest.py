@@ -19,7 +19,10 @@ from harness.importers.model import Capture, Captured, ImportFailure, Origin, Sk
 from harness.importers.mysqltest_rules import (
     BINLOG_FORMAT_INCLUDES,
     DROP,
+    CONNECTION_INCLUDE,
+    FRAMEWORK_INCLUDES,
     IGNORED_INCLUDES,
+    REQUIREMENT_INCLUDE,
     MYSQLTEST_COMMANDS,
     OUTPUT_COMMANDS,
     REPLICATION_SETUP,
@@ -220,6 +223,7 @@ class _Test:
         settings_only = all(kind_of(statement.sql) is Kind.SETTING for index, statement in enumerate(statements) if index not in schema)
         if schema and settings_only and not self.sent and not any(statement.errors for statement in statements):
             self.capture.master_schema += [statements[index].sql for index in schema]
+            self.capture.schema_origins += [statements[index].origin for index in schema]
             statements[:] = [statement for index, statement in enumerate(statements) if index not in schema]
             self.master_started = False
         self.checkpoints.add(len(statements))
@@ -242,7 +246,9 @@ class _Test:
             self.capture.matrix["binlog_format"] = BINLOG_FORMAT_INCLUDES[include]
         elif include in SYNC_INCLUDES:
             self.synced()
-        elif include in IGNORED_INCLUDES:
+        elif (connection := CONNECTION_INCLUDE.match(include)) is not None:
+            self.do_connection(connection.group(1), origin, depth)
+        elif include in IGNORED_INCLUDES or include in FRAMEWORK_INCLUDES or REQUIREMENT_INCLUDE.match(include):
             self.drop("framework include")
             if include == "include/diff_tables.inc":
                 self.checkpoints.add(len(self.capture.statements))

@@ -42,6 +42,15 @@ IGNORED_INCLUDES = frozenset({
     "include/show_binlog_events2.inc", "include/show_slave_status.inc", "include/show_master_status.inc",
 "include/have_debug.inc", "include/have_debug_sync.inc",
 })  # fmt: skip
+# mtr's requirement checks by their names' convention (have_innodb.inc, not_windows.inc,
+# big_test.inc, ...) and the bookkeeping every framework include wraps itself in.
+REQUIREMENT_INCLUDE = re.compile(r"^include/(?:have|not|big|no|skip|only)_\w*\.inc$")
+FRAMEWORK_INCLUDES = frozenset({
+    "include/begin_include_file.inc", "include/end_include_file.inc", "include/save_binlog_position.inc",
+    "include/assert.inc", "include/assert_grep.inc", "include/force_restart.inc", "include/force_restart_if_skipped.inc",
+})  # fmt: skip
+# include/rpl_connection_master.inc and its kind: `connection master` with an echo.
+CONNECTION_INCLUDE = re.compile(r"^include/rpl_connection_(\w+)\.inc$")
 # Commands that shape the .result file only.
 OUTPUT_COMMANDS = frozenset({
     "replace_result", "replace_column", "replace_regex", "sorted_result", "vertical_results", "horizontal_results",
