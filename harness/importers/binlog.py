@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.importers.binlog_text import BinlogTextError, TextReader
 from harness.importers.model import Capture, ImportFailure, Origin
 from harness.importers.row_statements import RowsNotImported, TableShapes, row_statements, sql_literal
 from harness.importers.sessions import SessionTracker
@@ -41,6 +42,7 @@ from server_sim.binlog.events import (
     User_var_log_event,
     Xid_log_event,
 )
+from server_sim.binlog.binary.header import MAGIC
 from server_sim.binlog.file import BinlogCorruptError, BinlogReader
 from server_sim.flavor import MARIADB_1011, MYSQL_80
 from slave_sim.events import ACCOUNT_STATEMENT
@@ -97,7 +99,11 @@ class _Importer:
         return Origin(self.path, position)
 
     def event(self, position: int, event: object) -> None:
-        if isinstance(event, (Gtid_log_event, Mysql_gtid_log_event)):
+        if isinstance(event, Format_description_log_event):
+            self.capture.server = event.server_version
+            flavor = MARIADB_1011 if "mariadb" in event.server_version.lower() else MYSQL_80
+            self.default_sql_mode = frozenset(flavor.default_sql_mode.split(","))
+        elif isinstance(event, (Gtid_log_event, Mysql_gtid_log_event)):
             self.open(position, transactional=isinstance(event, Gtid_log_event) and not event.standalone)
         elif isinstance(event, Query_log_event):
             self.query(position, event)
@@ -249,9 +255,10 @@ def _context_sql(event: object) -> str:
 
 
 def import_binlog(path: Path, keep_reads: bool = False, schema: list[str] | None = None, rows_as: str = ROWS_AS_STATEMENT) -> Capture:
-    """The transactions of one binary binlog file as the steps of their sessions.
-    `schema`: the master's schema the binlog starts from (to name the columns of row
-    events); `rows_as`: what row events become (ROWS_AS)."""
+    """The transactions of one binlog as the steps of their sessions: a binary binlog file,
+    or the text mysqlbinlog / mariadb-binlog print for one. `schema`: the master's schema
+    the binlog starts from (to name the columns of row events); `rows_as`: what row events
+    become (ROWS_AS)."""
     capture = Capture(kind="binlog", sources=(path,), order=ORDER, errors_unknown=False)
     shapes = TableShapes()
     for statement in schema or []:
@@ -259,21 +266,39 @@ def import_binlog(path: Path, keep_reads: bool = False, schema: list[str] | None
     importer = _Importer(path, capture, SessionTracker(capture, keep_reads), shapes)
     importer.rows_as = rows_as
     try:
-        reader = BinlogReader(path)
-        description = reader.description.event
-        if isinstance(description, Format_description_log_event):
-            capture.server = description.server_version
-            flavor = MARIADB_1011 if "mariadb" in description.server_version.lower() else MYSQL_80
-            importer.default_sql_mode = frozenset(flavor.default_sql_mode.split(","))
-        for positioned in reader.events():
-            importer.event(positioned.position, positioned.event)
-    except BinlogCorruptError as error:
-        if not capture.statements and importer.group is None:
-            raise ImportFailure(str(error)) from None
-        capture.notes.append(f"read stopped: {error}; the complete transactions before it are imported")
+        data = path.read_bytes()
     except OSError as error:
         raise ImportFailure(f"{path}: {error.strerror or error}") from None
+    if data[: len(MAGIC)] == MAGIC:
+        _read_binary(path, data, importer)
+    else:
+        _read_text(path, data, importer)
     importer.finish()
     if not capture.statements:
         raise ImportFailure(f"{path}: the binlog holds no statements or row changes to import")
     return capture
+
+
+def _read_binary(path: Path, data: bytes, importer: _Importer) -> None:
+    try:
+        for positioned in BinlogReader(path, data).events():
+            importer.event(positioned.position, positioned.event)
+    except BinlogCorruptError as error:
+        if not importer.capture.statements and importer.group is None:
+            raise ImportFailure(str(error)) from None
+        importer.capture.notes.append(f"read stopped: {error}; the complete transactions before it are imported")
+
+
+def _read_text(path: Path, data: bytes, importer: _Importer) -> None:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ImportFailure(f"{path}: neither a binary binlog (no FE 62 69 6E magic bytes) nor mysqlbinlog text (byte {error.start} is not UTF-8)") from None
+    reader = TextReader()
+    try:
+        for position, event in reader.events(text):
+            importer.event(position, event)
+    except BinlogTextError as error:
+        raise ImportFailure(f"{path}: neither a binary binlog (no FE 62 69 6E magic bytes) nor mysqlbinlog text ({error})") from None
+    for position, reason in reader.skipped:
+        importer.tracker.skip(importer.origin(position), reason)

@@ -25,6 +25,7 @@ from .binary.row_events import UnmappedTableError
 from .events import Format_description_log_event, Log_event
 
 _WHITESPACE = re.compile(r"\s+")
+_CHUNK = re.compile(r"[^=]*=*")
 _LINE = 76  # mysqlbinlog's base64 line length
 
 
@@ -49,7 +50,9 @@ def decode_events(text: str) -> list[Log_event]:
     if not compact:
         raise SqlError(ErrorCode.ER_SYNTAX_ERROR)
     try:
-        raw = base64.b64decode(compact, validate=True)
+        # mysqlbinlog encodes each event on its own: the text is several base64 chunks,
+        # each ended by its padding, which the server decodes one after the other.
+        raw = b"".join(base64.b64decode(chunk, validate=True) for chunk in _CHUNK.findall(compact) if chunk)
     except (binascii.Error, ValueError):
         raise SqlError(ErrorCode.ER_BASE64_DECODE_ERROR) from None
     events: list[Log_event] = []

@@ -5,13 +5,18 @@ tables the first run left, under both flavors, each row image and MIXED."""
 
 from __future__ import annotations
 
+import re
+import shutil
+import subprocess
 from collections import Counter
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 from harness.cli import main
 from harness.importers.binlog import ROWS_AS_CHANGES, ROWS_AS_STATEMENT, import_binlog
+from harness.importers.binlog_text import user_variable_value
 from harness.importers.build import build_scenarios
 from harness.importers.model import ImportFailure
 from harness.importers.row_statements import sql_literal
@@ -208,3 +213,67 @@ def test_partial_json_updates_become_json_functions_and_generated_columns_are_no
     assert updates[0] == "UPDATE `t` SET `json_col` = JSON_REPLACE(`json_col`, '$.age', CAST('26' AS JSON)) WHERE `id` = 1"
     assert len(updates) == 6
     assert not any("`name` =" in sql or "`age`)" in sql for _, sql in _steps(capture))
+
+
+# -- mysqlbinlog text -----------------------------------------------------------------------
+
+MARIADB_BINLOG = shutil.which("mariadb-binlog")
+
+
+def _printed(binlog: Path, *options: str) -> str:
+    return subprocess.run([MARIADB_BINLOG, *options, str(binlog)], capture_output=True, text=True, check=False).stdout
+
+
+@pytest.mark.skipif(MARIADB_BINLOG is None, reason="mariadb-binlog is not installed")
+@pytest.mark.parametrize("flavor", sorted(FLAVORS))
+@pytest.mark.parametrize("binlog_format", ["STATEMENT", "MIXED", "ROW"])
+def test_the_text_mariadb_binlog_prints_imports_as_the_file_does(flavor: str, binlog_format: str, tmp_path: Path) -> None:
+    """Every bundled scenario's binlog: its text (default --base64-output=AUTO, with -v)
+    gives the steps the binary file gives, nothing skipped."""
+    for path in SUITE:
+        record = run_variant(load_scenario(path), {"binlog_format": binlog_format}, FLAVORS[flavor], tmp_path / path.stem)
+        text = tmp_path / path.stem / "printed.txt"
+        text.write_text(_printed(record.binlog, "-v"))
+        from_file, from_text = import_binlog(record.binlog, rows_as=ROWS_AS_CHANGES), import_binlog(text, rows_as=ROWS_AS_CHANGES)
+        assert [(s.session, s.sql, s.errors) for s in from_text.statements] == [(s.session, s.sql, s.errors) for s in from_file.statements], path.stem
+        assert from_text.skipped == [] and from_text.server == from_file.server
+
+
+@pytest.mark.skipif(MARIADB_BINLOG is None, reason="mariadb-binlog is not installed")
+def test_rows_printed_without_their_binlog_statement_are_listed(tmp_path: Path) -> None:
+    _import(tmp_path, [("con1", "INSERT INTO t VALUES (1)")], ["CREATE TABLE t (id INT PRIMARY KEY)"], "mariadb-10.11", {"binlog_format": "ROW"})
+    text = tmp_path / "decoded.txt"
+    text.write_text(_printed(next(tmp_path.glob("*.binlog")), "-v", "--base64-output=decode-rows"))
+    capture = import_binlog(text, rows_as=ROWS_AS_CHANGES)
+    assert {skipped.reason for skipped in capture.skipped} == {
+        "row event printed without its BINLOG statement (--base64-output=DECODE-ROWS): its values cannot be read back"
+    }
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("SELECT 1;\n", "nor mysqlbinlog text (no '# at N' lines"),
+        (b"\xff\xfe\x00garbage", "byte 0 is not UTF-8"),
+    ],
+)
+def test_text_that_is_not_mysqlbinlog_output_is_refused(content: str | bytes, message: str, tmp_path: Path) -> None:
+    path = tmp_path / "x.txt"
+    path.write_bytes(content.encode() if isinstance(content, str) else content)
+    with pytest.raises(ImportFailure, match=re.escape(message)):
+        import_binlog(path)
+
+
+@pytest.mark.parametrize(
+    ("printed", "value"),
+    [
+        ("NULL", None),
+        ("_utf8mb4 X'78' COLLATE `utf8mb4_general_ci`", "x"),
+        ("_latin1 'it''s' COLLATE `latin1_swedish_ci`", "it's"),
+        ("-12", -12),
+        ("1.50", Decimal("1.50")),
+        ("2.5e3", 2500.0),
+    ],
+)
+def test_user_variable_values_read_back(printed: str, value: object) -> None:
+    assert user_variable_value(printed) == value

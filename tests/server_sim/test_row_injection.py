@@ -192,3 +192,16 @@ def test_binlog_show_prints_binlog_statements_with_base64_output_auto(new_master
     assert [[type_name_of(e) for e in parse_statement(s).events] for s in statements] == [["Format_desc"], ["Table_map", "Write_rows"]]
     assert main(["binlog", "show", str(master.binlog_path)]) == 0
     assert "BINLOG '" not in capsys.readouterr().out
+
+
+def test_events_encoded_one_by_one_as_mysqlbinlog_prints_them_are_one_statement(new_master) -> None:
+    """mysqlbinlog encodes each event of a BINLOG statement on its own, so the text is
+    several base64 chunks, each with its padding; the server decodes them in turn."""
+    master = new_master(SCHEMA)
+    master.submit("con1", DESCRIPTION)
+    ctx = FormatContext(MYSQL)
+    events = [Write_rows_log_event(table_id=7, width=2, columns_after=[True, True], rows=[Row(after=[key, 10])]) for key in (1, 2)]
+    chunks = [base64.b64encode(encode_event(part, ctx, 0)).decode() for part in (TABLE_T, *events)]
+    assert chunks[1].endswith("=")  # padding in the middle of the text
+    result = master.submit("con1", "BINLOG '\n" + "\n".join(chunks) + "\n'")
+    assert result.error is None and master.server.dump()["t"][1] == [(1, 10), (2, 10)]
