@@ -100,6 +100,10 @@ class Flavor:
     # A multi-table UPDATE with ORDER BY or LIMIT: MySQL refuses it with ER_WRONG_USAGE
     # (1221, PT_update::make_cmd); MariaDB runs it, which the simulator does not model.
     multi_table_update_order_limit_error: bool = True
+    # CREATE TABLE IF NOT EXISTS over an existing table (no SELECT): MySQL writes it to the
+    # binlog anyway (BUG#45574), MariaDB 10.11 writes nothing (recorded,
+    # scenarios/oracle/create-select-if-not-exists). With a SELECT neither logs it.
+    logs_create_if_not_exists_over_existing: bool = True
     # Functions (and SELECT modifiers) the server answers with a deprecation warning (an
     # ErrorCode member's name), once per use: MySQL 8.0.17+ FOUND_ROWS() and
     # SQL_CALC_FOUND_ROWS, 8.0.20+ VALUES(col).
@@ -213,6 +217,7 @@ MARIADB_1011 = Flavor(
     server_uuid=False,
     referenced_trigger_error="ER_REFERENCED_TRG_DOES_NOT_EXIST_MARIADB",
     multi_table_update_order_limit_error=False,
+    logs_create_if_not_exists_over_existing=False,
     uuid_data_type=True,
     unix_timestamp_out_of_range=None,
     unix_time_max=2147483647,

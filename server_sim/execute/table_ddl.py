@@ -42,6 +42,9 @@ def create_table(run: StatementRun) -> None:
     if existing is not None and existing.temporary == table.temporary:
         if ast.args.get("exists"):
             run.outcome.warnings.append(note(ErrorCode.ER_TABLE_EXISTS_ERROR, table.name))
+            # CREATE ... IF NOT EXISTS ... SELECT over an existing table does nothing and
+            # neither server logs it; MySQL logs the plain CREATE as written.
+            run.outcome.executed = query is None and run.server.flavor.logs_create_if_not_exists_over_existing
             return
         raise SqlError(ErrorCode.ER_TABLE_EXISTS_ERROR, table.name)
     table.owner = owner

@@ -77,3 +77,25 @@ def test_insert_delayed_runs_as_insert(new_master, flavor: Flavor, global_format
     master.finish()
     events = _logged(master, start)
     assert (logged in events) if logged is not None else events == []
+
+
+@pytest.mark.parametrize(
+    ("flavor", "binlog_format", "sql", "logged"),
+    [
+        # With a SELECT, over an existing table: nothing done, nothing logged (both servers).
+        (MYSQL_80, "STATEMENT", "CREATE TABLE IF NOT EXISTS t (PRIMARY KEY (a)) SELECT * FROM m", []),
+        (MYSQL_80, "ROW", "CREATE TABLE IF NOT EXISTS t (PRIMARY KEY (a)) SELECT * FROM m", []),
+        (MARIADB_1011, "MIXED", "CREATE TABLE IF NOT EXISTS t (PRIMARY KEY (a)) SELECT * FROM m", []),
+        # Without: MySQL logs it as written (BUG#45574), MariaDB 10.11 logs nothing.
+        (MYSQL_80, "ROW", "CREATE TABLE IF NOT EXISTS t (id INT)", ["CREATE TABLE IF NOT EXISTS t (id INT)"]),
+        (MARIADB_1011, "ROW", "CREATE TABLE IF NOT EXISTS t (id INT)", []),
+    ],
+)
+def test_create_if_not_exists_over_an_existing_table(new_master, flavor: Flavor, binlog_format: str, sql: str, logged: list[str]) -> None:
+    master = new_master(SCHEMA, binlog_format, flavor)
+    start = master.writer.position
+    result = master.submit("con1", sql)
+    assert result.error is None and [note.code for note in result.notes] == [1050]
+    master.finish()
+    assert _logged(master, start) == logged
+    assert master.server.dump()["t"][1] == [(1, 1)]

@@ -26,11 +26,13 @@ from server_sim.binlog.events import (
     INTVAR_LAST_INSERT_ID,
     LOG_EVENT_IGNORABLE_F,
     Annotate_rows_log_event,
+    ColumnInfo,
     Delete_rows_log_event,
     Format_description_log_event,
     Ignorable_log_event,
     Intvar_log_event,
     Log_event,
+    Partial_update_rows_log_event,
     Query_log_event,
     Rand_log_event,
     Row,
@@ -46,6 +48,7 @@ from server_sim.binlog.events import (
 )
 from server_sim.binlog.binary.codec import MYSQL, FormatContext
 from server_sim.binlog.binary.columns import column_info
+from server_sim.binlog.binary.json_binary import JsonDiff, JsonDiffOperation
 from server_sim.binlog.binary.format_description import POST_HEADER_LENGTHS
 from server_sim.binlog.binary.header import HEADER_LENGTH, frame
 from server_sim.binlog.binary.registry import encode_event
@@ -181,6 +184,11 @@ def one_of_each_event() -> list[Log_event]:
                               rows=[Row(before=[1], after=["c"])]),
         Delete_rows_log_event(**header, version=2, table_id=101, width=3, columns_before=[True, True, True], rows=[Row(before=[2, None, None])]),
         Delete_rows_log_event(**header, version=1, table_id=101, width=3, columns_before=[True, False, False], rows=[Row(before=[3])]),
+        Table_map_log_event(**header, table_id=102, database="test", table="j",
+                            columns=[ColumnInfo("INT", False, 3, 0, False), ColumnInfo("JSON", True, 245, 4)]),
+        Partial_update_rows_log_event(**header, version=2, table_id=102, width=2, columns_before=[True, True], columns_after=[True, True],
+                                      rows=[Row(before=[1, {"a": 1}], after=[1, [JsonDiff(JsonDiffOperation.REPLACE, "$.a", 2)]])],
+                                      row_options=[1], partial_columns=[[True]]),
         Ignorable_log_event(**header),
         Rows_query_log_event(**header, query="UPDATE t2 SET b = 'b' WHERE a = 1"),
         Annotate_rows_log_event(**header, query="DELETE FROM t2"),
