@@ -75,7 +75,7 @@ class StatementPipeline:
     def execute(self, ms: MasterSession, result: StepResult) -> bool:
         """Run `result`'s statement; False when it must wait for a lock."""
         try:
-            statement = parse_statement(result.sql)
+            statement = parse_statement(result.sql, self.flavor.comment_rules)
         except SqlError as error:
             result.fail(error)
             return True

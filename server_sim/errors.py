@@ -224,6 +224,8 @@ class Condition:
 class SqlError(Exception):
     """A statement failed with a MySQL error; carries the code, name and rendered message."""
 
+    position: int | None = None  # where in the statement a syntax error (1064) is
+
     def __init__(self, error: ErrorCode, *args: object, message: str | None = None) -> None:
         self.error = error
         self.message = message if message is not None else (error.template % args if args else error.template)

@@ -24,6 +24,8 @@ from sqlglot.tokens import Token, TokenType
 from .binlog.base64_events import decode_events
 from .ddl_clauses import check_alter_table, check_create_table, index_statement_as_alter
 from .errors import ErrorCode, SqlError, not_supported
+from .executable_comments import expand_executable_comments, has_executable_comment
+from .flavor import DEFAULT_FLAVOR, CommentRules
 from .modifiers import (
     refuse_partition_selection,
     without_neutral_modifiers,
@@ -177,17 +179,30 @@ def _write_mode(tree: exp.Expression, is_replace: bool, keyword: Token | None) -
 
 
 @lru_cache(maxsize=4096)
-def parse_statement(sql: str) -> Statement:
-    """Parse and classify `sql`; raises SqlError 1064 (cannot parse) or 1235 (not modelled)."""
+def parse_statement(sql: str, comments: CommentRules = DEFAULT_FLAVOR.comment_rules) -> Statement:
+    """Parse and classify `sql`, its executable comments read by `comments` (the server's
+    rules); raises SqlError 1064 (cannot parse) or 1235 (not modelled)."""
     text = sql.strip().rstrip(";").strip()
     if not text:
+        raise syntax_error(text, 0)
+    if not has_executable_comment(text):
+        return _parsed_statement(text)
+    expanded = expand_executable_comments(text, comments)
+    try:
+        statement = _parsed_statement(expanded.source)
+    except SqlError as error:
+        if error.position is None:
+            raise
+        raise syntax_error(expanded.logged, error.position) from None
+    return dataclasses.replace(statement, sql=expanded.logged)
+
+
+def _parsed_statement(text: str) -> Statement:
+    if not text.strip():
         raise syntax_error(text, 0)
     special = _special_form(text)
     if special is not None:
         return special
-    executable = _EXECUTABLE_COMMENT.match(text)
-    if executable is not None:
-        return _executable_comment(text, executable)
     is_replace = bool(_REPLACE.match(text))
     source = _REPLACE.sub("INSERT", text, count=1) if is_replace else text
     keyword = _duplicate_keyword(source)
@@ -246,21 +261,6 @@ def _without_session_scope(source: str) -> str | None:
     for start, end in reversed(cuts):
         source = source[:start] + source[end:]
     return source if cuts else None
-
-
-# A statement inside a MySQL executable comment (mysqldump's `/*!40101 SET ... */`): run
-# when the server's version is at least the one given; the simulated servers are newer
-# than every five-digit version up to 8.0.39.
-_EXECUTABLE_COMMENT = re.compile(r"^/\*!(\d{5,6})?\s*(.*?)\s*\*/$", re.DOTALL)
-_EXECUTED_COMMENT_VERSIONS = 80039
-
-
-def _executable_comment(text: str, match: re.Match[str]) -> Statement:
-    version = match.group(1)
-    if version is not None and int(version) > _EXECUTED_COMMENT_VERSIONS:
-        raise not_supported(f"an executable comment for server version {version} ({text!r})")
-    inner = parse_statement(match.group(2))
-    return dataclasses.replace(inner, sql=text)
 
 
 def _special_form(text: str) -> Statement | None:
