@@ -26,6 +26,7 @@ from .ddl_clauses import check_alter_table, check_create_table, index_statement_
 from .errors import ErrorCode, SqlError, not_supported
 from .executable_comments import expand_executable_comments, has_executable_comment
 from .flavor import DEFAULT_FLAVOR, CommentRules
+from .foreign_syntax import refuse_foreign_syntax
 from .modifiers import (
     refuse_partition_selection,
     without_neutral_modifiers,
@@ -224,6 +225,7 @@ def _parsed_statement(text: str) -> Statement:
     tree = trees[0]
     if isinstance(tree, exp.Insert) and tree.args.get("with_"):
         raise _syntax_error_at(text, r"\b(?:INSERT|REPLACE)\b")  # WITH opens a query, not an INSERT
+    refuse_foreign_syntax(text, tree)
     if "/*+" in text:
         without_optimizer_hints(tree)
     refuse_unread_clauses(tree)
