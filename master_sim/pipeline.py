@@ -81,7 +81,7 @@ class StatementPipeline:
             return True
         try:
             if statement.kind is StatementKind.SET:
-                self.set_statement.run(ms, statement)
+                result.notes.extend(self.set_statement.run(ms, statement))
             elif statement.kind.is_transaction_control:
                 self.transactions.run(ms, statement, result)
             else:

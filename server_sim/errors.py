@@ -57,6 +57,7 @@ class ErrorCode(Enum):
     ER_LOCK_DEADLOCK = (1213, "Deadlock found when trying to get lock; try restarting transaction")
     ER_WRONG_VALUE_FOR_VAR = (1231, "Variable '%s' can't be set to the value of '%s'")
     ER_WRONG_TYPE_FOR_VAR = (1232, "Incorrect argument type to variable '%s'")
+    ER_TRUNCATED_WRONG_VALUE = (1292, "Truncated incorrect %s value: '%s'")
     # The handler's error for an auto-increment value beyond its column's type, which the
     # server reports with its own number (handler::print_error).
     HA_ERR_AUTOINC_ERANGE = (167, "Out of range value for column '%s' at row %d")
