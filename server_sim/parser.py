@@ -23,7 +23,7 @@ from sqlglot.tokens import Token, TokenType
 
 from .binlog.base64_events import decode_events
 from .ddl_clauses import check_alter_table, check_create_table, index_statement_as_alter
-from .errors import ErrorCode, SqlError, not_supported
+from .errors import ErrorCode, SqlError, not_supported, stack_overrun
 from .executable_comments import expand_executable_comments, has_executable_comment
 from .flavor import DEFAULT_FLAVOR, CommentRules
 from .foreign_syntax import refuse_foreign_syntax
@@ -186,6 +186,13 @@ def parse_statement(sql: str, comments: CommentRules = DEFAULT_FLAVOR.comment_ru
     text = sql.strip().rstrip(";").strip()
     if not text:
         raise syntax_error(text, 0)
+    try:
+        return _parsed_with_comments(text, comments)
+    except RecursionError:
+        raise stack_overrun() from None  # nested deeper than sqlglot's recursion goes
+
+
+def _parsed_with_comments(text: str, comments: CommentRules) -> Statement:
     if not has_executable_comment(text):
         return _parsed_statement(text)
     expanded = expand_executable_comments(text, comments)
