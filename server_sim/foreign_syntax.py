@@ -11,6 +11,7 @@ as an alias, it starts after that word.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import sqlglot
 from sqlglot import exp
@@ -49,8 +50,10 @@ def refuse_foreign_syntax(text: str, tree: exp.Expression) -> None:
     upper = text.upper()
     if "CAST" in upper or "CONVERT" in upper:
         _refuse_foreign_cast_types(text)
-    for node in tree.find_all(*_FOREIGN_NODES):
-        error = _foreign_node(text, node) or _foreign_operator(text, node)
+    checks = _NODE_CHECKS
+    for node in tree.walk():
+        check = checks.get(type(node))
+        error = check(text, node) if check is not None else None
         if error is not None:
             raise error
     if "$" in text:
@@ -116,67 +119,90 @@ def _refuse_foreign_cast_types(text: str) -> None:
                 raise syntax_error(text, following.start if following is not None else len(text))  # a length is required
 
 
-_FOREIGN_NODES = (
-    exp.Group, exp.Star, exp.SetOperation, exp.Between, exp.TryCast, exp.ILike, exp.Join, exp.Column, exp.Select,
-    exp.Table, exp.SimilarTo, exp.Glob, exp.NullSafeNEQ, exp.NullSafeEQ,
-)
+def _near(pattern: str) -> Callable[[str], SqlError | None]:
+    """1064 near the first group of `pattern`'s first match in the text; no error (the
+    construct is not the foreign one) when the text has no match."""
+    compiled = re.compile(pattern, re.IGNORECASE | re.DOTALL)
+
+    def error(text: str) -> SqlError | None:
+        match = compiled.search(text)
+        return syntax_error(text, match.start(match.lastindex or 0)) if match else None
+
+    return error
 
 
-def _foreign_operator(text: str, node: exp.Expression) -> SqlError | None:
-    """Operators and clauses sqlglot reads as another dialect's: the servers take their
-    first word for an alias, or stop at it."""
-    match = None
-    if isinstance(node, exp.SimilarTo):
-        match = re.search(r"\b(SIMILAR)\s+TO\b", text, re.IGNORECASE)
-    elif isinstance(node, exp.Glob):
-        match = re.search(r"\bGLOB\s+(\S)", text, re.IGNORECASE)
-    elif isinstance(node, (exp.NullSafeNEQ, exp.NullSafeEQ)):
-        match = re.search(r"\bIS\s+(?:NOT\s+)?(DISTINCT)\s+FROM\b", text, re.IGNORECASE)
-    elif isinstance(node, exp.Select) and node.args.get("qualify") is not None:
-        match = re.search(r"\bQUALIFY\s+(\S)", text, re.IGNORECASE)
-    elif isinstance(node, (exp.Select, exp.Table)) and node.args.get("sample") is not None:
-        match = re.search(r"\b(USING)\s+SAMPLE\b|\b(TABLESAMPLE)\b", text, re.IGNORECASE)
-    elif isinstance(node, exp.Table) and isinstance(node.args.get("alias"), exp.TableAlias) and node.args["alias"].columns:
-        return _table_alias_columns(text, node)
-    if match is None:
-        return None
-    return syntax_error(text, match.start(match.lastindex or 0))
+_GROUP_BY_ALL = _near(r"\bGROUP\s+BY\s+(ALL)\b")
+_STAR_MODIFIER = _near(r"\*\s*(\w+)")
+_BY_NAME = _near(r"\b(?:UNION|EXCEPT|INTERSECT)(?:\s+(?:ALL|DISTINCT))?\s+(BY)\s+NAME\b")
+_SYMMETRIC = _near(r"\bSYMMETRIC\s+(\S)")
+_TRY_CAST = _near(r"\bTRY_CAST\s*\(.*?\bAS\s+(\S)")
+_ILIKE = _near(r"\bILIKE\s+(\S)")  # the servers read ILIKE as an alias
+_ALL = _near(r"\b(ALL)\b")
+_QUALIFY = _near(r"\bQUALIFY\s+(\S)")
+_SAMPLE = _near(r"\b(USING)\s+SAMPLE\b|\b(TABLESAMPLE)\b")
+_SIMILAR_TO = _near(r"\b(SIMILAR)\s+TO\b")
+_GLOB = _near(r"\bGLOB\s+(\S)")
+_DISTINCT_FROM = _near(r"\bIS\s+(?:NOT\s+)?(DISTINCT)\s+FROM\b")
 
 
-def _table_alias_columns(text: str, table: exp.Table) -> SqlError:
-    """`FROM t x(a, b)`: a column list names a derived table's columns, never a table's."""
-    alias = re.escape(table.alias)
-    match = re.search(rf"\b{alias}\s*(\()", text, re.IGNORECASE)
-    return syntax_error(text, match.start(1) if match else len(text))
-
-
-def _foreign_node(text: str, node: exp.Expression) -> SqlError | None:
-    """The error for one node made of foreign syntax, or None."""
-    if isinstance(node, exp.Group) and node.args.get("all"):
-        return _near_word(text, r"\bGROUP\s+BY\s+(ALL)\b")
-    if isinstance(node, exp.Star) and any(node.args.get(name) for name in ("except_", "except", "replace", "rename")):
-        return _near_word(text, r"\*\s*(\w+)")
-    if isinstance(node, exp.SetOperation) and node.args.get("by_name"):
-        return _near_word(text, r"\b(?:UNION|EXCEPT|INTERSECT)(?:\s+(?:ALL|DISTINCT))?\s+(BY)\s+NAME\b")
-    if isinstance(node, exp.Between) and node.args.get("symmetric"):
-        return _near_word(text, r"\bSYMMETRIC\s+(\S)")
-    if isinstance(node, exp.TryCast):
-        return _near_word(text, r"\bTRY_CAST\s*\(.*?\bAS\s+(\S)")
-    if isinstance(node, exp.ILike):
-        return _near_word(text, r"\bILIKE\s+(\S)")  # ILIKE is read as an alias
-    if isinstance(node, exp.Join) and (node.args.get("method") or "").upper() in ("ASOF", "POSITIONAL") or (
-        isinstance(node, exp.Join) and (node.args.get("kind") or "").upper() in ("ANTI", "SEMI")
-    ):
-        word = node.args.get("method") or node.args.get("kind")
-        return not_supported(f"{word} JOIN (the servers read {word} as the table's alias)")
-    if isinstance(node, exp.Column) and isinstance(node.this, exp.Identifier) and not node.this.quoted and node.name.upper() == "ALL":
-        return _near_word(text, r"\b(ALL)\b")  # ORDER BY ALL, LIMIT ALL
-    if isinstance(node, exp.Select) and not node.expressions:
+def _select(text: str, node: exp.Expression) -> SqlError | None:
+    if not node.expressions:
         return syntax_error(text, len(text))  # SELECT with nothing to select
+    if node.args.get("qualify") is not None:
+        return _QUALIFY(text)
+    return _SAMPLE(text) if node.args.get("sample") is not None else None
+
+
+def _table(text: str, node: exp.Expression) -> SqlError | None:
+    alias = node.args.get("alias")
+    if isinstance(alias, exp.TableAlias) and alias.columns:
+        match = re.search(rf"\b{re.escape(alias.name)}\s*(\()", text, re.IGNORECASE)
+        return syntax_error(text, match.start(1) if match else len(text))  # FROM t x(a): a derived table's column list
+    return _SAMPLE(text) if node.args.get("sample") is not None else None
+
+
+def _join(text: str, node: exp.Expression) -> SqlError | None:
+    word = (node.args.get("method") or "").upper()
+    word = word if word in ("ASOF", "POSITIONAL") else (node.args.get("kind") or "").upper()
+    if word not in ("ASOF", "POSITIONAL", "ANTI", "SEMI"):
+        return None
+    return not_supported(f"{word} JOIN (the servers read {word} as the table's alias)")
+
+
+def _column(text: str, node: exp.Expression) -> SqlError | None:
+    name = node.this
+    if isinstance(name, exp.Identifier) and not name.quoted and name.name.upper() == "ALL":
+        return _ALL(text)  # ORDER BY ALL, LIMIT ALL
     return None
 
 
-def _near_word(text: str, pattern: str) -> SqlError:
-    """1064 near the first group of `pattern`'s first match in `text` (its end if none)."""
-    match = re.search(pattern, text, re.IGNORECASE | re.DOTALL)
-    return syntax_error(text, match.start(1) if match else len(text))
+def _star(text: str, node: exp.Expression) -> SqlError | None:
+    return _STAR_MODIFIER(text) if any(node.args.get(name) for name in ("except_", "except", "replace", "rename")) else None
+
+
+def _set_operation(text: str, node: exp.Expression) -> SqlError | None:
+    return _BY_NAME(text) if node.args.get("by_name") else None
+
+
+# What each node type sqlglot makes of foreign syntax is checked for, by exact type (one
+# dictionary look-up per node of the tree).
+_NODE_CHECKS: dict[type[exp.Expression], Callable[[str, exp.Expression], SqlError | None]] = {
+    exp.Select: _select,
+    exp.Table: _table,
+    exp.Join: _join,
+    exp.Column: _column,
+    exp.Star: _star,
+    exp.Union: _set_operation,
+    exp.Except: _set_operation,
+    exp.Intersect: _set_operation,
+    exp.Group: lambda text, node: _GROUP_BY_ALL(text) if node.args.get("all") else None,
+    exp.Between: lambda text, node: _SYMMETRIC(text) if node.args.get("symmetric") else None,
+    exp.TryCast: lambda text, node: _TRY_CAST(text),
+    exp.ILike: lambda text, node: _ILIKE(text),
+    exp.SimilarTo: lambda text, node: _SIMILAR_TO(text),
+    exp.Glob: lambda text, node: _GLOB(text),
+    exp.NullSafeNEQ: lambda text, node: _DISTINCT_FROM(text),
+    exp.NullSafeEQ: lambda text, node: _DISTINCT_FROM(text),
+}
+
+
