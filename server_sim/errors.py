@@ -58,6 +58,7 @@ class ErrorCode(Enum):
     ER_WRONG_VALUE_FOR_VAR = (1231, "Variable '%s' can't be set to the value of '%s'")
     ER_WRONG_TYPE_FOR_VAR = (1232, "Incorrect argument type to variable '%s'")
     ER_TRUNCATED_WRONG_VALUE = (1292, "Truncated incorrect %s value: '%s'")
+    ER_TOO_LONG_IDENT = (1059, "Identifier name '%s' is too long")
     ER_STACK_OVERRUN_NEED_MORE = (1436, "Thread stack overrun:  %s")
     # The handler's error for an auto-increment value beyond its column's type, which the
     # server reports with its own number (handler::print_error).

@@ -24,6 +24,19 @@ from .write_back import Unwritten, column_names, create_table_sql, stored_column
 ROW_ID = HIDDEN_ROW_ID
 
 
+def storage_name_of(table: Table) -> str:
+    """The storage name a new table asks for. The server's own tables take names that start
+    with one `#` and a letter (a temporary table `#tmp<thread>_<name>`, a system table
+    `#sys:<db>.<name>`); a scenario's table keeps its name, with a second `#` if it starts
+    with one, so `#tmp2_t` or `mysql.general_log` never shares their storage."""
+    if table.system is not None:
+        return f"#sys:{table.system.qualified_name}"
+    if table.temporary:
+        return f"#tmp{table.owner}_{table.name}"
+    name = table.name.lower()
+    return f"#{name}" if name.startswith("#") else name
+
+
 @dataclass
 class _Mirror:
     """A table's rows kept beside DuckDB: row id -> values as written, which are what

@@ -22,7 +22,7 @@ from server_sim.binlog.events import Query_log_event
 from server_sim.binlog.file import read_binlog
 from server_sim.errors import ErrorCode, SqlError
 from server_sim.flavor import MYSQL_80
-from server_sim.storage import Storage
+from server_sim.storage import ROW_ID, Storage
 from slave_sim.replay import replay
 from slave_sim.slave import Slave
 from tests.support import ROOT
@@ -46,7 +46,7 @@ def tables(database: Path) -> dict[str, list[tuple]]:
     """Every table of the slave's `test` schema, rows sorted, read straight from DuckDB."""
     with duckdb.connect(str(database), read_only=True) as connection:
         names = [row[0] for row in connection.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = 'test' ORDER BY 1").fetchall()]
-        return {name: sorted(connection.execute(f'SELECT * EXCLUDE (_rpl_row) FROM test."{name}"').fetchall(), key=repr) for name in names}
+        return {name: sorted(connection.execute(f'SELECT * EXCLUDE ("{ROW_ID}") FROM test."{name}"').fetchall(), key=repr) for name in names}
 
 
 def applied_position(database: Path) -> tuple[str, int] | None:
