@@ -56,7 +56,7 @@ def expand_executable_comments(text: str, rules: CommentRules) -> ExpandedCommen
             source[start : start + 2] = "  "
             inside = False
         elif token == "/*":
-            marker = _marker(text, start, rules)
+            marker = executable_marker(text, start, rules)
             if marker is None:
                 index = _comment_end(text, start, start + 2, source, logged, nested=False)
             elif marker.runs:
@@ -71,14 +71,17 @@ def expand_executable_comments(text: str, rules: CommentRules) -> ExpandedCommen
 
 
 @dataclass(frozen=True)
-class _Marker:
+class Marker:
+    """The opening of an executable comment: `/*!`, `/*M!`, with its version if any."""
+
     end: int  # after the marker and its version
     bang: int  # where its `!` is
-    runs: bool
+    runs: bool  # whether the server runs the comment's text
 
 
-def _marker(text: str, start: int, rules: CommentRules) -> _Marker | None:
-    """The executable-comment marker at `start` (a `/*`), or None for a plain comment."""
+def executable_marker(text: str, start: int, rules: CommentRules) -> Marker | None:
+    """The executable-comment marker at `start` (a `/*`), or None for a plain comment
+    (`/*M!` on MySQL among them)."""
     mariadb_marker = rules.mariadb_marker and text.startswith("M!", start + 2)
     if not mariadb_marker and not text.startswith("!", start + 2):
         return None
@@ -87,13 +90,13 @@ def _marker(text: str, start: int, rules: CommentRules) -> _Marker | None:
     while digits < 5 and bang + 1 + digits < len(text) and text[bang + 1 + digits].isdigit():
         digits += 1
     if digits < 5:
-        return _Marker(bang + 1, bang, True)  # not a version comment: the server runs it
+        return Marker(bang + 1, bang, True)  # not a version comment: the server runs it
     if rules.six_digit_versions and bang + 6 < len(text) and text[bang + 6].isdigit():
         digits = 6
     version = int(text[bang + 1 : bang + 1 + digits])
     skipped = rules.skipped_versions is not None and rules.skipped_versions[0] <= version <= rules.skipped_versions[1]
     runs = version <= rules.version_id and (mariadb_marker or not skipped)
-    return _Marker(bang + 1 + digits, bang, runs)
+    return Marker(bang + 1 + digits, bang, runs)
 
 
 def _comment_end(text: str, start: int, index: int, source: list[str], logged: list[str], *, nested: bool) -> int:
