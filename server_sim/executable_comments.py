@@ -18,8 +18,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import sqlglot
+from sqlglot.errors import TokenError
+
 from .flavor import CommentRules
 from .syntax import syntax_error
+
+_MYSQL = sqlglot.Dialect.get_or_raise("mysql")
 
 # What the scan stops at: a quoted string or name (skipped whole), a line comment, or the
 # start or end of a C-style comment.
@@ -32,6 +37,14 @@ class ExpandedComments:
 
     source: str
     logged: str
+
+    @property
+    def only_comments(self) -> bool:
+        """Nothing but comments is left of the statement (the server does nothing)."""
+        try:
+            return not _MYSQL.tokenize(self.source)
+        except TokenError:
+            return False  # the parser reports it
 
 
 def has_executable_comment(text: str) -> bool:

@@ -196,6 +196,8 @@ def _parsed_with_comments(text: str, comments: CommentRules) -> Statement:
     if not has_executable_comment(text):
         return _parsed_statement(text)
     expanded = expand_executable_comments(text, comments)
+    if expanded.only_comments:
+        raise not_supported(f"a statement that is only comments the server skips ({text!r}: the server does nothing)")
     try:
         statement = _parsed_statement(expanded.source)
     except SqlError as error:

@@ -101,3 +101,12 @@ def test_run_inserts_the_rows_of_an_executable_comment(tmp_path: Path, flavor: s
     assert code == 0
     steps = report["runs"][0]["steps"]
     assert steps[0]["affected_rows"] == rows
+
+
+@pytest.mark.parametrize("sql", ["/*!90000 INSERT INTO t VALUES (1) */", "/*M!100000 INSERT INTO t VALUES (1) */ /* and a note */"])
+def test_a_statement_of_skipped_comments_only_is_not_modelled(sql: str) -> None:
+    """The server answers OK and does nothing; the simulator says it does not model that."""
+    with pytest.raises(SqlError) as raised:
+        parse_statement(sql, FLAVORS["mysql-8.0"].comment_rules)
+
+    assert raised.value.code == 1235
