@@ -24,12 +24,12 @@ from sqlglot import exp
 from server_sim.catalog import Table, table_from_create
 from server_sim.engines import EngineRegistry
 from server_sim.errors import ErrorCode, SqlError, not_supported
-from server_sim.flavor import Flavor
+from server_sim.executable_comments import executable_marker
+from server_sim.flavor import CommentRules, Flavor
 from server_sim.parser import parse_statement, split_statements
 from server_sim.statement import StatementKind
 
 _SPECIAL = re.compile(r"['\"`#\-/*\n]")
-_EXECUTABLE = {True: re.compile(r"/\*(M?)!(\d{5,6})?"), False: re.compile(r"/\*!(\d{5})?")}
 _DELIMITER = re.compile(r"DELIMITER[ \t]+(\S+)[^\n]*", re.IGNORECASE)
 _POSITION = re.compile(
     r"CHANGE\s+(?:MASTER|REPLICATION\s+SOURCE)\s+TO\s+(?:MASTER|SOURCE)_LOG_FILE\s*=\s*'([^']*)'\s*,\s*(?:MASTER|SOURCE)_LOG_POS\s*=\s*(\d+)\s*;?\s*$",
@@ -89,16 +89,10 @@ class Dump:
     database: str | None = None
 
 
-def version_number(server_version: str) -> int:
-    """`8.0.39-rplharness` -> 80039, `10.11.18-MariaDB` -> 101118: what `/*!NNNNN` compares with."""
-    major, minor, patch = (int(part) for part in re.match(r"(\d+)\.(\d+)\.(\d+)", server_version).groups())  # type: ignore[union-attr]
-    return major * 10000 + minor * 100 + patch
-
-
 def read_dump(text: str, flavor: Flavor) -> Dump:
     """The statements of a dump for the simulated slave, its position and database; a
     DumpError at the first thing the simulator cannot load as the server would."""
-    scanner = _Scanner(text, version_number(flavor.server_version), flavor.name.startswith("mariadb"))
+    scanner = _Scanner(text, flavor.comment_rules)
     statements, comments = scanner.scan()
     dump = Dump()
     for line, comment in comments:
@@ -128,8 +122,8 @@ class _Scanner:
     the delimiter outside quotes and comments, executable comments opened when the version
     allows, other comments dropped (`--` and `#` ones kept aside with their line)."""
 
-    def __init__(self, text: str, version: int, mariadb: bool) -> None:
-        self.text, self.version, self.mariadb = text, version, mariadb
+    def __init__(self, text: str, rules: CommentRules) -> None:
+        self.text, self.rules = text, rules
         self.i, self.line, self.delimiter = 0, 1, ";"
         self.parts: list[str] = []
         self.start: int | None = None
@@ -213,14 +207,11 @@ class _Scanner:
                 return
 
     def _comment(self) -> None:
-        executable = _EXECUTABLE[self.mariadb].match(self.text, self.i)
-        if executable is not None and self.executable_from is None:
-            mariadb_only, version = executable.groups() if self.mariadb else ("", executable.group(1))
-            if not mariadb_only or self.mariadb:
-                if version is None or int(version) <= self.version:
-                    self.executable_from = self.line
-                    self._take(" ", executable.end() - self.i)
-                    return
+        executable = executable_marker(self.text, self.i, self.rules) if self.executable_from is None else None
+        if executable is not None and executable.runs:
+            self.executable_from = self.line
+            self._take(" ", executable.end - self.i)
+            return
         end = self.text.find("*/", self.i + 2)
         if end < 0:
             raise DumpError(self.line, SqlError(ErrorCode.ER_PARSE_ERROR, "a comment /* is not closed"))

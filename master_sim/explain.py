@@ -231,7 +231,7 @@ def _cache_text(use: CacheUse) -> str:
 
 def explain(sql: str, flavor: Flavor, schema: list[str], settings: dict[str, str], before: list[str]) -> Explanation:
     """Run `schema`, then `settings` and `before` in one session, then explain `sql` in it."""
-    statement = _parse(sql)
+    statement = _parse(sql, flavor)
     with tempfile.TemporaryDirectory(prefix="rplharness-explain-") as directory:
         master = Master(flavor, {}, Path(directory) / "explain.binlog", seed=0)
         try:
@@ -253,9 +253,9 @@ def _string_literal(value: str) -> str:
     return "'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
-def _parse(sql: str) -> Statement:
+def _parse(sql: str, flavor: Flavor) -> Statement:
     try:
-        statement = parse_statement(sql)
+        statement = parse_statement(sql, flavor.comment_rules)
         applies_rows = statement.kind is not StatementKind.BINLOG or bool(injected_rows(statement))
     except SqlError as error:
         raise ExplainError(str(error)) from None

@@ -75,13 +75,13 @@ class StatementPipeline:
     def execute(self, ms: MasterSession, result: StepResult) -> bool:
         """Run `result`'s statement; False when it must wait for a lock."""
         try:
-            statement = parse_statement(result.sql)
+            statement = parse_statement(result.sql, self.flavor.comment_rules)
         except SqlError as error:
             result.fail(error)
             return True
         try:
             if statement.kind is StatementKind.SET:
-                self.set_statement.run(ms, statement)
+                result.notes.extend(self.set_statement.run(ms, statement))
             elif statement.kind.is_transaction_control:
                 self.transactions.run(ms, statement, result)
             else:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from server_sim.charsets import COLLATIONS, default_collation
-from server_sim.errors import ErrorCode, SqlError, not_supported
+from server_sim.errors import Condition, ErrorCode, SqlError, not_supported
 from server_sim.execute.executor import Executor
 from server_sim.server import Server
 from server_sim.statement import Statement
@@ -24,7 +24,9 @@ class SetStatement:
         self.executor = executor
         self.transactions = transactions
 
-    def run(self, ms: MasterSession, statement: Statement) -> None:
+    def run(self, ms: MasterSession, statement: Statement) -> list[Condition]:
+        """Run the SET; its warnings (a value clamped to the variable's range)."""
+        warnings: list[Condition] = []
         for item in statement.ast.expressions:
             kind = item.args.get("kind")
             if kind == "TRANSACTION":
@@ -32,7 +34,9 @@ class SetStatement:
             elif kind in ("NAMES", "CHARACTER SET"):
                 self._set_names(ms, item, kind)
             else:
-                self._assign(ms, item)
+                warning = self._assign(ms, item)
+                warnings.extend([warning] if warning is not None else [])
+        return warnings
 
     def _set_isolation(self, ms: MasterSession, item: exp.Expression) -> None:
         level = " ".join(e.name for e in item.expressions).upper().replace("ISOLATION LEVEL", "").strip()
@@ -57,8 +61,8 @@ class SetStatement:
             changes |= {"character_set_connection": variables["character_set_database"], "collation_connection": variables["collation_database"]}
         variables.update(changes)
 
-    def _assign(self, ms: MasterSession, item: exp.Expression) -> None:
-        """One `name = value` of the SET list."""
+    def _assign(self, ms: MasterSession, item: exp.Expression) -> Condition | None:
+        """One `name = value` of the SET list; the warning of a value clamped to the variable's range."""
         session = ms.session
         assignment = item.this
         if not isinstance(assignment, exp.EQ):
@@ -66,7 +70,7 @@ class SetStatement:
         target, value_node = assignment.this, assignment.expression
         if isinstance(target, exp.Parameter):
             session.user_variables[target.name.lower()] = self._evaluate(ms, value_node)
-            return
+            return None
         if isinstance(target, exp.SessionParameter):
             scope = (target.args.get("kind") or "SESSION").upper()
         elif isinstance(target, exp.Column):
@@ -81,16 +85,18 @@ class SetStatement:
             raise SqlError(ErrorCode.ER_UNKNOWN_ERROR, message=f"Variable '{variable.name}' is a read only variable")
         raw = value_node.name if isinstance(value_node, (exp.Var, exp.Column, exp.Identifier)) else self._evaluate(ms, value_node)
         value = variable.default if str(raw).upper() == "DEFAULT" else variable.normalise(raw)
+        value, warning = variable.within_bounds(value)
         if scope == "GLOBAL":
             self.server.global_variables[variable.name] = value
-            return
+            return warning
         if variable.name == "binlog_format" and session.in_transaction and session.in_multi_statement_transaction:
             raise SqlError(ErrorCode.ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_BINLOG_FORMAT)
         if variable.name == "autocommit" and value == "ON" and not session.autocommit:
             session.variables[variable.name] = value
             self.transactions.commit(ms)  # switching autocommit on commits the open transaction
-            return
+            return None
         session.variables[variable.name] = value
+        return warning
 
     def _evaluate(self, ms: MasterSession, node: exp.Expression) -> object:
         context = self.server.statement_context(ms.session, self.server.now())

@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from .engines import BUILTIN_ENGINES, DEFAULT_ENGINE, SYSTEM_ENGINES, Engine, EngineRegistry
 from .errors import ErrorCode, SqlError, not_supported
-from .expressions import constant_value, is_constant
+from .expressions import MAX_COLUMN_NAME, constant_value, is_constant
 from .foreign_keys import ForeignKey, is_foreign_key_clause
 from .system_tables import SystemTable, TableCategory
 from .statement import TriggerDefinition, TriggerEvent, TriggerTiming
@@ -44,6 +44,8 @@ class Column:
     key: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if len(self.name) > MAX_COLUMN_NAME:
+            raise SqlError(ErrorCode.ER_TOO_LONG_IDENT, self.name)
         object.__setattr__(self, "key", self.name.lower())
 
     @property

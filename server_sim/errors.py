@@ -57,6 +57,9 @@ class ErrorCode(Enum):
     ER_LOCK_DEADLOCK = (1213, "Deadlock found when trying to get lock; try restarting transaction")
     ER_WRONG_VALUE_FOR_VAR = (1231, "Variable '%s' can't be set to the value of '%s'")
     ER_WRONG_TYPE_FOR_VAR = (1232, "Incorrect argument type to variable '%s'")
+    ER_TRUNCATED_WRONG_VALUE = (1292, "Truncated incorrect %s value: '%s'")
+    ER_TOO_LONG_IDENT = (1059, "Identifier name '%s' is too long")
+    ER_STACK_OVERRUN_NEED_MORE = (1436, "Thread stack overrun:  %s")
     # The handler's error for an auto-increment value beyond its column's type, which the
     # server reports with its own number (handler::print_error).
     HA_ERR_AUTOINC_ERANGE = (167, "Out of range value for column '%s' at row %d")
@@ -224,6 +227,8 @@ class Condition:
 class SqlError(Exception):
     """A statement failed with a MySQL error; carries the code, name and rendered message."""
 
+    position: int | None = None  # where in the statement a syntax error (1064) is
+
     def __init__(self, error: ErrorCode, *args: object, message: str | None = None) -> None:
         self.error = error
         self.message = message if message is not None else (error.template % args if args else error.template)
@@ -250,6 +255,13 @@ class SqlError(Exception):
 def note(error: ErrorCode, *args: object, level: str = "Note") -> Condition:
     """A Note (or Warning) with the server's text for `error`."""
     return Condition(level, error.code, error.error_name, error.template % args if args else error.template)
+
+
+def stack_overrun() -> SqlError:
+    """A statement nested deeper than the simulator's stack holds (Python's RecursionError):
+    the server's answer to nesting deeper than its thread stack, 1436, for a depth that
+    differs from the server's (MariaDB runs 3,000 nested parentheses, not 3,000 nested calls)."""
+    return SqlError(ErrorCode.ER_STACK_OVERRUN_NEED_MORE, "the statement nests expressions deeper than the simulator's stack holds")
 
 
 def not_supported(what: str) -> SqlError:

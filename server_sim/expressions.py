@@ -20,8 +20,10 @@ from .functions.library import STRUCTURE
 from .functions.statement import StatementContext
 from .statement import is_cte_reference
 
-# The storage's per-row identity column: never visible to scenario SQL.
-HIDDEN_ROW_ID = "_rpl_row"
+# The storage's per-row identity column: a name longer than the 64 characters a MySQL
+# column name may have, so no scenario's column can be it (or be refused for being it).
+HIDDEN_ROW_ID = "_rpl_row_id_of_the_storage_longer_than_any_mysql_column_name_can_be"
+MAX_COLUMN_NAME = 64
 
 
 class Translator:
@@ -56,8 +58,8 @@ class Translator:
     def _rewrite_node(self, node: exp.Expression) -> exp.Expression:
         """One node's DuckDB form: a table becomes the server's rows of it, a call the
         library's translation of it (server_sim/functions), a UDF call its body."""
-        if isinstance(node, exp.Column) and node.name.lower() == HIDDEN_ROW_ID:
-            raise SqlError(ErrorCode.ER_BAD_FIELD_ERROR, node.name, "field list")
+        if isinstance(node, exp.Column) and len(node.name) > MAX_COLUMN_NAME:
+            raise SqlError(ErrorCode.ER_TOO_LONG_IDENT, node.name)  # the hidden row id among them
         if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier) and not is_cte_reference(node):
             alias = node.args.get("alias")
             return exp.Subquery(

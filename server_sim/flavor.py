@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from . import system_tables as st
 
@@ -21,6 +22,25 @@ _COMMON_UNSAFE_FUNCTIONS = frozenset(
         "UUID_SHORT", "VERSION",
     }
 )
+
+
+@dataclass(frozen=True)
+class CommentRules:
+    """How the server's lexer reads `/*!NNNNN ... */` executable comments (sql_lex.cc)."""
+
+    version_id: int  # MYSQL_VERSION_ID: 80039 for 8.0.39, 101118 for 10.11.18
+    # MariaDB reads six digits when there are six (`/*!100100`); MySQL 8.0 reads five.
+    six_digit_versions: bool = False
+    # `/*M! ... */` is executable on MariaDB, a plain comment on MySQL.
+    mariadb_marker: bool = False
+    # Versions MariaDB skips in `/*!` (not `/*M!`): MySQL 5.7's syntax it may not have.
+    skipped_versions: tuple[int, int] | None = None
+
+
+def version_id(server_version: str) -> int:
+    """`8.0.39-rplharness` -> 80039, `10.11.18-MariaDB` -> 101118 (MYSQL_VERSION_ID)."""
+    major, minor, patch = server_version.split("-", 1)[0].split(".")[:3]
+    return int(major) * 10000 + int(minor) * 100 + int(patch)
 
 
 @dataclass(frozen=True)
@@ -162,6 +182,14 @@ class Flavor:
     # `CONSTRAINT name PRIMARY KEY`: the key is PRIMARY whatever it is called; MariaDB says
     # so in Warning 1280 ("Name 'name' ignored for PRIMARY key."), MySQL says nothing.
     primary_key_name_warning: bool = False
+    # Executable comments: MariaDB's `/*M!`, six-digit versions and skipped 5.7 versions.
+    mariadb_comment_syntax: bool = False
+
+    @cached_property
+    def comment_rules(self) -> CommentRules:
+        if not self.mariadb_comment_syntax:
+            return CommentRules(version_id(self.server_version))
+        return CommentRules(version_id(self.server_version), six_digit_versions=True, mariadb_marker=True, skipped_versions=(50700, 99999))
 
 
 MYSQL_80 = Flavor(
@@ -240,6 +268,7 @@ MARIADB_1011 = Flavor(
     savepoint_event_survives_rollback_to=False,
     replica_terminology=False,
     primary_key_name_warning=True,
+    mariadb_comment_syntax=True,
 )
 
 FLAVORS: dict[str, Flavor] = {flavor.name: flavor for flavor in (MYSQL_80, MARIADB_1011)}

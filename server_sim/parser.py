@@ -23,7 +23,10 @@ from sqlglot.tokens import Token, TokenType
 
 from .binlog.base64_events import decode_events
 from .ddl_clauses import check_alter_table, check_create_table, index_statement_as_alter
-from .errors import ErrorCode, SqlError, not_supported
+from .errors import ErrorCode, SqlError, not_supported, stack_overrun
+from .executable_comments import expand_executable_comments, has_executable_comment
+from .flavor import DEFAULT_FLAVOR, CommentRules
+from .foreign_syntax import refuse_foreign_syntax
 from .modifiers import (
     refuse_partition_selection,
     without_neutral_modifiers,
@@ -177,17 +180,39 @@ def _write_mode(tree: exp.Expression, is_replace: bool, keyword: Token | None) -
 
 
 @lru_cache(maxsize=4096)
-def parse_statement(sql: str) -> Statement:
-    """Parse and classify `sql`; raises SqlError 1064 (cannot parse) or 1235 (not modelled)."""
+def parse_statement(sql: str, comments: CommentRules = DEFAULT_FLAVOR.comment_rules) -> Statement:
+    """Parse and classify `sql`, its executable comments read by `comments` (the server's
+    rules); raises SqlError 1064 (cannot parse) or 1235 (not modelled)."""
     text = sql.strip().rstrip(";").strip()
     if not text:
+        raise syntax_error(text, 0)
+    try:
+        return _parsed_with_comments(text, comments)
+    except RecursionError:
+        raise stack_overrun() from None  # nested deeper than sqlglot's recursion goes
+
+
+def _parsed_with_comments(text: str, comments: CommentRules) -> Statement:
+    if not has_executable_comment(text):
+        return _parsed_statement(text)
+    expanded = expand_executable_comments(text, comments)
+    if expanded.only_comments:
+        raise not_supported(f"a statement that is only comments the server skips ({text!r}: the server does nothing)")
+    try:
+        statement = _parsed_statement(expanded.source)
+    except SqlError as error:
+        if error.position is None:
+            raise
+        raise syntax_error(expanded.logged, error.position) from None
+    return dataclasses.replace(statement, sql=expanded.logged)
+
+
+def _parsed_statement(text: str) -> Statement:
+    if not text.strip():
         raise syntax_error(text, 0)
     special = _special_form(text)
     if special is not None:
         return special
-    executable = _EXECUTABLE_COMMENT.match(text)
-    if executable is not None:
-        return _executable_comment(text, executable)
     is_replace = bool(_REPLACE.match(text))
     source = _REPLACE.sub("INSERT", text, count=1) if is_replace else text
     keyword = _duplicate_keyword(source)
@@ -209,6 +234,7 @@ def parse_statement(sql: str) -> Statement:
     tree = trees[0]
     if isinstance(tree, exp.Insert) and tree.args.get("with_"):
         raise _syntax_error_at(text, r"\b(?:INSERT|REPLACE)\b")  # WITH opens a query, not an INSERT
+    refuse_foreign_syntax(text, tree)
     if "/*+" in text:
         without_optimizer_hints(tree)
     refuse_unread_clauses(tree)
@@ -246,21 +272,6 @@ def _without_session_scope(source: str) -> str | None:
     for start, end in reversed(cuts):
         source = source[:start] + source[end:]
     return source if cuts else None
-
-
-# A statement inside a MySQL executable comment (mysqldump's `/*!40101 SET ... */`): run
-# when the server's version is at least the one given; the simulated servers are newer
-# than every five-digit version up to 8.0.39.
-_EXECUTABLE_COMMENT = re.compile(r"^/\*!(\d{5,6})?\s*(.*?)\s*\*/$", re.DOTALL)
-_EXECUTED_COMMENT_VERSIONS = 80039
-
-
-def _executable_comment(text: str, match: re.Match[str]) -> Statement:
-    version = match.group(1)
-    if version is not None and int(version) > _EXECUTED_COMMENT_VERSIONS:
-        raise not_supported(f"an executable comment for server version {version} ({text!r})")
-    inner = parse_statement(match.group(2))
-    return dataclasses.replace(inner, sql=text)
 
 
 def _special_form(text: str) -> Statement | None:

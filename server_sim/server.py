@@ -27,7 +27,7 @@ from .functions.server_state import SERVER_CALLS
 from .flavor import Flavor
 from .functions.statement import StatementContext
 from .session import Session, seeded_random_state
-from .storage import Storage
+from .storage import Storage, storage_name_of
 from .sysvars import REPLICATED_SESSION_VARIABLES, VariableRegistry, fixed_moment
 from .system_tables import DEFAULT_CONSUMERS, Contents, SystemTable, TableCategory
 from .user_locks import UserLocks
@@ -291,10 +291,10 @@ class Server:
         spec = table.system
         assert spec is not None
         if not table.storage_name:
-            table.storage_name = spec.qualified_name
+            table.storage_name = storage_name_of(table)
             self.storage.drop(table)  # a reopened database file holds the last server's
-            self.storage.create(table, spec.qualified_name)
-        filled = self._system_rows.get(table.storage_name)
+            self.storage.create(table, table.storage_name)
+        filled = self._system_rows.get(spec.qualified_name)
         rows = self._system_contents(spec, session)
         if rows == filled or (filled is not None and rows is None):
             return
@@ -303,7 +303,7 @@ class Server:
         for row_id, row in enumerate(rows, start=1):
             self.storage.insert(table, row_id, row)
         table.next_row_id = len(rows) + 1
-        self._system_rows[table.storage_name] = rows
+        self._system_rows[spec.qualified_name] = rows
 
     def _system_contents(self, spec: SystemTable, session: Session) -> list[tuple] | None:
         """The rows of a variables table now; None for the others, which hold what they

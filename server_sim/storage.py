@@ -8,7 +8,7 @@ the catalog's business; DuckDB is never asked to enforce them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import duckdb
 
@@ -17,20 +17,49 @@ from .collation import equality_key
 from .declined import Declined
 from .duckdb_connection import execute, quote
 from .expressions import HIDDEN_ROW_ID
+from .mirror.key_index import KeyIndexes
 from .mirror.plans import table_scan
 from .write_back import Unwritten, column_names, create_table_sql, stored_columns, write_changes
 
 ROW_ID = HIDDEN_ROW_ID
 
 
+def storage_name_of(table: Table) -> str:
+    """The storage name a new table asks for. The server's own tables take names that start
+    with one `#` and a letter (a temporary table `#tmp<thread>_<name>`, a system table
+    `#sys:<db>.<name>`); a scenario's table keeps its name, with a second `#` if it starts
+    with one, so `#tmp2_t` or `mysql.general_log` never shares their storage."""
+    if table.system is not None:
+        return f"#sys:{table.system.qualified_name}"
+    if table.temporary:
+        return f"#tmp{table.owner}_{table.name}"
+    name = table.name.lower()
+    return f"#{name}" if name.startswith("#") else name
+
+
 @dataclass
 class _Mirror:
     """A table's rows kept beside DuckDB: row id -> values as written, which are what
     DuckDB gives back (the column types' coercion made them so), in the catalog's column
-    order at the time (`columns`)."""
+    order at the time (`columns`), with the key indexes that find rows by value."""
 
     columns: tuple[str, ...]
     rows: dict[int, tuple]
+    indexes: KeyIndexes = field(default_factory=KeyIndexes)
+
+    def put(self, row_id: int, values: Sequence[object]) -> None:
+        """Write a row (new, or changed) and keep the indexes up to date."""
+        old = self.rows.get(row_id)
+        if old is not None:
+            self.indexes.removed(row_id, old)
+        row = self.rows[row_id] = tuple(values)
+        self.indexes.added(row_id, row)
+
+    def pop(self, row_id: int) -> tuple | None:
+        old = self.rows.pop(row_id, None)
+        if old is not None:
+            self.indexes.removed(row_id, old)
+        return old
 
 
 class Storage:
@@ -177,7 +206,7 @@ class Storage:
         if any(holders):
             return False
         if None not in holders:
-            self._mirror(table).rows[row_id] = tuple(values)
+            self._mirror(table).put(row_id, values)
             self._changes(table).insert(row_id)
             return True
         name = quote(table.name)
@@ -191,18 +220,18 @@ class Storage:
         holder = f"SELECT 1 FROM {self.qualified(table)} AS {name} WHERE {' OR '.join(matches)}"
         [(inserted,)] = self.query(f"INSERT INTO {self.qualified(table)} ({stored_columns(table)}) SELECT {marks} WHERE NOT EXISTS ({holder})", parameters)
         if inserted == 1:
-            self._mirror(table).rows[row_id] = tuple(values)  # DuckDB has it: loaded or not, the mirror does too
+            self._mirror(table).put(row_id, values)  # DuckDB has it: loaded or not, the mirror does too
         return inserted == 1
 
     def update(self, table: Table, row_id: int, values: Sequence[object]) -> None:
-        self._mirror(table).rows[row_id] = tuple(values)
+        self._mirror(table).put(row_id, values)
         self._changes(table).update(row_id)
 
     def delete(self, table: Table, row_ids: Iterable[int]) -> None:
-        rows = self._mirror(table).rows
+        mirror = self._mirror(table)
         changes = self._changes(table)
         for row_id in row_ids:
-            if rows.pop(row_id, None) is not None:
+            if mirror.pop(row_id) is not None:
                 changes.delete(row_id)
 
     def delete_all(self, table: Table) -> None:
@@ -210,7 +239,9 @@ class Storage:
         if table.storage_name not in self._uncreated:
             self._create_schema()
             self._execute(f"DELETE FROM {self.qualified(table)}", ())
-        self._mirror(table).rows.clear()
+        mirror = self._mirror(table)
+        mirror.rows.clear()
+        mirror.indexes.clear()
 
     def find_by_columns(self, table: Table, columns: Sequence[str], values: Sequence[object], exclude: int | None) -> list[tuple]:
         """Rows whose `columns` equal `values` (the collation decides string equality)."""
@@ -260,18 +291,18 @@ class Storage:
 
     def _holders(self, table: Table, columns: Sequence[str], values: Sequence[object], exclude: int | None) -> list[int] | None:
         """Ids of the rows other than `exclude` whose `columns` equal `values`, from the
-        mirror; None when only DuckDB can tell (text beyond ASCII)."""
+        mirror's key index; None when only DuckDB can tell (text beyond ASCII)."""
         mirror = self._mirror(table)
-        positions = [mirror.columns.index(name.lower()) for name in columns]
+        positions = tuple(mirror.columns.index(name.lower()) for name in columns)
         try:
-            wanted = [equality_key(value) for value in values]
-            return [
-                row_id
-                for row_id, row in mirror.rows.items()
-                if row_id != exclude and all(equality_key(row[position]) == key for position, key in zip(positions, wanted))
-            ]
+            holders = mirror.indexes.holders(mirror.rows, positions, values)
         except Declined:  # text only DuckDB's collation can compare
             return None
+        return [row_id for row_id in holders if row_id != exclude]
+
+    def index_builds(self, table: Table) -> int:
+        """How many times the table's key indexes were built by scanning its rows."""
+        return self._mirror(table).indexes.builds
 
     def _mirror(self, table: Table) -> _Mirror:
         """The table's mirror, (re)loaded from DuckDB when it does not follow the table's columns."""

@@ -62,11 +62,13 @@ def syntax_error(text: str, position: int) -> SqlError:
     characters at most) and that place's line."""
     near = text[position:][:80]
     line = text.count("\n", 0, position) + 1
-    return SqlError(
+    error = SqlError(
         ErrorCode.ER_PARSE_ERROR,
         message="You have an error in your SQL syntax; check the manual that corresponds to your MySQL "
         f"server version for the right syntax to use near '{near}' at line {line}",
     )
+    error.position = position
+    return error
 
 
 def _words(text: str) -> list[tuple[str, int]]:

@@ -20,10 +20,12 @@ from .binlog.events import (
     OPTION_NOT_AUTOCOMMIT,
     OPTION_RELAXED_UNIQUE_CHECKS,
 )
-from .errors import ErrorCode, SqlError, not_supported
+from .errors import Condition, ErrorCode, SqlError, not_supported, note
 from .flavor import Flavor
 
 ON_OFF = ("ON", "OFF")
+# auto_increment_increment and auto_increment_offset: 1 to 65535 (two bytes in a Query event).
+AUTO_INCREMENT_BOUNDS = (1, 65535)
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,18 @@ class SystemVariable:
     is_set: bool = False  # a SET: any comma-separated subset of `values`, empty included
     check: Callable[[str], str] | None = None
     nullable: bool = False  # NULL is a value (character_set_results)
+    bounds: tuple[int, int] | None = None  # an integer's range: beyond it, clamped with Warning 1292
+
+    def within_bounds(self, value: str) -> tuple[str, Condition | None]:
+        """An integer `value` (normalised) held within the variable's range, and the
+        server's Warning 1292 when it was not (SET auto_increment_increment = 0 sets 1)."""
+        if self.bounds is None:
+            return value, None
+        low, high = self.bounds
+        number = int(value)
+        if low <= number <= high:
+            return value, None
+        return str(min(max(number, low), high)), note(ErrorCode.ER_TRUNCATED_WRONG_VALUE, self.name, value, level="Warning")
 
     def normalise(self, value: object) -> str:
         """The canonical text of `value`, or ER_WRONG_VALUE_FOR_VAR."""
@@ -231,8 +245,8 @@ def _variables(flavor: Flavor) -> list[SystemVariable]:
         SystemVariable("transaction_isolation", _ISOLATION_LEVELS, "REPEATABLE-READ"),
         SystemVariable("autocommit", ON_OFF, "ON"),
         SystemVariable("sql_log_bin", ON_OFF, "ON"),
-        SystemVariable("auto_increment_increment", None, "1", integer=True),
-        SystemVariable("auto_increment_offset", None, "1", integer=True),
+        SystemVariable("auto_increment_increment", None, "1", integer=True, bounds=AUTO_INCREMENT_BOUNDS),
+        SystemVariable("auto_increment_offset", None, "1", integer=True, bounds=AUTO_INCREMENT_BOUNDS),
         SystemVariable("time_zone", None, "SYSTEM", check=_time_zone),
         SystemVariable("sql_mode", None, flavor.default_sql_mode, check=_sql_mode_check(flavor)),
         SystemVariable("server_id", None, "1", read_only=True, integer=True),

@@ -131,7 +131,7 @@ class EventApplier:
             self.status.warnings.append(f"{_first_words(text)} at position {self.position} applied as a no-op (accounts, privileges and caches are not modelled)")
             return
         try:
-            statement = parse_statement(text)
+            statement = parse_statement(text, self.flavor.comment_rules)
         except SqlError as error:
             raise SlaveStop(_query_error(error, event)) from None
         transaction = self.session.transaction

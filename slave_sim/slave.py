@@ -191,7 +191,7 @@ class Slave:
 
     def _run_local(self, sql: str) -> Outcome:
         session = self.server.new_session("root@localhost")
-        statement = parse_statement(sql)
+        statement = parse_statement(sql, self.server.flavor.comment_rules)
         outcome = self.executor.run(session, statement, self.server.statement_context(session, self.server.tick()))
         session.transaction = None
         return outcome

@@ -9,13 +9,12 @@ import re
 from pathlib import Path
 
 from harness.importers.model import ImportFailure
+from server_sim.executable_comments import executable_marker
+from server_sim.flavor import FLAVORS
 
 # Bytes that never occur in a text log or test file.
 _BINARY = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
-_VERSIONED = re.compile(r"/\*(M?)!(\d{5,6})?\s?")
 _DELIMITER_LINE = re.compile(r"^\s*delimiter\s+(\S+)\s*$", re.IGNORECASE)
-# MariaDB 10.11 executes /*!NNNNN*/ and /*M!NNNNNN*/ up to its own version, MySQL 8.0 /*!NNNNN*/ only.
-SERVER_VERSIONS: dict[str, tuple[int, bool]] = {"mariadb-10.11": (101100, True), "mysql-8.0": (80099, False)}
 
 
 def read_text(path: Path) -> str:
@@ -146,13 +145,17 @@ def _closing(opener: str) -> str:
 def unwrap_versioned_comments(sql: str, flavor: str) -> str:
     """`sql` with each executable comment replaced by its content when the server runs it
     (`/*!40101 SET NAMES utf8 */` is `SET NAMES utf8` on both servers, `/*!80016 ...*/`
-    nothing on MariaDB), as the server's lexer does; quoted text is left alone."""
-    version, mariadb = SERVER_VERSIONS[flavor]
+    nothing on MariaDB, which skips MySQL 5.7's versions), as the server's lexer does
+    (server_sim/executable_comments.py); quoted text is left alone."""
+    rules = FLAVORS[flavor].comment_rules
     out: list[str] = []
     index = 0
     while index < len(sql):
-        match = _VERSIONED.match(sql, index)
-        if match is None:
+        marker = executable_marker(sql, index, rules) if sql.startswith("/*", index) else None
+        if marker is None and sql.startswith("/*M!", index):  # MariaDB's, a comment to MySQL: dropped
+            index = _comment_end(sql, index) + 2
+            continue
+        if marker is None:
             opener = _opener(sql, index) if sql[index] in "'\"`" else None
             if opener is not None:
                 end = index + 1 + _statement_length(sql[index + 1 :], opener)
@@ -162,11 +165,10 @@ def unwrap_versioned_comments(sql: str, flavor: str) -> str:
             out.append(sql[index])
             index += 1
             continue
-        close = _comment_end(sql, match.end())
-        body = sql[match.end() : close]
-        runs = (not match.group(1) or mariadb) and (match.group(2) is None or int(match.group(2)) <= version)
-        if runs:
-            out.append(unwrap_versioned_comments(body, flavor))
+        start = marker.end + 1 if sql[marker.end : marker.end + 1].isspace() else marker.end
+        close = _comment_end(sql, start)
+        if marker.runs:
+            out.append(unwrap_versioned_comments(sql[start:close], flavor))
         index = close + 2
     return "".join(out)
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from sqlglot import exp
 
 from ..catalog import Catalog
-from ..errors import ErrorCode, SqlError, not_supported, note
+from ..errors import ErrorCode, SqlError, not_supported, note, stack_overrun
 from ..functions.statement import StatementContext
 from ..server import Server
 from ..session import Session
@@ -91,6 +91,8 @@ class Executor:
                 handler(run)
             except SqlError as error:
                 outcome.error = error
+            except RecursionError:
+                outcome.error = stack_overrun()  # expressions nested deeper than the translation's recursion
         if outcome.error is None and kind.is_dml:
             session.row_count = outcome.affected_rows
         deprecated = self.server.flavor.deprecated_syntax

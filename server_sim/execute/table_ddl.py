@@ -11,6 +11,7 @@ from ..catalog import Column, Table, table_from_create
 from ..errors import ErrorCode, SqlError, not_supported, note
 from ..statement import target_tables
 from ..foreign_keys import foreign_key_clauses
+from ..storage import storage_name_of
 from .alter_table import warn_ignored_key_names
 from .foreign_key_ddl import add_foreign_keys, check_not_referenced
 from .insert import InsertRun
@@ -48,7 +49,7 @@ def create_table(run: StatementRun) -> None:
             return
         raise SqlError(ErrorCode.ER_TABLE_EXISTS_ERROR, table.name)
     table.owner = owner
-    run.storage.create(table, catalog.free_storage_name(f"#tmp{owner}_{table.name}" if table.temporary else table.name.lower()))
+    run.storage.create(table, catalog.free_storage_name(storage_name_of(table)))
     catalog.add(table)
     warn_ignored_key_names(run, list(ast.this.expressions) if isinstance(ast.this, exp.Schema) else [])
     if query is not None:

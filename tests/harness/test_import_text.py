@@ -42,7 +42,9 @@ def test_where_a_delimiter_ends_a_statement(text: str, end: int | None) -> None:
     ("sql", "flavor", "executed"),
     [
         ("/*!40101 SET NAMES utf8mb4 */", "mariadb-10.11", "SET NAMES utf8mb4 "),
-        ("/*!80016 SET x = 1 */", "mariadb-10.11", "SET x = 1 "),
+        ("/*!80016 SET x = 1 */", "mariadb-10.11", ""),  # MariaDB skips MySQL 5.7 and later versions
+        ("/*!80016 SET x = 1 */", "mysql-8.0", "SET x = 1 "),
+        ("/*M!80016 SET x = 1 */", "mariadb-10.11", "SET x = 1 "),
         ("/*M!100616 SET y = 2 */", "mysql-8.0", ""),
         ("/*M!100616 SET y = 2 */", "mariadb-10.11", "SET y = 2 "),
         ("/*!90000 SET z = 3 */", "mysql-8.0", ""),

@@ -203,3 +203,27 @@ def test_text_the_client_character_set_would_read_differently_is_refused(new_mas
     assert master.submit("con1", setting).error is None
     result = master.submit("con1", sql)
     assert (result.error.code if result.error else None) == error
+
+
+@pytest.mark.parametrize(
+    ("sql", "error", "value", "warning"),
+    [
+        ("SET auto_increment_increment = 0", None, "1", "Truncated incorrect auto_increment_increment value: '0'"),
+        ("SET auto_increment_increment = -5", None, "1", "Truncated incorrect auto_increment_increment value: '-5'"),
+        ("SET auto_increment_increment = 70000", None, "65535", "Truncated incorrect auto_increment_increment value: '70000'"),
+        ("SET auto_increment_increment = 65535", None, "65535", None),
+        ("SET auto_increment_increment = 1.5", 1232, "1", None),
+        ("SET auto_increment_increment = 'a'", 1232, "1", None),
+        ("SET auto_increment_offset = 0", None, "1", "Truncated incorrect auto_increment_offset value: '0'"),
+        ("SET auto_increment_offset = 99999", None, "65535", "Truncated incorrect auto_increment_offset value: '99999'"),
+    ],
+)
+def test_an_auto_increment_variable_is_clamped_to_its_range_with_warning_1292(new_master, sql: str, error: int | None, value: str, warning: str | None) -> None:
+    master = _master(new_master)
+
+    result = master.submit("con1", sql)
+
+    assert (result.error.code if result.error else None) == error
+    name = sql.split()[1]
+    assert master.sessions["con1"].session.variables[name] == value
+    assert [(note.code, note.message) for note in result.notes] == ([(1292, warning)] if warning else [])

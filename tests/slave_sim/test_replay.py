@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 import random
 import signal
+import struct
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 
 import duckdb
@@ -20,7 +22,7 @@ from server_sim.binlog.events import Query_log_event
 from server_sim.binlog.file import read_binlog
 from server_sim.errors import ErrorCode, SqlError
 from server_sim.flavor import MYSQL_80
-from server_sim.storage import Storage
+from server_sim.storage import ROW_ID, Storage
 from slave_sim.replay import replay
 from slave_sim.slave import Slave
 from tests.support import ROOT
@@ -44,7 +46,7 @@ def tables(database: Path) -> dict[str, list[tuple]]:
     """Every table of the slave's `test` schema, rows sorted, read straight from DuckDB."""
     with duckdb.connect(str(database), read_only=True) as connection:
         names = [row[0] for row in connection.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = 'test' ORDER BY 1").fetchall()]
-        return {name: sorted(connection.execute(f'SELECT * EXCLUDE (_rpl_row) FROM test."{name}"').fetchall(), key=repr) for name in names}
+        return {name: sorted(connection.execute(f'SELECT * EXCLUDE ("{ROW_ID}") FROM test."{name}"').fetchall(), key=repr) for name in names}
 
 
 def applied_position(database: Path) -> tuple[str, int] | None:
@@ -274,3 +276,24 @@ def test_replay_killed_at_random_points_ends_equal_to_an_uninterrupted_replay(tm
 
 def _master_tables(record: RunRecord) -> dict[str, tuple[tuple[str, ...], list[tuple]]]:
     return {name: (snapshot.columns, list(snapshot.rows)) for name, snapshot in record.master_snapshot.tables.items()}
+
+
+def test_a_query_event_with_auto_increment_increment_0_stops_the_slave_cleanly(tmp_path, capsys) -> None:
+    """No server writes 0 (SET clamps it to 1): a file that carries it is corrupt, and
+    replay says where, instead of dividing by it."""
+    steps = ["SET SESSION auto_increment_increment = 2", "SELECT 1", "SELECT 1", "INSERT INTO t (v) VALUES (1), (2)"]  # con1 sets, con1 inserts
+    record = write_binlog(tmp_path, ["CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)"], steps, "STATEMENT")
+    data = bytearray(record.binlog.read_bytes())
+    (insert,) = [p for p in read_binlog(record.binlog) if isinstance(p.event, Query_log_event) and p.event.query.startswith("INSERT")]
+    body = data[insert.position : insert.end_log_pos - 4]
+    status = body.find(bytes([3, 2, 0, 1, 0]))  # Q_AUTO_INCREMENT, increment 2, offset 1
+    body[status + 1] = 0
+    data[insert.position : insert.end_log_pos] = body + struct.pack("<I", zlib.crc32(bytes(body)))
+    binlog = tmp_path / "zero.binlog"
+    binlog.write_bytes(bytes(data))
+
+    assert main(["replay", str(binlog), "--db", str(tmp_path / "slave.duckdb")]) == 1
+
+    captured = capsys.readouterr()
+    assert f"corrupt binlog event at position {insert.position}: auto_increment_increment 0" in captured.out + captured.err
+    assert "Traceback" not in captured.out + captured.err
