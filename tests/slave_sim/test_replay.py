@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import os
-import random
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import duckdb
@@ -23,7 +19,6 @@ from server_sim.flavor import MYSQL_80
 from server_sim.storage import Storage
 from slave_sim.replay import replay
 from slave_sim.slave import Slave
-from tests.support import ROOT
 
 
 
@@ -200,77 +195,3 @@ def test_a_database_another_process_holds_is_waited_for(tmp_path) -> None:
     assert result.status.running
     assert result.status.retries and all(retry.code == 1205 for retry in result.status.retries)
     assert tables(database) == {"t": [(2, 12)]}
-
-
-# -- kill and resume ---------------------------------------------------------------------------
-
-
-def workload(rows: int) -> tuple[list[str], list[str]]:
-    """A binlog of many transactions: InnoDB and MyISAM, autocommit and BEGIN ... COMMIT,
-    statements and rows (MIXED with unsafe statements), auto-increment keys."""
-    schema = [
-        "CREATE TABLE t (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, v INT, s VARCHAR(20)) ENGINE=InnoDB",
-        "CREATE TABLE m (id INT NOT NULL PRIMARY KEY, total INT) ENGINE=MyISAM",
-        "INSERT INTO m VALUES (1, 0), (2, 0)",
-    ]
-    generator = random.Random(7)
-    steps: list[str] = []
-    for index in range(rows):
-        choice = index % 5
-        if choice == 0:
-            steps += ["BEGIN", f"INSERT INTO t (v, s) VALUES ({index}, 'row {index}'), ({index + 1}, 'next')", f"UPDATE m SET total = total + {index} WHERE id = 1", "COMMIT"]
-        elif choice == 1:
-            steps.append(f"UPDATE t SET v = v + 1 WHERE id % 3 = {generator.randrange(3)}")
-        elif choice == 2:
-            steps.append(f"UPDATE t SET s = 'limited {index}' ORDER BY id LIMIT 2")
-        elif choice == 3:
-            steps.append(f"DELETE FROM t WHERE id = {generator.randrange(1, index + 2)}")
-        else:
-            steps.append(f"UPDATE m SET total = total - 1 WHERE id = {1 + index % 2}")
-    return schema, steps
-
-
-def test_replay_killed_at_random_points_ends_equal_to_an_uninterrupted_replay(tmp_path) -> None:
-    schema, steps = workload(150)
-    scenario = Scenario("workload", None, settings={"binlog_format": "MIXED"}, master_schema=tuple(schema), steps=tuple(Step(i, "con1", sql) for i, sql in enumerate(steps, 1)))
-    record = run_variant(scenario, scenario.variants()[0], MYSQL_80, tmp_path)
-    assert record.error is None, record.error
-    reference = tmp_path / "reference.duckdb"
-    assert main(["replay", str(record.binlog), "--db", str(reference)]) == 0
-
-    database = tmp_path / "killed.duckdb"
-    command = [sys.executable, "-m", "harness.cli", "replay", str(record.binlog), "--db"]
-    # Kill times follow this machine's speed: the process's start-up, then a share of
-    # what a whole replay takes after it, so that every kill lands while it applies.
-    started = time.monotonic()
-    subprocess.run([sys.executable, "-c", "import harness.cli"], cwd=ROOT, check=True)
-    startup = time.monotonic() - started
-    started = time.monotonic()
-    subprocess.run([*command, str(tmp_path / "timing.duckdb")], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-    applying = max(time.monotonic() - started - startup, 0.05)
-    generator = random.Random(2026)
-    kills, positions = 0, []
-    for _ in range(40):
-        process = subprocess.Popen([*command, str(database)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            process.wait(timeout=startup + generator.uniform(0.05, 0.2) * applying if kills < 8 else None)
-        except subprocess.TimeoutExpired:
-            os.kill(process.pid, signal.SIGKILL)
-            process.wait()
-            kills += 1
-            recorded = applied_position(database) if database.exists() else None
-            positions.append(recorded[1] if recorded else 0)
-            continue
-        assert process.returncode == 0, process.stderr.read().decode()
-        break
-    else:
-        pytest.fail("the replay never finished between kills")
-    end = record.binlog.stat().st_size
-    assert kills >= 3
-    assert any(0 < position < end for position in positions), positions  # some kills landed mid-binlog
-    assert applied_position(database) == applied_position(reference) == (record.binlog.name, end)
-    assert tables(database) == tables(reference) == {name: sorted(rows, key=repr) for name, (_, rows) in _master_tables(record).items()}
-
-
-def _master_tables(record: RunRecord) -> dict[str, tuple[tuple[str, ...], list[tuple]]]:
-    return {name: (snapshot.columns, list(snapshot.rows)) for name, snapshot in record.master_snapshot.tables.items()}

@@ -1,0 +1,170 @@
+"""`rplharness replay` SIGKILLed at random points, provisioning included, first on a binlog
+cut inside a transaction, then on the whole file: the database ends equal to an
+uninterrupted replay and to the master, on the simulator's binlog and on a real MariaDB's."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.runner import run_variant
+from scenarios.model import Scenario, Step
+from server_sim.binlog.events import Table_map_log_event, Xid_log_event
+from server_sim.binlog.file import read_binlog
+from server_sim.flavor import MARIADB_1011, MYSQL_80
+from tests.slave_sim.test_replay import applied_position, tables
+from tests.support import ROOT, MariaDBBinlogs
+
+PROVISIONED_ROWS = 300  # the slave's own table: provisioning takes a share of the run to kill in
+
+
+def workload(rows: int) -> tuple[list[str], list[str]]:
+    """A binlog of many transactions: InnoDB and MyISAM, autocommit and BEGIN ... COMMIT,
+    statements and rows (MIXED with unsafe statements), auto-increment keys."""
+    schema = [
+        "CREATE TABLE t (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, v INT, s VARCHAR(20)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+        "CREATE TABLE m (id INT NOT NULL PRIMARY KEY, total INT) ENGINE=MyISAM",
+        "INSERT INTO m VALUES (1, 0), (2, 0)",
+    ]
+    generator = random.Random(7)
+    steps: list[str] = []
+    for index in range(rows):
+        choice = index % 5
+        if choice == 0:
+            steps += ["BEGIN", f"INSERT INTO t (v, s) VALUES ({index}, 'row {index}'), ({index + 1}, 'next')", f"UPDATE m SET total = total + {index} WHERE id = 1", "COMMIT"]
+        elif choice == 1:
+            steps.append(f"UPDATE t SET v = v + 1 WHERE id % 3 = {generator.randrange(3)}")
+        elif choice == 2:
+            steps.append(f"UPDATE t SET s = 'limited {index}' ORDER BY id LIMIT 2")
+        elif choice == 3:
+            steps.append(f"DELETE FROM t WHERE id = {generator.randrange(1, index + 2)}")
+        else:
+            steps.append(f"UPDATE m SET total = total - 1 WHERE id = {1 + index % 2}")
+    return schema, steps
+
+
+@dataclass(frozen=True)
+class Master:
+    """A binlog to replay, its flavor, and the tables the master held after writing it."""
+
+    binlog: Path
+    flavor: str
+    tables: dict[str, list[tuple]]
+
+
+def simulated_master(tmp_path: Path) -> Master:
+    schema, steps = workload(150)
+    scenario = Scenario("workload", None, settings={"binlog_format": "MIXED"}, master_schema=tuple(schema), steps=tuple(Step(i, "con1", sql) for i, sql in enumerate(steps, 1)))
+    record = run_variant(scenario, scenario.variants()[0], MYSQL_80, tmp_path)
+    assert record.error is None, record.error
+    rows = {name: sorted(snapshot.rows, key=repr) for name, snapshot in record.master_snapshot.tables.items()}
+    return Master(record.binlog, MYSQL_80.name, rows)
+
+
+def mariadb_master(binlogs: MariaDBBinlogs) -> Master:
+    schema, steps = workload(150)
+    binlog = binlogs.binlog([*schema, *steps], binlog_format="MIXED")
+    rows: dict[str, list[tuple]] = {}
+    with binlogs.server.connect("test") as connection, connection.cursor() as cursor:
+        for table in ("m", "t"):
+            cursor.execute(f"SELECT * FROM {table}")
+            rows[table] = sorted(cursor.fetchall(), key=repr)
+    return Master(binlog, MARIADB_1011.name, rows)
+
+
+def cut_inside_a_transaction(binlog: Path, directory: Path) -> Path:
+    """The binlog as it stood while being written, under the same name: it ends a few bytes
+    into the Xid of a transaction in the middle that updated the MyISAM table too."""
+    commits, touched = [], False
+    for positioned in read_binlog(binlog):
+        event = positioned.event
+        touched = touched or (isinstance(event, Table_map_log_event) and event.table == "m") or "UPDATE m " in getattr(event, "query", "")
+        if isinstance(event, Xid_log_event):
+            commits += [positioned.position] if touched else []
+            touched = False
+    assert commits, "the workload's transactions update the MyISAM table"
+    partial = directory / binlog.name
+    directory.mkdir()
+    partial.write_bytes(binlog.read_bytes()[: commits[len(commits) // 2] + 5])
+    return partial
+
+
+def assert_nothing_or_bound(database: Path, binlog: Path) -> str:
+    """After a kill: a database with nothing provisioned, or one bound to the binlog."""
+    recorded = applied_position(database) if database.exists() else None
+    if recorded is not None and recorded[0] == binlog.name:
+        assert "p" in tables(database), "bound to the binlog but not provisioned"
+        return "bound"
+    assert recorded in (None, ("", 0)), recorded
+    assert tables(database) == {} if database.exists() else True, "provisioned but bound to no binlog"
+    return "nothing"
+
+
+def replay_with_kills(command: list[str], database: Path, binlog: Path, kill_times: list[float]) -> list[str]:
+    """Run `command` until it succeeds, SIGKILLing the first runs at `kill_times` seconds
+    after their start; what every kill left, checked, then the last run's output."""
+    left: list[str] = []
+    for _ in range(len(kill_times) + 30):
+        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            output, errors = process.communicate(timeout=kill_times[len(left)] if len(left) < len(kill_times) else None)
+        except subprocess.TimeoutExpired:
+            os.kill(process.pid, signal.SIGKILL)
+            process.communicate()
+            left.append(assert_nothing_or_bound(database, binlog))
+            continue
+        assert process.returncode == 0, errors.decode()
+        return [*left, output.decode()]
+    pytest.fail("the replay never finished between kills")
+
+
+def timed(command: list[str]) -> float:
+    started = time.monotonic()
+    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    return time.monotonic() - started
+
+
+def kill_replays(master: Master, tmp_path: Path) -> None:
+    schema = tmp_path / "slave.sql"
+    schema.write_text("CREATE TABLE p (id INT PRIMARY KEY, s VARCHAR(30));\n" + "".join(f"INSERT INTO p VALUES ({i}, 'provisioned {i}');\n" for i in range(PROVISIONED_ROWS)))
+    options = ["--flavor", master.flavor, "--slave-schema", str(schema)]
+    reference = tmp_path / "reference.duckdb"
+    assert main(["replay", str(master.binlog), "--db", str(reference), *options]) == 0
+    # Kill times follow this machine's speed: the process's start-up, then anywhere in what
+    # provisioning alone (starting at the binlog's end), or with a whole replay, takes after it.
+    end = master.binlog.stat().st_size
+    replay = [sys.executable, "-m", "harness.cli", "replay", str(master.binlog), *options, "--db"]
+    startup = timed([sys.executable, "-c", "import harness.cli"])
+    provisioning = max(timed([*replay, str(tmp_path / "provisioned.duckdb"), "--start-position", str(end)]) - startup, 0.05)
+    work = max(timed([*replay, str(tmp_path / "timing.duckdb")]) - startup, 0.1)
+    database = tmp_path / "killed.duckdb"
+    partial = cut_inside_a_transaction(master.binlog, tmp_path / "partial")
+    command = [sys.executable, "-m", "harness.cli", "replay", "--db", str(database), *options]
+    # From the start of provisioning to its commit, in steps: the first kills leave nothing
+    # (and the next run provisions again), a later one a bound database.
+    provisioned = replay_with_kills([*command, str(partial)], database, master.binlog, [startup + provisioning * step / 4 for step in range(6)])
+    assert provisioned[0] == "nothing", provisioned
+    generator = random.Random(2026)
+    first = replay_with_kills([*command, str(partial)], database, master.binlog, [startup + generator.uniform(0, work) for _ in range(3)])
+    assert "waits for the rest" in first[-1], first[-1]  # the partial binlog ends inside a transaction
+    replay_with_kills([*command, str(master.binlog)], database, master.binlog, [startup + generator.uniform(0, work) for _ in range(3)])
+    assert applied_position(database) == applied_position(reference) == (master.binlog.name, end)
+    expected = {**master.tables, "p": [(i, f"provisioned {i}") for i in range(PROVISIONED_ROWS)]}
+    assert tables(database) == tables(reference) == {name: sorted(rows, key=repr) for name, rows in expected.items()}
+
+
+def test_replay_killed_at_random_points_of_a_simulated_binlog_ends_equal_to_the_master(tmp_path) -> None:
+    kill_replays(simulated_master(tmp_path), tmp_path)
+
+
+def test_replay_killed_at_random_points_of_a_real_mariadb_binlog_ends_equal_to_the_master(tmp_path, mariadb_binlogs) -> None:
+    kill_replays(mariadb_master(mariadb_binlogs), tmp_path)
