@@ -221,13 +221,18 @@ def write_reports(result: SuiteResult, flavor: str, out: Path, fidelity: Fidelit
     return write_documents(report_json(result, flavor, fidelity, command), out)
 
 
+# The documents `write_documents` writes into OUT, which a new command retires first.
+REPORT_FILES = ("report.json", "junit.xml", "report.html")
+
+
 def write_documents(document: dict[str, object], out: Path) -> dict[str, Path]:
     """Write the report document as report.json, junit.xml and report.html, each
     atomically; the paths by kind (`report`, `junit`, `html`)."""
+    report, junit, html = REPORT_FILES
     return {
-        "report": write_atomically(out / "report.json", report_text(document)),
-        "junit": write_junit(document, out / "junit.xml"),
-        "html": write_html(document, out / "report.html"),
+        "report": write_atomically(out / report, report_text(document)),
+        "junit": write_junit(document, out / junit),
+        "html": write_html(document, out / html),
     }
 
 

@@ -14,7 +14,7 @@ from .compare import RunDiff, compare_in_process, compare_runs
 from .judge import ErrorCheck, ExpectationResult, check_expectations, covered, error_checks, expectation_errors, judge
 from .judgement import Judgement
 from .pool import RunTask, VariantRunner, parallel_map
-from .runner import RunRecord, validate_scenario
+from .runner import RunRecord, run_id_for, validate_scenario
 
 BINLOG_DIR = "binlogs"  # OUT/binlogs: every run's binlog file (and an oracle run's server binlogs)
 
@@ -85,7 +85,33 @@ def load_runnable(paths: Iterable[Path | str], flavor: Flavor, only_flavor: bool
         errors.extend(problems)
         if not problems:
             scenarios.append(scenario)
-    return scenarios, errors
+    return _distinct_run_ids(scenarios, errors)
+
+
+def _distinct_run_ids(scenarios: list[Scenario], errors: list[ScenarioError]) -> tuple[list[Scenario], list[ScenarioError]]:
+    """The scenarios whose runs' ids (their binlog and report names) no earlier scenario's
+    run has, and an input error naming both scenarios for each one that collides (`x/y` and
+    `x_y` both give `x_y__...`): two runs must never share a binlog or a verdict."""
+    owners: dict[str, Scenario] = {}
+    kept: list[Scenario] = []
+    for scenario in scenarios:
+        mine: set[str] = set()
+        problem = None
+        for variant in scenario.variants():
+            run_id = run_id_for(scenario, scenario.variant_label(variant))
+            if run_id in mine:
+                problem = f"run id {run_id!r} is that of two of its variants: their matrix values differ only in characters a run id replaces"
+            elif run_id in owners:
+                problem = f"run id {run_id!r} is already that of scenario {owners[run_id].name!r} ({owners[run_id].source}): rename one of them"
+            if problem is not None:
+                break
+            mine.add(run_id)
+        if problem is not None:
+            errors.append(ScenarioError(scenario.source or Path(scenario.name), "name", problem))
+            continue
+        owners.update(dict.fromkeys(mine, scenario))
+        kept.append(scenario)
+    return kept, errors
 
 
 def judge_records(records: list[RunRecord], out: Path, start_spark: Callable[[], object], compare: str = "spark") -> list[RunOutcome]:

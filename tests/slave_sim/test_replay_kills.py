@@ -133,6 +133,18 @@ def timed(command: list[str]) -> float:
     return time.monotonic() - started
 
 
+def killed_while_provisioning(command: list[str], database: Path, binlog: Path, delay: float) -> str:
+    """Run `command` on a new database and SIGKILL it `delay` seconds after its file
+    appears, inside provisioning or around its commit; what the kill left, checked."""
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while not database.exists() and process.poll() is None:
+        time.sleep(0.002)
+    time.sleep(delay)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    return assert_nothing_or_bound(database, binlog)
+
+
 def kill_replays(master: Master, tmp_path: Path) -> None:
     schema = tmp_path / "slave.sql"
     schema.write_text("CREATE TABLE p (id INT PRIMARY KEY, s VARCHAR(30));\n" + "".join(f"INSERT INTO p VALUES ({i}, 'provisioned {i}');\n" for i in range(PROVISIONED_ROWS)))
@@ -146,17 +158,24 @@ def kill_replays(master: Master, tmp_path: Path) -> None:
     startup = timed([sys.executable, "-c", "import harness.cli"])
     provisioning = max(timed([*replay, str(tmp_path / "provisioned.duckdb"), "--start-position", str(end)]) - startup, 0.05)
     work = max(timed([*replay, str(tmp_path / "timing.duckdb")]) - startup, 0.1)
-    database = tmp_path / "killed.duckdb"
     partial = cut_inside_a_transaction(master.binlog, tmp_path / "partial")
+    # Kills from the database's creation through provisioning to its commit, each on a new
+    # database: the first leave nothing, later ones may leave a bound database; run again,
+    # each ends equal to the reference.
+    databases = [tmp_path / f"killed-{step}.duckdb" for step in range(4)]
+    left = [killed_while_provisioning([*replay, str(database)], database, master.binlog, provisioning * step / 3) for step, database in enumerate(databases)]
+    assert left[0] == "nothing", left
+    for database in databases[1:]:
+        assert subprocess.run([*replay, str(database)], cwd=ROOT, capture_output=True).returncode == 0
+        assert tables(database) == tables(reference)
+    # The first one, from nothing: a binlog cut inside a transaction, then the whole one,
+    # killed at random points of both.
+    database = databases[0]
     command = [sys.executable, "-m", "harness.cli", "replay", "--db", str(database), *options]
-    # From the start of provisioning to its commit, in steps: the first kills leave nothing
-    # (and the next run provisions again), a later one a bound database.
-    provisioned = replay_with_kills([*command, str(partial)], database, master.binlog, [startup + provisioning * step / 4 for step in range(6)])
-    assert provisioned[0] == "nothing", provisioned
     generator = random.Random(2026)
     first = replay_with_kills([*command, str(partial)], database, master.binlog, [startup + generator.uniform(0, work) for _ in range(3)])
     assert "waits for the rest" in first[-1], first[-1]  # the partial binlog ends inside a transaction
-    replay_with_kills([*command, str(master.binlog)], database, master.binlog, [startup + generator.uniform(0, work) for _ in range(3)])
+    replay_with_kills([*command, str(master.binlog)], database, master.binlog, [startup + generator.uniform(0, work) for _ in range(4)])
     assert applied_position(database) == applied_position(reference) == (master.binlog.name, end)
     expected = {**master.tables, "p": [(i, f"provisioned {i}") for i in range(PROVISIONED_ROWS)]}
     assert tables(database) == tables(reference) == {name: sorted(rows, key=repr) for name, rows in expected.items()}
