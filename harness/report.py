@@ -141,6 +141,7 @@ def report_json(result: SuiteResult, flavor: str, fidelity: FidelityResult | Non
         "format_version": REPORT_FORMAT_VERSION,
         "command": command,
         "flavor": flavor,
+        "partial": result.partial,
         "summary": {
             "runs": len(result.runs),
             **{name: verdicts.count(name) for name in (verdict.value for verdict in Verdict)},

@@ -15,6 +15,7 @@ from .judge import ErrorCheck, ExpectationResult, check_expectations, covered, e
 from .judgement import Judgement
 from .pool import RunTask, VariantRunner, parallel_map
 from .runner import RunRecord, run_id_for, validate_scenario
+from .snapshot import ServerSnapshot
 
 BINLOG_DIR = "binlogs"  # OUT/binlogs: every run's binlog file (and an oracle run's server binlogs)
 
@@ -32,6 +33,7 @@ class RunOutcome:
     # fuzz's rule: a divergence or slave stop a server-given reason explains is what the
     # generator's workloads are made to produce, not a failure.
     explained_allowed: bool = False
+    comparison_failed: bool = False  # its tables were never compared: its verdict is error
 
     @property
     def expectations_held(self) -> bool:
@@ -60,6 +62,14 @@ class RunOutcome:
 class SuiteResult:
     runs: list[RunOutcome] = field(default_factory=list)
     input_errors: list[ScenarioError] = field(default_factory=list)
+
+    @property
+    def partial(self) -> str | None:
+        """Why the report is partial (runs whose tables were never compared), or None."""
+        failed = [run for run in self.runs if run.comparison_failed]
+        if not failed:
+            return None
+        return f"{len(failed)} of {len(self.runs)} runs were not compared: {failed[0].judgement.explanation[0]}"
 
     @property
     def exit_code(self) -> int:
@@ -122,16 +132,28 @@ def judge_records(records: list[RunRecord], out: Path, start_spark: Callable[[],
         for record in records
         if record.master_snapshot is not None and record.slave_snapshot is not None
     }
-    diffs: dict[str, RunDiff] = {}
-    if pairs:
-        diffs = compare_in_process(pairs) if compare == "python" else compare_runs(start_spark(), pairs, out / "snapshots")
+    diffs, failure = _compare(pairs, out, start_spark, compare) if pairs else ({}, None)
     outcomes = []
     for record in records:
         diff = diffs.get(record.run_id)
         checks = error_checks(record)
-        judgement = judge(record, diff, checks)
-        outcomes.append(RunOutcome(record, diff, judgement, check_expectations(record, judgement), checks))
+        uncompared = failure if record.run_id in pairs and diff is None else None
+        judgement = Judgement(Verdict.ERROR, (uncompared,)) if uncompared else judge(record, diff, checks)
+        outcomes.append(RunOutcome(record, diff, judgement, check_expectations(record, judgement), checks, comparison_failed=uncompared is not None))
     return outcomes
+
+
+def _compare(pairs: dict[str, tuple[ServerSnapshot, ServerSnapshot]], out: Path, start_spark: Callable[[], object], compare: str) -> tuple[dict[str, RunDiff], str | None]:
+    """Every run's diff, or none and why the Spark job failed: a JVM out of heap or gone
+    must not lose the runs already made, which are then reported without a comparison."""
+    if compare == "python":
+        return compare_in_process(pairs), None
+    spark = start_spark()
+    try:
+        return compare_runs(spark, pairs, out / "snapshots"), None
+    except Exception as error:  # noqa: BLE001 - whatever the JVM raised, the report is still written
+        first_line = next(iter(str(error).strip().splitlines()), "no message")
+        return {}, f"the comparison of master and slave failed ({type(error).__name__}: {first_line})"
 
 
 def run_suite(
