@@ -6,7 +6,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from harness.cli import main
@@ -19,6 +18,7 @@ from server_sim.flavor import MYSQL_80
 from server_sim.storage import Storage
 from slave_sim.replay import replay
 from slave_sim.slave import Slave
+from tests.support import applied_position, slave_tables
 
 
 
@@ -35,22 +35,6 @@ def write_binlog(tmp_path: Path, master_schema: list[str], steps: list[str], bin
     return record
 
 
-def tables(database: Path) -> dict[str, list[tuple]]:
-    """Every table of the slave's `test` schema, rows sorted, read straight from DuckDB."""
-    with duckdb.connect(str(database), read_only=True) as connection:
-        names = [row[0] for row in connection.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = 'test' ORDER BY 1").fetchall()]
-        return {name: sorted(connection.execute(f'SELECT * EXCLUDE (_rpl_row) FROM test."{name}"').fetchall(), key=repr) for name in names}
-
-
-def applied_position(database: Path) -> tuple[str, int] | None:
-    """The recorded position; None for a database killed before it recorded one."""
-    with duckdb.connect(str(database), read_only=True) as connection:
-        try:
-            return connection.execute("SELECT Master_log_name, Master_log_pos FROM mysql.slave_relay_log_info").fetchone()
-        except duckdb.CatalogException:
-            return None
-
-
 SIMPLE = (
     ["CREATE TABLE t (a INT NOT NULL PRIMARY KEY, b INT) ENGINE=InnoDB"],
     ["INSERT INTO t VALUES (1, 1), (2, 2)", "UPDATE t SET b = b + 10 WHERE a = 2", "DELETE FROM t WHERE a = 1"],
@@ -62,12 +46,12 @@ def test_replay_applies_a_run_binlog_and_a_second_run_resumes_with_nothing_to_do
     database = tmp_path / "slave.duckdb"
     assert main(["replay", str(record.binlog), "--db", str(database)]) == 0
     assert "new database" in capsys.readouterr().out
-    assert tables(database) == {"t": [(2, 12)]}
+    assert slave_tables(database) == {"t": [(2, 12)]}
     end = record.binlog.stat().st_size
     assert applied_position(database) == (record.binlog.name, end)
     assert main(["replay", str(record.binlog), "--db", str(database)]) == 0
     assert f"resumed at position {end}; applied 0 events" in capsys.readouterr().out
-    assert tables(database) == {"t": [(2, 12)]}
+    assert slave_tables(database) == {"t": [(2, 12)]}
 
 
 def test_a_new_database_is_provisioned_from_the_slave_schema_and_starts_at_the_given_position(tmp_path) -> None:
@@ -78,7 +62,7 @@ def test_a_new_database_is_provisioned_from_the_slave_schema_and_starts_at_the_g
     database = tmp_path / "slave.duckdb"
     code = main(["replay", str(record.binlog), "--db", str(database), "--slave-schema", str(schema), "--start-position", str(create.end_log_pos)])
     assert code == 0
-    assert tables(database) == {"t": [(2, 12, "x"), (9, 9, "own")]}
+    assert slave_tables(database) == {"t": [(2, 12, "x"), (9, 9, "own")]}
 
 
 def test_a_slave_schema_that_fails_writes_nothing(tmp_path, capsys) -> None:
@@ -89,10 +73,10 @@ def test_a_slave_schema_that_fails_writes_nothing(tmp_path, capsys) -> None:
     assert main(["replay", str(record.binlog), "--db", str(database), "--slave-schema", str(schema)]) == 2
     error = capsys.readouterr().err
     assert "INSERT INTO nowhere VALUES (1)" in error and "error 1146" in error and "not provisioned" in error
-    assert tables(database) == {}
+    assert slave_tables(database) == {}
     schema.write_text("CREATE TABLE u (a INT);\n")
     assert main(["replay", str(record.binlog), "--db", str(database), "--slave-schema", str(schema)]) == 0
-    assert tables(database) == {"t": [(2, 12)], "u": []}
+    assert slave_tables(database) == {"t": [(2, 12)], "u": []}
 
 
 def test_a_database_that_follows_one_binlog_refuses_another(tmp_path, capsys) -> None:
@@ -119,7 +103,7 @@ def test_a_stopped_slave_keeps_its_position_at_the_failed_transaction_and_stops_
     assert position == create.end_log_pos
     assert main(arguments) == 1
     assert f"resumed at position {position}; applied 0 events" in capsys.readouterr().out
-    assert tables(database) == {"t": [(1, 5)]}
+    assert slave_tables(database) == {"t": [(1, 5)]}
 
 
 def _conflict_first(monkeypatch: pytest.MonkeyPatch, failures: int) -> list[int]:
@@ -145,7 +129,7 @@ def test_a_transient_error_is_retried_with_backoff_and_each_retry_is_reported(tm
     assert result.status.running
     assert [(retry.attempt, retry.code) for retry in result.status.retries] == [(1, 1213), (2, 1213)]
     assert result.status.retries[1].wait_seconds >= result.status.retries[0].wait_seconds > 0
-    assert tables(tmp_path / "slave.duckdb") == {"t": [(2, 12)]}
+    assert slave_tables(tmp_path / "slave.duckdb") == {"t": [(2, 12)]}
 
 
 def test_a_transient_error_that_outlasts_slave_transaction_retries_stops_the_slave(tmp_path, monkeypatch) -> None:
@@ -194,4 +178,4 @@ def test_a_database_another_process_holds_is_waited_for(tmp_path) -> None:
     holder.wait()
     assert result.status.running
     assert result.status.retries and all(retry.code == 1205 for retry in result.status.retries)
-    assert tables(database) == {"t": [(2, 12)]}
+    assert slave_tables(database) == {"t": [(2, 12)]}

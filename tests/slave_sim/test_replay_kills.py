@@ -22,8 +22,7 @@ from scenarios.model import Scenario, Step
 from server_sim.binlog.events import Table_map_log_event, Xid_log_event
 from server_sim.binlog.file import read_binlog
 from server_sim.flavor import MARIADB_1011, MYSQL_80
-from tests.slave_sim.test_replay import applied_position, tables
-from tests.support import ROOT, MariaDBBinlogs
+from tests.support import ROOT, MariaDBBinlogs, applied_position, slave_tables
 
 PROVISIONED_ROWS = 300  # the slave's own table: provisioning takes a share of the run to kill in
 
@@ -103,10 +102,10 @@ def assert_nothing_or_bound(database: Path, binlog: Path) -> str:
     """After a kill: a database with nothing provisioned, or one bound to the binlog."""
     recorded = applied_position(database) if database.exists() else None
     if recorded is not None and recorded[0] == binlog.name:
-        assert "p" in tables(database), "bound to the binlog but not provisioned"
+        assert "p" in slave_tables(database), "bound to the binlog but not provisioned"
         return "bound"
     assert recorded in (None, ("", 0)), recorded
-    assert tables(database) == {} if database.exists() else True, "provisioned but bound to no binlog"
+    assert slave_tables(database) == {} if database.exists() else True, "provisioned but bound to no binlog"
     return "nothing"
 
 
@@ -183,7 +182,7 @@ def kill_replays(master: Master, tmp_path: Path) -> None:
     left = [killed_while_provisioning([*replay, str(database)], database, master.binlog, provisioning * step / 3) for step, database in enumerate(databases)]
     assert left[0] == "nothing", left
     assert subprocess.run([*replay, str(databases[-1])], cwd=ROOT, capture_output=True).returncode == 0
-    assert tables(databases[-1]) == tables(reference)
+    assert slave_tables(databases[-1]) == slave_tables(reference)
     # The first one, from nothing: a binlog cut inside a transaction, then the whole one,
     # killed at random points of both.
     database = databases[0]
@@ -195,7 +194,7 @@ def kill_replays(master: Master, tmp_path: Path) -> None:
     assert len(first) + len(second) > 2, (first, second)  # some runs were killed while applying
     assert applied_position(database) == applied_position(reference) == (master.binlog.name, end)
     expected = {**master.tables, "p": [(i, f"provisioned {i}") for i in range(PROVISIONED_ROWS)]}
-    assert tables(database) == tables(reference) == {name: sorted(rows, key=repr) for name, rows in expected.items()}
+    assert slave_tables(database) == slave_tables(reference) == {name: sorted(rows, key=repr) for name, rows in expected.items()}
 
 
 def test_replay_killed_at_random_points_of_a_simulated_binlog_ends_equal_to_the_master(tmp_path) -> None:

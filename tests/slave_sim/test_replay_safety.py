@@ -15,7 +15,7 @@ from server_sim.binlog.events import Query_log_event, Xid_log_event
 from server_sim.binlog.file import PositionedEvent, read_binlog
 from server_sim.flavor import MYSQL_80
 from slave_sim.slave import Slave
-from tests.slave_sim.test_replay import applied_position, tables
+from tests.support import applied_position, slave_tables
 
 SCHEMA = (
     "CREATE TABLE t (a INT NOT NULL PRIMARY KEY, b INT) ENGINE=InnoDB",
@@ -72,7 +72,7 @@ def test_a_kill_after_provisioning_leaves_a_bound_database_and_the_rerun_continu
     assert f"resumed at position {start}" in capsys.readouterr().out
     reference = tmp_path / "reference.duckdb"
     assert main([*command[:3], str(reference), *command[4:]]) == 0
-    assert tables(tmp_path / "slave.duckdb") == tables(reference) == {"m": [(1, 10)], "own": [(1,)], "t": [(1, 111), (2, 101)]}
+    assert slave_tables(tmp_path / "slave.duckdb") == slave_tables(reference) == {"m": [(1, 10)], "own": [(1,)], "t": [(1, 111), (2, 101)]}
 
 
 # -- a binlog that ends inside a transaction -----------------------------------------------------
@@ -99,11 +99,11 @@ def test_a_binlog_cut_inside_a_transaction_applies_none_of_it_and_the_complete_b
     output = capsys.readouterr().out
     assert f"the transaction at position {transaction_start} waits for the rest" in output
     assert applied_position(database) == (record.binlog.name, transaction_start)
-    assert tables(database) == {"m": [(1, 0)], "t": [(1, 0), (2, 0)]}
+    assert slave_tables(database) == {"m": [(1, 0)], "t": [(1, 0), (2, 0)]}
     partial.write_bytes(whole)
     assert main(["replay", str(partial), "--db", str(database)]) == 0
     assert "waiting" not in capsys.readouterr().out
-    assert tables(database) == {"m": [(1, 10)], "t": [(1, 111), (2, 101)]}
+    assert slave_tables(database) == {"m": [(1, 10)], "t": [(1, 111), (2, 101)]}
 
 
 # -- a statement DuckDB aborts inside a replayed transaction -------------------------------------
@@ -131,6 +131,6 @@ def test_a_statement_duckdb_aborts_in_a_replayed_transaction_stops_the_slave_wit
     position = logged(record, statement).position
     assert f"slave stopped at position {position} (Query): error 1054 (ER_BAD_FIELD_ERROR): Error 'Unknown column 'b'" in out, out + err
     assert applied_position(database) == (record.binlog.name, start)
-    assert tables(database) == {"t": []}
+    assert slave_tables(database) == {"t": []}
     assert main(command[:4]) == 1
     assert f"resumed at position {start}; applied 0 events" in capsys.readouterr().out
