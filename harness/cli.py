@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from harness.commands import binlog, check_result, check_workload, explain, fuzz, import_, oracle, replay, run
-from harness.commands.common import EXIT_USAGE, SPARK_LOG, add_settings_option, spark_hint, spark_unavailable
+from harness.commands.common import EXIT_USAGE, SPARK_LOG, add_settings_option, out_problem, spark_hint, spark_unavailable
 from harness.compare import COMPARE_MODES
 from harness.fuzz import VARIANT_MODES
 from harness.importers.binlog import ROWS_AS
@@ -361,6 +361,10 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parser.parse_args(argv)
     if getattr(arguments, "compare", None) == "python" and arguments.spark_master:
         parser.error("--spark-master is where Spark compares; --compare python compares without Spark")
+    out = getattr(arguments, "out", None)
+    if isinstance(out, Path) and (problem := out_problem(out)) is not None:
+        print(f"rplharness: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     if hasattr(arguments, "spark_master"):
         problem = spark_unavailable(arguments)
         if problem is not None:

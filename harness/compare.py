@@ -6,6 +6,7 @@ run of a batch goes into one Parquet dataset per side and one query compares the
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
@@ -25,6 +26,10 @@ SIDES = ("master", "slave")
 # diff_snapshots (no JVM to start: seconds for a few runs).
 COMPARE_MODES: tuple[str, ...] = ("spark", "python")
 MAX_SAMPLES = 5
+# A value longer than this many characters is compared as its first characters, its length
+# and its SHA-256, never whole: a 50 MB value would take the JVM's heap. Equal exactly when
+# the values are (barring a SHA-256 collision), and the report shows the prefix.
+COMPARED_VALUE_LIMIT = 4096
 KEYS = ("run_id", "table_name", "row_key")
 # `pk_key`: the row's primary-key values, null for a table without one; it lets a row
 # changed on the slave be told apart from a row missing on one side and extra on the other.
@@ -306,9 +311,23 @@ def _row_keys(table: TableSnapshot, columns: tuple[str, ...], key: tuple[str, ..
     names = tuple(column.lower() for column in columns)
     key_names = tuple(column.lower() for column in key)
     indexes = [position[name] for name in names]
+    limit = COMPARED_VALUE_LIMIT
     for row in table.rows:
         values = {name: canonical(row[index]) for name, index in zip(names, indexes)}
-        yield row_key(values, names), (row_key(values, key_names) if key else None)
+        text = row_key(values, names)
+        if len(text) > limit:  # one length test per row: long values are rare
+            values = {name: _bounded(value, limit) for name, value in values.items()}
+            text = row_key(values, names)
+        yield text, (row_key(values, key_names) if key else None)
+
+
+def _bounded(value: object, limit: int) -> object:
+    """A canonical value of more than `limit` characters as its first `limit` characters,
+    its length and its SHA-256: longer than `limit` itself, so never equal to a short value."""
+    if not isinstance(value, str) or len(value) <= limit:
+        return value
+    digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{value[:limit]}... ({len(value)} characters, sha256 {digest})"
 
 
 def _samples(keys: list[str], columns: tuple[str, ...]) -> tuple[dict[str, object], ...]:

@@ -165,6 +165,8 @@ def replay_status(db: Path, result: ReplayResult) -> str:
         for retry in status.retries
     )
     lines.extend(f"warning: {warning}" for warning in status.warnings)
+    if status.waiting is not None:
+        lines.append(f"waiting: {status.waiting}")
     if not status.running:
         error = status.error
         lines.append(f"slave stopped at position {status.error_position} ({status.error_event}): error {error.code} ({error.name}): {error.message}")

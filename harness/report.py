@@ -141,6 +141,7 @@ def report_json(result: SuiteResult, flavor: str, fidelity: FidelityResult | Non
         "format_version": REPORT_FORMAT_VERSION,
         "command": command,
         "flavor": flavor,
+        "partial": result.partial,
         "summary": {
             "runs": len(result.runs),
             **{name: verdicts.count(name) for name in (verdict.value for verdict in Verdict)},
@@ -221,13 +222,18 @@ def write_reports(result: SuiteResult, flavor: str, out: Path, fidelity: Fidelit
     return write_documents(report_json(result, flavor, fidelity, command), out)
 
 
+# The documents `write_documents` writes into OUT, which a new command retires first.
+REPORT_FILES = ("report.json", "junit.xml", "report.html")
+
+
 def write_documents(document: dict[str, object], out: Path) -> dict[str, Path]:
     """Write the report document as report.json, junit.xml and report.html, each
     atomically; the paths by kind (`report`, `junit`, `html`)."""
+    report, junit, html = REPORT_FILES
     return {
-        "report": write_atomically(out / "report.json", report_text(document)),
-        "junit": write_junit(document, out / "junit.xml"),
-        "html": write_html(document, out / "report.html"),
+        "report": write_atomically(out / report, report_text(document)),
+        "junit": write_junit(document, out / junit),
+        "html": write_html(document, out / html),
     }
 
 

@@ -14,7 +14,8 @@ from .compare import RunDiff, compare_in_process, compare_runs
 from .judge import ErrorCheck, ExpectationResult, check_expectations, covered, error_checks, expectation_errors, judge
 from .judgement import Judgement
 from .pool import RunTask, VariantRunner, parallel_map
-from .runner import RunRecord, validate_scenario
+from .runner import RunRecord, run_id_for, validate_scenario
+from .snapshot import ServerSnapshot
 
 BINLOG_DIR = "binlogs"  # OUT/binlogs: every run's binlog file (and an oracle run's server binlogs)
 
@@ -32,6 +33,7 @@ class RunOutcome:
     # fuzz's rule: a divergence or slave stop a server-given reason explains is what the
     # generator's workloads are made to produce, not a failure.
     explained_allowed: bool = False
+    comparison_failed: bool = False  # its tables were never compared: its verdict is error
 
     @property
     def expectations_held(self) -> bool:
@@ -62,6 +64,14 @@ class SuiteResult:
     input_errors: list[ScenarioError] = field(default_factory=list)
 
     @property
+    def partial(self) -> str | None:
+        """Why the report is partial (runs whose tables were never compared), or None."""
+        failed = [run for run in self.runs if run.comparison_failed]
+        if not failed:
+            return None
+        return f"{len(failed)} of {len(self.runs)} runs were not compared: {failed[0].judgement.explanation[0]}"
+
+    @property
     def exit_code(self) -> int:
         """As pt-table-checksum's: 0 when every run is consistent or as its `expect`
         entries say; 1 when a check failed or a run diverged, stopped its slave, was a
@@ -85,7 +95,33 @@ def load_runnable(paths: Iterable[Path | str], flavor: Flavor, only_flavor: bool
         errors.extend(problems)
         if not problems:
             scenarios.append(scenario)
-    return scenarios, errors
+    return _distinct_run_ids(scenarios, errors)
+
+
+def _distinct_run_ids(scenarios: list[Scenario], errors: list[ScenarioError]) -> tuple[list[Scenario], list[ScenarioError]]:
+    """The scenarios whose runs' ids (their binlog and report names) no earlier scenario's
+    run has, and an input error naming both scenarios for each one that collides (`x/y` and
+    `x_y` both give `x_y__...`): two runs must never share a binlog or a verdict."""
+    owners: dict[str, Scenario] = {}
+    kept: list[Scenario] = []
+    for scenario in scenarios:
+        mine: set[str] = set()
+        problem = None
+        for variant in scenario.variants():
+            run_id = run_id_for(scenario, scenario.variant_label(variant))
+            if run_id in mine:
+                problem = f"run id {run_id!r} is that of two of its variants: their matrix values differ only in characters a run id replaces"
+            elif run_id in owners:
+                problem = f"run id {run_id!r} is already that of scenario {owners[run_id].name!r} ({owners[run_id].source}): rename one of them"
+            if problem is not None:
+                break
+            mine.add(run_id)
+        if problem is not None:
+            errors.append(ScenarioError(scenario.source or Path(scenario.name), "name", problem))
+            continue
+        owners.update(dict.fromkeys(mine, scenario))
+        kept.append(scenario)
+    return kept, errors
 
 
 def judge_records(records: list[RunRecord], out: Path, start_spark: Callable[[], object], compare: str = "spark") -> list[RunOutcome]:
@@ -96,16 +132,28 @@ def judge_records(records: list[RunRecord], out: Path, start_spark: Callable[[],
         for record in records
         if record.master_snapshot is not None and record.slave_snapshot is not None
     }
-    diffs: dict[str, RunDiff] = {}
-    if pairs:
-        diffs = compare_in_process(pairs) if compare == "python" else compare_runs(start_spark(), pairs, out / "snapshots")
+    diffs, failure = _compare(pairs, out, start_spark, compare) if pairs else ({}, None)
     outcomes = []
     for record in records:
         diff = diffs.get(record.run_id)
         checks = error_checks(record)
-        judgement = judge(record, diff, checks)
-        outcomes.append(RunOutcome(record, diff, judgement, check_expectations(record, judgement), checks))
+        uncompared = failure if record.run_id in pairs and diff is None else None
+        judgement = Judgement(Verdict.ERROR, (uncompared,)) if uncompared else judge(record, diff, checks)
+        outcomes.append(RunOutcome(record, diff, judgement, check_expectations(record, judgement), checks, comparison_failed=uncompared is not None))
     return outcomes
+
+
+def _compare(pairs: dict[str, tuple[ServerSnapshot, ServerSnapshot]], out: Path, start_spark: Callable[[], object], compare: str) -> tuple[dict[str, RunDiff], str | None]:
+    """Every run's diff, or none and why the Spark job failed: a JVM out of heap or gone
+    must not lose the runs already made, which are then reported without a comparison."""
+    if compare == "python":
+        return compare_in_process(pairs), None
+    spark = start_spark()
+    try:
+        return compare_runs(spark, pairs, out / "snapshots"), None
+    except Exception as error:  # noqa: BLE001 - whatever the JVM raised, the report is still written
+        first_line = next(iter(str(error).strip().splitlines()), "no message")
+        return {}, f"the comparison of master and slave failed ({type(error).__name__}: {first_line})"
 
 
 def run_suite(

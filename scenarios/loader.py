@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
@@ -57,6 +58,7 @@ REQUIRED_ENGINE_KEYS: tuple[str, ...] = tuple(f.name for f in fields(EngineDecla
 _ERROR_NAME = re.compile(r"ER_[A-Z0-9_]+")
 SCENARIO_SUFFIXES: frozenset[str] = frozenset({".yaml", ".yml"})
 EXPECTED_DIR = "expected"
+MAX_SCENARIO_BYTES = 16 * 1024 * 1024  # far above any scenario written or generated
 FLAVOR_KEY = "flavor"  # `when` matches the server modelled by this key, beside variables  # recorded oracle results live here, not scenarios
 
 
@@ -99,7 +101,7 @@ def load_scenario(path: Path) -> Scenario:
     """Read and validate one scenario file, whatever its extension."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_scenario_text(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioLoadError(ScenarioError(path, "", f"cannot read file: {_reason(exc)}"))
     try:
@@ -418,6 +420,27 @@ def _yaml_message(exc: yaml.YAMLError) -> str:
     where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
     problem = "; ".join(part for part in (exc.context, exc.problem) if part)
     return f"invalid YAML{where}: {problem}"
+
+
+def read_scenario_text(path: Path, limit: int | None = None) -> str:
+    """The file's text, read only from a regular file of at most `limit` bytes (default
+    MAX_SCENARIO_BYTES): a FIFO would block the suite, a device never end. Opened without
+    blocking, checked on the open file, so what is read is what was checked."""
+    limit = MAX_SCENARIO_BYTES if limit is None else limit
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(descriptor, "rb") as file:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise OSError(0, f"not a regular file ({_file_kind(mode)}): only regular files are read")
+        data = file.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(0, f"larger than {limit} bytes (the limit for a scenario file)")
+    return data.decode("utf-8")
+
+
+def _file_kind(mode: int) -> str:
+    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
+    return next((name for test, name in kinds if test(mode)), "not a file")
 
 
 def _reason(exc: Exception) -> str:

@@ -1,6 +1,6 @@
 """DuckDB storage for one simulated server: rows only, no constraints.
 
-Each table gets a hidden `_rpl_row` column: the row's identity and its insertion order,
+Each table gets a hidden row-id column (ROW_ID): the row's identity and its insertion order,
 which is the physical order of heap engines (MyISAM, MEMORY). Keys and constraints are
 the catalog's business; DuckDB is never asked to enforce them.
 """

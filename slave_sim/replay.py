@@ -43,7 +43,7 @@ def replay(
     try:
         result = ReplayResult(slave.status.applied_position if slave.resumed else None, slave.status)
         if not slave.resumed:
-            result.schema_errors = slave.provision(split_statements(slave_schema or ""))
+            result.schema_errors = slave.provision(split_statements(slave_schema or ""), binlog.name, start_position)
             if result.schema_errors:
                 return result
         slave.apply(binlog, start=0 if slave.resumed else start_position)

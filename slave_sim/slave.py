@@ -20,7 +20,7 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, retry_if_exce
 
 from server_sim.binlog.control_events import Gtid_log_event, Mysql_gtid_log_event
 from server_sim.binlog.events import type_name_of
-from server_sim.binlog.file import BinlogCorruptError, BinlogReader
+from server_sim.binlog.file import BinlogCorruptError, BinlogReader, PositionedEvent
 from server_sim.engines import EngineRegistry
 from server_sim.errors import Condition, ErrorCode, SqlError
 from server_sim.execute.executor import Executor
@@ -169,9 +169,11 @@ class Slave:
         self._checkpoint(self.status.applied_position)
         return outcome
 
-    def provision(self, statements: list[str]) -> list[tuple[str, Condition]]:
+    def provision(self, statements: list[str], binlog: str, start: int) -> list[tuple[str, Condition]]:
         """Prepare a new slave kept in a file with its own schema and data, all or nothing:
-        the failing statements, or none when every statement ran and the result is committed."""
+        the failing statements, or none when every statement ran and the result is committed
+        in one transaction with the binlog it follows and the position it starts at, so a
+        database is never provisioned without being bound (nor bound without its data)."""
         if not self.crash_safe:
             raise SlaveConfigurationError("only a slave kept in a file is provisioned; one in memory runs its schema with execute_local")
         errors: list[tuple[str, Condition]] = []
@@ -186,7 +188,8 @@ class Slave:
         if errors:
             self._roll_back_to_checkpoint()
         else:
-            self._checkpoint(self.status.applied_position)
+            self.master_log_name = binlog
+            self._checkpoint(start)
         return errors
 
     def _run_local(self, sql: str) -> Outcome:
@@ -241,40 +244,67 @@ class Slave:
     def _apply_transaction(self, reader: BinlogReader, position: int, stop: int | None) -> int | None:
         """Apply events from `position` to the end of the transaction they open, commit it
         with the position after it and return that position; None at the end of the binlog."""
-        status = self.status
         events = reader.events(position)
         try:
             for positioned in events:
                 if stop is not None and positioned.position >= stop:
                     break
-                self._position = positioned.position
-                self._event_name = type_name_of(positioned.event)
-                try:
-                    self.events.apply(positioned)
-                except SlaveStop as halt:
-                    transaction = self.session.transaction
-                    if self.crash_safe and halt.error.code in TRANSIENT_ERRORS and not (transaction and transaction.wrote_nontransactional):
-                        self._roll_back_to_checkpoint()
-                        raise TransientStop(halt.error) from None
-                    raise
-                self.events.pending_events += 1
-                if self.session.transaction is None and not isinstance(positioned.event, GROUP_OPENERS):
-                    self._checkpoint(positioned.end_log_pos)
+                if self._apply_event(positioned):
                     return positioned.end_log_pos
+        except BinlogCorruptError as error:
+            if not error.truncated:
+                raise
+            self.status.waiting = f"the binlog ends inside the event at position {error.position} ({error.reason})"
         finally:
             events.close()
         if self.session.transaction is not None:
-            # The binlog ends inside a transaction: what was applied of it does not count,
-            # except non-transactional changes, which no rollback takes back.
-            self.events.rollback()
-            self._checkpoint(status.applied_position)
+            self._end_inside_transaction()
         return None
+
+    def _apply_event(self, positioned: PositionedEvent) -> bool:
+        """Apply one event; True when it ends a transaction, which is then committed."""
+        self._position = positioned.position
+        self._event_name = type_name_of(positioned.event)
+        try:
+            self.events.apply(positioned)
+        except SlaveStop as halt:
+            transaction = self.session.transaction
+            if self.crash_safe and halt.error.code in TRANSIENT_ERRORS and not (transaction and transaction.wrote_nontransactional):
+                self._roll_back_to_checkpoint()
+                raise TransientStop(halt.error) from None
+            raise
+        self.events.pending_events += 1
+        if self.session.transaction is not None or isinstance(positioned.event, GROUP_OPENERS):
+            return False
+        try:
+            self._checkpoint(positioned.end_log_pos)
+        except (SqlError, duckdb.Error) as error:  # DuckDB aborted the transaction earlier
+            raise SlaveStop(error if isinstance(error, SqlError) else SqlError(ErrorCode.ER_UNKNOWN_ERROR, str(error))) from None
+        return True
+
+    def _end_inside_transaction(self) -> None:
+        """The binlog ends inside a transaction (a file still being written, or cut): none
+        of it is applied or recorded, its events are read again from its start next time.
+        In a file that takes its non-transactional changes back too, as they are in the
+        same DuckDB transaction; in memory nothing takes those back."""
+        start = self.status.applied_position
+        self.status.waiting = f"{self.status.waiting or 'the binlog ends'}; the transaction at position {start} waits for the rest"
+        if self.crash_safe:
+            self._roll_back_to_checkpoint()
+        else:
+            self.events.rollback()
+            self._checkpoint(start)
 
     def _stop(self, error: SqlError, position: int, event: str) -> None:
         """The SQL thread stops: the failed transaction's transactional changes are undone,
         its non-transactional ones stay, and the position stays at its start."""
         self.events.rollback()
-        self._checkpoint(self.status.applied_position)
+        try:
+            self._checkpoint(self.status.applied_position)
+        except (SqlError, duckdb.Error):
+            # DuckDB aborted the transaction (a statement failed inside it): nothing of it
+            # can be committed, the position stays at its start all the same.
+            self._roll_back_to_checkpoint()
         self.status.running = False
         condition = error.condition()
         if error.error is ErrorCode.ER_INCONSISTENT_ERROR:

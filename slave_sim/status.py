@@ -46,6 +46,7 @@ class SlaveStatus:
     error_event: str | None = None
     applied_position: int = 0
     events_applied: int = 0  # events of committed transactions
+    waiting: str | None = None  # where the binlog ends inside a transaction or an event
     warnings: list[str] = field(default_factory=list)
     lookups: list[RowLookup] = field(default_factory=list)
     retries: list[Retry] = field(default_factory=list)

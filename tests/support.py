@@ -11,6 +11,8 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+import duckdb
+
 from harness.oracle.mariadb import MariaDBServer
 from scenarios.loader import load_scenario
 from scenarios.model import Scenario
@@ -24,6 +26,7 @@ from server_sim.flavor import MYSQL_80, Flavor
 from server_sim.parser import parse_statement
 from server_sim.server import Server, ServerIdentity
 from server_sim.session import Session
+from server_sim.storage import ROW_ID
 
 ROOT = Path(__file__).resolve().parent.parent
 """The repository: the packages, scenarios/, docs/. Tests find files through it, never through
@@ -248,3 +251,22 @@ def logged_statements(binlog: Path, start: int = 0) -> list[str]:
             continue
         shown.append(event.query if isinstance(event, Query_log_event) else type_name_of(event))
     return shown
+
+
+# -- a slave kept in a DuckDB file (`rplharness replay --db`) ------------------------------
+
+
+def slave_tables(database: Path) -> dict[str, list[tuple]]:
+    """Every table of the slave's `test` schema, rows sorted, read straight from DuckDB."""
+    with duckdb.connect(str(database), read_only=True) as connection:
+        names = [row[0] for row in connection.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = 'test' ORDER BY 1").fetchall()]
+        return {name: sorted(connection.execute(f'SELECT * EXCLUDE ("{ROW_ID}") FROM test."{name}"').fetchall(), key=repr) for name in names}
+
+
+def applied_position(database: Path) -> tuple[str, int] | None:
+    """The recorded position; None for a database killed before it recorded one."""
+    with duckdb.connect(str(database), read_only=True) as connection:
+        try:
+            return connection.execute("SELECT Master_log_name, Master_log_pos FROM mysql.slave_relay_log_info").fetchone()
+        except duckdb.CatalogException:
+            return None

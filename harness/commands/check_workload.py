@@ -18,7 +18,9 @@ from scenarios.loader import ScenarioLoadError, load_scenario
 from scenarios.writer import write_atomically
 from server_sim.flavor import get_flavor
 
-from .common import EXIT_USAGE
+from .common import EXIT_USAGE, retire_reports
+
+CHECK_WORKLOAD_REPORT = "check-workload.json"
 
 
 def check(arguments: argparse.Namespace) -> int:
@@ -36,11 +38,12 @@ def check(arguments: argparse.Namespace) -> int:
         for problem in problems:
             print(f"rplharness: check-workload: {problem}", file=sys.stderr)
         return EXIT_USAGE
+    retire_reports(arguments.out, (CHECK_WORKLOAD_REPORT,))
     with tempfile.TemporaryDirectory(prefix="rplh-check-") as work:
         result = check_workload(scenario, flavor, Path(work), tuple(arguments.formats), tuple(arguments.row_images))
-    write_atomically(arguments.out / "check-workload.json", json.dumps(as_dict(result), indent=2, default=str) + "\n")
+    write_atomically(arguments.out / CHECK_WORKLOAD_REPORT, json.dumps(as_dict(result), indent=2, default=str) + "\n")
     sys.stdout.write(render(result))
-    print(f"report: {arguments.out / 'check-workload.json'}")
+    print(f"report: {arguments.out / CHECK_WORKLOAD_REPORT}")
     return 0 if result.consistent else 1
 
 

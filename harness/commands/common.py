@@ -1,9 +1,11 @@
-"""What several commands share: the usage exit code, Spark started on demand (quietly,
-unless --verbose), the check that Spark can start at all, `--set` options."""
+"""What several commands share: the usage exit code, the output directory checked before
+any work and its earlier reports retired, Spark started on demand (quietly, unless
+--verbose), the check that Spark can start at all, `--set` options."""
 
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from harness.progress import Console
@@ -89,3 +91,25 @@ def settings(pairs: list[str]) -> dict[str, str]:
             raise ValueError(f"--set {pair!r}: expected VAR=VALUE")
         result[name.strip()] = value.strip()
     return result
+
+
+def out_problem(out: Path) -> str | None:
+    """Why OUT cannot be the command's output directory, said before any work is done: it,
+    or the nearest of its parents that exists, is not a directory or cannot be written."""
+    for path in (out, *out.absolute().parents):
+        if not path.exists():
+            continue
+        if not path.is_dir():
+            return f"--out {out}: {path} exists and is not a directory"
+        if not os.access(path, os.W_OK | os.X_OK):
+            return f"--out {out}: {path} is not writable"
+        return None
+    return None
+
+
+def retire_reports(out: Path, names: tuple[str, ...]) -> None:
+    """Remove the reports an earlier command left in OUT before this one writes anything
+    there: a command killed half-way must not leave an old report that looks complete
+    beside its own binlogs. The new reports are written whole (temp file and rename)."""
+    for name in names:
+        (out / name).unlink(missing_ok=True)

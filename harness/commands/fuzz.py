@@ -6,7 +6,9 @@ import argparse
 import sys
 from server_sim.flavor import get_flavor
 
-from .common import EXIT_USAGE, settings, spark_starter
+from .common import EXIT_USAGE, retire_reports, settings, spark_starter
+
+INTERLEAVINGS_REPORT = "interleavings.json"  # fuzz --from's report in OUT
 
 
 def parse_range(text: str) -> tuple[int, int]:
@@ -27,8 +29,10 @@ def fuzz(arguments: argparse.Namespace) -> int:
     from harness.fuzz import FuzzConfig, fuzz
     from harness.prestart import Prestart
     from harness.progress import Progress
-    from harness.report import fuzz_report_json, write_documents
+    from harness.report import REPORT_FILES, fuzz_report_json, write_documents
     from scenarios.generator.config import GeneratorConfig
+
+    retire_reports(arguments.out, REPORT_FILES)
 
     try:
         generator = replace(
@@ -90,6 +94,7 @@ def fuzz_from(arguments: argparse.Namespace) -> int:
     if problems:
         return EXIT_USAGE
     variants = workload_variants(arguments.seed, 0, "all" if arguments.variants == "all" else "formats")
+    retire_reports(arguments.out, (INTERLEAVINGS_REPORT,))
     try:
         with tempfile.TemporaryDirectory(prefix="rplh-interleave-") as work:
             result = check_interleavings(scenario, flavor, Path(work), arguments.out, variants, arguments.interleavings, arguments.seed)
@@ -103,9 +108,9 @@ def fuzz_from(arguments: argparse.Namespace) -> int:
             for shape in result.shapes
         ],
     }  # fmt: skip
-    write_atomically(arguments.out / "interleavings.json", json.dumps(report, indent=2) + "\n")
+    write_atomically(arguments.out / INTERLEAVINGS_REPORT, json.dumps(report, indent=2) + "\n")
     sys.stdout.write(render(result))
-    print(f"report: {arguments.out / 'interleavings.json'}")
+    print(f"report: {arguments.out / INTERLEAVINGS_REPORT}")
     return 0 if result.consistent else 1
 
 

@@ -10,7 +10,7 @@ from functools import partial
 from harness.oracle.suite import ORACLES
 from harness.progress import Console
 
-from .common import EXIT_USAGE, spark_starter
+from .common import EXIT_USAGE, retire_reports, spark_starter
 
 
 def record(arguments: argparse.Namespace) -> int:
@@ -41,8 +41,9 @@ def record(arguments: argparse.Namespace) -> int:
 def check(arguments: argparse.Namespace) -> int:
     from harness.console import fidelity_summary, written_paths
     from harness.oracle.suite import check_fidelity
-    from harness.report import write_reports
+    from harness.report import REPORT_FILES, write_reports
 
+    retire_reports(arguments.out, REPORT_FILES)
     console = Console()
     spark = spark_starter(arguments, console)
     try:

@@ -11,14 +11,15 @@ from harness.oracle.suite import ORACLES
 from harness.progress import Console
 from server_sim.flavor import get_flavor
 
-from .common import EXIT_USAGE, SparkStarter, spark_starter
+from .common import EXIT_USAGE, SparkStarter, retire_reports, spark_starter
 
 
 def run(arguments: argparse.Namespace) -> int:
     from harness.console import summary_table, written_paths
-    from harness.report import write_reports
+    from harness.report import REPORT_FILES, write_reports
     from harness.suite import run_suite
 
+    retire_reports(arguments.out, REPORT_FILES)
     console = Console()
     spark = spark_starter(arguments, console)
     try:

@@ -55,10 +55,13 @@ _FLAGS_OFFSET = 4 + 17  # the Format_description's flags, after the magic bytes
 class BinlogCorruptError(Exception):
     """The file cannot be read at `position`: truncated, corrupt, or not supported."""
 
-    def __init__(self, path: Path, position: int, reason: str) -> None:
+    def __init__(self, path: Path, position: int, reason: str, truncated: bool = False) -> None:
         self.path = path
         self.position = position
         self.reason = reason
+        # The event at `position` runs past the end of the file: a file still being written
+        # (or cut there) ends inside it, what comes before it reads.
+        self.truncated = truncated
         super().__init__(f"{path}: corrupt binlog event at position {position}: {reason}")
 
 
@@ -164,11 +167,21 @@ class BinlogReader:
                 raise EventDecodeError("the first event is not a Format_description")
             event = decode_event(data[position : position + size], self.ctx, header).event
         except (EventDecodeError, ValueError, OverflowError) as error:
-            raise BinlogCorruptError(self.path, position, str(error)) from None
+            raise BinlogCorruptError(self.path, position, str(error), self._runs_past_end(position)) from None
         if isinstance(event, Format_description_log_event):
             self.ctx = context_of(event)
         self._starts.add(position + size)
         return PositionedEvent(position, position + size, event)
+
+    def _runs_past_end(self, position: int) -> bool:
+        """Whether the event at `position` is cut by the end of the file: its header is, or
+        a header that reads true (its end_log_pos is where its size ends) gives a size past it."""
+        data = self.data
+        if position + HEADER_LENGTH > len(data):
+            return True
+        header = unpack_header(data, position)
+        end = position + header.event_size
+        return end > len(data) and header.log_pos == end
 
     def _boundary(self, start: int) -> int:
         """`start` if an event starts there (walking the headers from the first event)."""
@@ -214,7 +227,7 @@ class BinlogReader:
             inner = split_inner_events(inner_events(self.data[position + HEADER_LENGTH : body_end]))
             events = [decode_event(raw, inner_ctx).event for raw in inner]
         except (EventDecodeError, ValueError, OverflowError) as error:
-            raise BinlogCorruptError(self.path, position, f"Transaction_payload: {error}") from None
+            raise BinlogCorruptError(self.path, position, f"Transaction_payload: {error}", self._runs_past_end(position)) from None
         self._starts.add(end)
         return [PositionedEvent(position, end, event) for event in events]
 

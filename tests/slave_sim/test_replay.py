@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import random
-import signal
 import struct
 import subprocess
 import sys
-import time
 import zlib
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from harness.cli import main
@@ -22,10 +17,10 @@ from server_sim.binlog.events import Query_log_event
 from server_sim.binlog.file import read_binlog
 from server_sim.errors import ErrorCode, SqlError
 from server_sim.flavor import MYSQL_80
-from server_sim.storage import ROW_ID, Storage
+from server_sim.storage import Storage
 from slave_sim.replay import replay
 from slave_sim.slave import Slave
-from tests.support import ROOT
+from tests.support import applied_position, slave_tables
 
 
 
@@ -42,22 +37,6 @@ def write_binlog(tmp_path: Path, master_schema: list[str], steps: list[str], bin
     return record
 
 
-def tables(database: Path) -> dict[str, list[tuple]]:
-    """Every table of the slave's `test` schema, rows sorted, read straight from DuckDB."""
-    with duckdb.connect(str(database), read_only=True) as connection:
-        names = [row[0] for row in connection.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = 'test' ORDER BY 1").fetchall()]
-        return {name: sorted(connection.execute(f'SELECT * EXCLUDE ("{ROW_ID}") FROM test."{name}"').fetchall(), key=repr) for name in names}
-
-
-def applied_position(database: Path) -> tuple[str, int] | None:
-    """The recorded position; None for a database killed before it recorded one."""
-    with duckdb.connect(str(database), read_only=True) as connection:
-        try:
-            return connection.execute("SELECT Master_log_name, Master_log_pos FROM mysql.slave_relay_log_info").fetchone()
-        except duckdb.CatalogException:
-            return None
-
-
 SIMPLE = (
     ["CREATE TABLE t (a INT NOT NULL PRIMARY KEY, b INT) ENGINE=InnoDB"],
     ["INSERT INTO t VALUES (1, 1), (2, 2)", "UPDATE t SET b = b + 10 WHERE a = 2", "DELETE FROM t WHERE a = 1"],
@@ -69,12 +48,12 @@ def test_replay_applies_a_run_binlog_and_a_second_run_resumes_with_nothing_to_do
     database = tmp_path / "slave.duckdb"
     assert main(["replay", str(record.binlog), "--db", str(database)]) == 0
     assert "new database" in capsys.readouterr().out
-    assert tables(database) == {"t": [(2, 12)]}
+    assert slave_tables(database) == {"t": [(2, 12)]}
     end = record.binlog.stat().st_size
     assert applied_position(database) == (record.binlog.name, end)
     assert main(["replay", str(record.binlog), "--db", str(database)]) == 0
     assert f"resumed at position {end}; applied 0 events" in capsys.readouterr().out
-    assert tables(database) == {"t": [(2, 12)]}
+    assert slave_tables(database) == {"t": [(2, 12)]}
 
 
 def test_a_new_database_is_provisioned_from_the_slave_schema_and_starts_at_the_given_position(tmp_path) -> None:
@@ -85,7 +64,7 @@ def test_a_new_database_is_provisioned_from_the_slave_schema_and_starts_at_the_g
     database = tmp_path / "slave.duckdb"
     code = main(["replay", str(record.binlog), "--db", str(database), "--slave-schema", str(schema), "--start-position", str(create.end_log_pos)])
     assert code == 0
-    assert tables(database) == {"t": [(2, 12, "x"), (9, 9, "own")]}
+    assert slave_tables(database) == {"t": [(2, 12, "x"), (9, 9, "own")]}
 
 
 def test_a_slave_schema_that_fails_writes_nothing(tmp_path, capsys) -> None:
@@ -96,10 +75,10 @@ def test_a_slave_schema_that_fails_writes_nothing(tmp_path, capsys) -> None:
     assert main(["replay", str(record.binlog), "--db", str(database), "--slave-schema", str(schema)]) == 2
     error = capsys.readouterr().err
     assert "INSERT INTO nowhere VALUES (1)" in error and "error 1146" in error and "not provisioned" in error
-    assert tables(database) == {}
+    assert slave_tables(database) == {}
     schema.write_text("CREATE TABLE u (a INT);\n")
     assert main(["replay", str(record.binlog), "--db", str(database), "--slave-schema", str(schema)]) == 0
-    assert tables(database) == {"t": [(2, 12)], "u": []}
+    assert slave_tables(database) == {"t": [(2, 12)], "u": []}
 
 
 def test_a_database_that_follows_one_binlog_refuses_another(tmp_path, capsys) -> None:
@@ -126,7 +105,7 @@ def test_a_stopped_slave_keeps_its_position_at_the_failed_transaction_and_stops_
     assert position == create.end_log_pos
     assert main(arguments) == 1
     assert f"resumed at position {position}; applied 0 events" in capsys.readouterr().out
-    assert tables(database) == {"t": [(1, 5)]}
+    assert slave_tables(database) == {"t": [(1, 5)]}
 
 
 def _conflict_first(monkeypatch: pytest.MonkeyPatch, failures: int) -> list[int]:
@@ -152,7 +131,7 @@ def test_a_transient_error_is_retried_with_backoff_and_each_retry_is_reported(tm
     assert result.status.running
     assert [(retry.attempt, retry.code) for retry in result.status.retries] == [(1, 1213), (2, 1213)]
     assert result.status.retries[1].wait_seconds >= result.status.retries[0].wait_seconds > 0
-    assert tables(tmp_path / "slave.duckdb") == {"t": [(2, 12)]}
+    assert slave_tables(tmp_path / "slave.duckdb") == {"t": [(2, 12)]}
 
 
 def test_a_transient_error_that_outlasts_slave_transaction_retries_stops_the_slave(tmp_path, monkeypatch) -> None:
@@ -201,81 +180,7 @@ def test_a_database_another_process_holds_is_waited_for(tmp_path) -> None:
     holder.wait()
     assert result.status.running
     assert result.status.retries and all(retry.code == 1205 for retry in result.status.retries)
-    assert tables(database) == {"t": [(2, 12)]}
-
-
-# -- kill and resume ---------------------------------------------------------------------------
-
-
-def workload(rows: int) -> tuple[list[str], list[str]]:
-    """A binlog of many transactions: InnoDB and MyISAM, autocommit and BEGIN ... COMMIT,
-    statements and rows (MIXED with unsafe statements), auto-increment keys."""
-    schema = [
-        "CREATE TABLE t (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, v INT, s VARCHAR(20)) ENGINE=InnoDB",
-        "CREATE TABLE m (id INT NOT NULL PRIMARY KEY, total INT) ENGINE=MyISAM",
-        "INSERT INTO m VALUES (1, 0), (2, 0)",
-    ]
-    generator = random.Random(7)
-    steps: list[str] = []
-    for index in range(rows):
-        choice = index % 5
-        if choice == 0:
-            steps += ["BEGIN", f"INSERT INTO t (v, s) VALUES ({index}, 'row {index}'), ({index + 1}, 'next')", f"UPDATE m SET total = total + {index} WHERE id = 1", "COMMIT"]
-        elif choice == 1:
-            steps.append(f"UPDATE t SET v = v + 1 WHERE id % 3 = {generator.randrange(3)}")
-        elif choice == 2:
-            steps.append(f"UPDATE t SET s = 'limited {index}' ORDER BY id LIMIT 2")
-        elif choice == 3:
-            steps.append(f"DELETE FROM t WHERE id = {generator.randrange(1, index + 2)}")
-        else:
-            steps.append(f"UPDATE m SET total = total - 1 WHERE id = {1 + index % 2}")
-    return schema, steps
-
-
-def test_replay_killed_at_random_points_ends_equal_to_an_uninterrupted_replay(tmp_path) -> None:
-    schema, steps = workload(150)
-    scenario = Scenario("workload", None, settings={"binlog_format": "MIXED"}, master_schema=tuple(schema), steps=tuple(Step(i, "con1", sql) for i, sql in enumerate(steps, 1)))
-    record = run_variant(scenario, scenario.variants()[0], MYSQL_80, tmp_path)
-    assert record.error is None, record.error
-    reference = tmp_path / "reference.duckdb"
-    assert main(["replay", str(record.binlog), "--db", str(reference)]) == 0
-
-    database = tmp_path / "killed.duckdb"
-    command = [sys.executable, "-m", "harness.cli", "replay", str(record.binlog), "--db"]
-    # Kill times follow this machine's speed: the process's start-up, then a share of
-    # what a whole replay takes after it, so that every kill lands while it applies.
-    started = time.monotonic()
-    subprocess.run([sys.executable, "-c", "import harness.cli"], cwd=ROOT, check=True)
-    startup = time.monotonic() - started
-    started = time.monotonic()
-    subprocess.run([*command, str(tmp_path / "timing.duckdb")], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-    applying = max(time.monotonic() - started - startup, 0.05)
-    generator = random.Random(2026)
-    kills, positions = 0, []
-    for _ in range(40):
-        process = subprocess.Popen([*command, str(database)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            process.wait(timeout=startup + generator.uniform(0.05, 0.2) * applying if kills < 8 else None)
-        except subprocess.TimeoutExpired:
-            os.kill(process.pid, signal.SIGKILL)
-            process.wait()
-            kills += 1
-            recorded = applied_position(database) if database.exists() else None
-            positions.append(recorded[1] if recorded else 0)
-            continue
-        assert process.returncode == 0, process.stderr.read().decode()
-        break
-    else:
-        pytest.fail("the replay never finished between kills")
-    end = record.binlog.stat().st_size
-    assert kills >= 3
-    assert any(0 < position < end for position in positions), positions  # some kills landed mid-binlog
-    assert applied_position(database) == applied_position(reference) == (record.binlog.name, end)
-    assert tables(database) == tables(reference) == {name: sorted(rows, key=repr) for name, (_, rows) in _master_tables(record).items()}
-
-
-def _master_tables(record: RunRecord) -> dict[str, tuple[tuple[str, ...], list[tuple]]]:
-    return {name: (snapshot.columns, list(snapshot.rows)) for name, snapshot in record.master_snapshot.tables.items()}
+    assert slave_tables(database) == {"t": [(2, 12)]}
 
 
 def test_a_query_event_with_auto_increment_increment_0_stops_the_slave_cleanly(tmp_path, capsys) -> None:

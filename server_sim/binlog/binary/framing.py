@@ -25,19 +25,28 @@ _TOP_BIT_7 = 1 << 55
 _TOP_BIT_4 = 1 << 31
 
 
+# The body's fixed part: seq_no, domain_id, flags2 and the commit id or zero padding. What
+# MariaDB 10.11 writes after flags2 (the XA id, flags_extra with the number of extra engines
+# of a multi-engine transaction, the ALTER's sequence number) starts right after the commit
+# id, or after flags2 without one, and a shorter body is padded with zeros to this length.
+_GTID_BODY_LENGTH = 19
+
+
 def encode_mariadb_gtid(event: Log_event, ctx: FormatContext) -> bytes:
     assert isinstance(event, Gtid_log_event)
-    tail = u64(event.commit_id) if event.flags2 & FL_GROUP_COMMIT_ID else bytes(6)
-    return u64(event.seq_no) + u32(event.domain_id) + u8(event.flags2) + tail + event.extra
+    body = u64(event.seq_no) + u32(event.domain_id) + u8(event.flags2)
+    body += (u64(event.commit_id) if event.flags2 & FL_GROUP_COMMIT_ID else b"") + event.extra
+    return body.ljust(_GTID_BODY_LENGTH, b"\0")
 
 
 def decode_mariadb_gtid(body: bytes, header: EventHeader, ctx: FormatContext) -> Log_event:
     cursor = Cursor(body)
     seq_no, domain_id, flags2 = cursor.u64(), cursor.u32(), cursor.u8()
     commit_id = cursor.u64() if flags2 & FL_GROUP_COMMIT_ID else 0
-    if not flags2 & FL_GROUP_COMMIT_ID and cursor.take(6) != bytes(6):
-        raise EventDecodeError("a GTID event without a commit id has non-zero filler bytes")
-    return Gtid_log_event(**header_fields(header), seq_no=seq_no, domain_id=domain_id, flags2=flags2, commit_id=commit_id, extra=cursor.rest())
+    extra = cursor.rest()
+    if not flags2 & FL_GROUP_COMMIT_ID and extra == bytes(_GTID_BODY_LENGTH - 13):
+        extra = b""  # the padding alone
+    return Gtid_log_event(**header_fields(header), seq_no=seq_no, domain_id=domain_id, flags2=flags2, commit_id=commit_id, extra=extra)
 
 
 def encode_gtid_list(event: Log_event, ctx: FormatContext) -> bytes:
