@@ -17,6 +17,7 @@ from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_d
 from server_sim.flavor import Flavor
 from server_sim.sysvars import VariableRegistry
 
+from .accounts import Account
 from .mariadb import MariaDBServer, ServerError
 
 DATABASE = "test"  # the simulator's default schema; scenarios name tables without one
@@ -57,6 +58,7 @@ class ReplicationPair:
             "replica", 2, (*common, "--relay-log=relay-bin", "--skip-slave-start", "--log-bin=replica-bin")
         )
         self._saved: dict[str, dict[str, object]] = {}
+        self._replication = Account(REPLICATION_USER)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -74,7 +76,7 @@ class ReplicationPair:
             self._execute(
                 self.master,
                 "SET sql_log_bin = 0",
-                f"CREATE USER {REPLICATION_USER}@'127.0.0.1' IDENTIFIED BY '{REPLICATION_USER}'",
+                f"CREATE USER {REPLICATION_USER}@'127.0.0.1' IDENTIFIED BY '{self._replication.password}'",
                 f"GRANT REPLICATION SLAVE ON *.* TO {REPLICATION_USER}@'127.0.0.1'",
             )
             self._saved = {server.name: self._globals(server) for server in (self.master, self.replica)}
@@ -86,6 +88,20 @@ class ReplicationPair:
     def stop(self) -> None:
         for server in (self.replica, self.master):
             server.stop()
+
+    def deaths(self) -> list[str]:
+        """`the master died during this run (killed by SIGKILL)` for each server that is no
+        longer running, with its error log's last lines; empty while both run."""
+        return [
+            f"the {server.name} died during this run ({death}); both servers were restarted for the runs after it\n{server.error_log_tail()}"
+            for server in (self.master, self.replica)
+            if (death := server.death()) is not None
+        ]
+
+    def restart(self) -> None:
+        """Both servers anew, with fresh datadirs: after one died, nothing of it is trusted."""
+        self.stop()
+        self.start()
 
     # -- between runs ---------------------------------------------------------------------
 
@@ -108,7 +124,7 @@ class ReplicationPair:
         self._execute(
             self.replica,
             f"CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = {self.master.port}, "
-            f"MASTER_USER = '{REPLICATION_USER}', MASTER_PASSWORD = '{REPLICATION_USER}', "
+            f"MASTER_USER = '{REPLICATION_USER}', MASTER_PASSWORD = '{self._replication.password}', "
             f"MASTER_LOG_FILE = '{MASTER_LOG_FILE}', MASTER_LOG_POS = 4, MASTER_USE_GTID = no",
             "START SLAVE",
         )
