@@ -26,6 +26,16 @@ REPLICATION_USER = "repl"
 _SYSTEM_DATABASES = frozenset({"mysql", "information_schema", "performance_schema", "sys"})
 
 
+def _typed(text: str) -> object:
+    """A value SHOW VARIABLES printed, as SET GLOBAL takes it: numeric variables refuse a string."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            continue
+    return text
+
+
 class _NotCaughtUp(Exception):
     """The replica has not executed the master's binlog up to the target yet."""
 
@@ -58,6 +68,7 @@ class ReplicationPair:
             "replica", 2, (*common, "--relay-log=relay-bin", "--skip-slave-start", "--log-bin=replica-bin")
         )
         self._saved: dict[str, dict[str, object]] = {}
+        self._shown: dict[str, dict[str, str]] = {}  # SHOW GLOBAL VARIABLES of each server as started
         self._replication = Account(REPLICATION_USER)
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -80,6 +91,7 @@ class ReplicationPair:
                 f"GRANT REPLICATION SLAVE ON *.* TO {REPLICATION_USER}@'127.0.0.1'",
             )
             self._saved = {server.name: self._globals(server) for server in (self.master, self.replica)}
+            self._shown = {server.name: self._shown_globals(server) for server in (self.master, self.replica)}
             self.reset()
         except BaseException:
             self.stop()
@@ -153,13 +165,30 @@ class ReplicationPair:
                 saved[name] = cursor.fetchone()[0]
         return saved
 
+    @staticmethod
+    def _shown_globals(server: MariaDBServer) -> dict[str, str]:
+        with server.connect() as connection, connection.cursor() as cursor:
+            cursor.execute("SHOW GLOBAL VARIABLES")
+            return {str(name): str(value) for name, value in cursor.fetchall()}
+
     def _restore_globals(self, server: MariaDBServer) -> None:
+        """The saved values of the variables a scenario may set, then every other global
+        that differs from the server's start (the scenario account may SET GLOBAL the
+        binlog's settings: max_binlog_size, log_bin_compress ...); the GTID state is the
+        binlog's, which RESET MASTER resets."""
         with server.connect() as connection, connection.cursor() as cursor:
             for name, value in self._saved.get(server.name, {}).items():
                 try:
                     cursor.execute(f"SET GLOBAL {name} = %s", (value,))
                 except pymysql.err.MySQLError:
                     continue  # read-only globals (hostname, version) were saved for reference only
+            started = self._shown.get(server.name, {})
+            for name, value in self._shown_globals(server).items():
+                if name in started and value != started[name] and not name.startswith("gtid_"):
+                    try:
+                        cursor.execute(f"SET GLOBAL {name} = %s", (_typed(started[name]),))
+                    except pymysql.err.MySQLError:
+                        continue  # read-only: it changed by itself
 
     def _set_globals(self, server: MariaDBServer, settings: Mapping[str, str]) -> None:
         with server.connect() as connection, connection.cursor() as cursor:

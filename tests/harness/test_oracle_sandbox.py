@@ -333,3 +333,19 @@ def test_remove_stale_removes_marked_directories_whose_owner_is_gone(tmp_path: P
     unmarked.mkdir()
     assert remove_stale(tmp_path) == [stale]
     assert not stale.exists() and live.exists() and unmarked.exists()
+
+
+def test_globals_the_scenario_account_may_set_do_not_leak_into_the_next_run(pair: ReplicationPair) -> None:
+    pair.reset()
+    read = "SELECT @@GLOBAL.max_binlog_size, @@GLOBAL.binlog_cache_size, @@GLOBAL.log_bin_compress, @@GLOBAL.binlog_row_metadata"
+    with pair.master.connect_scenario(DATABASE) as connection, connection.cursor() as cursor:
+        cursor.execute(read)
+        before = cursor.fetchone()
+        for sql in ("SET GLOBAL max_binlog_size = 8192", "SET GLOBAL binlog_cache_size = 8192", "SET GLOBAL log_bin_compress = ON", "SET GLOBAL binlog_row_metadata = FULL"):
+            cursor.execute(sql)
+        cursor.execute(read)
+        assert cursor.fetchone() != before
+    pair.reset()
+    with pair.master.connect() as connection, connection.cursor() as cursor:
+        cursor.execute(read)
+        assert cursor.fetchone() == before
