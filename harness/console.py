@@ -86,7 +86,8 @@ def summary_line(result: SuiteResult) -> str:
 
 
 def side_by_side(result: OracleResult) -> str:
-    """scenario | variant | simulator verdict | server verdict, one line per run."""
+    """scenario | variant | simulator verdict | server verdict, one line per run; then the
+    first line of each server run's error (a server that died during it, say)."""
     server = {outcome.record.run_id.removesuffix(ORACLE_SUFFIX): outcome for outcome in result.server}
     rows = [("SCENARIO", "VARIANT", "SIMULATOR", "SERVER")]
     for outcome in result.simulator.runs:
@@ -95,7 +96,14 @@ def side_by_side(result: OracleResult) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
     lines.extend(f"INPUT ERROR  {error}" for error in result.simulator.input_errors)
+    lines.extend(f"SERVER ERROR  {outcome.record.run_id}: {_headline(outcome.record.error)}" for outcome in result.server if outcome.record.error)
     return "\n".join(lines)
+
+
+def _headline(error: str) -> str:
+    """What an error says in one line: a traceback's last line (the exception), else the first."""
+    lines = error.strip().splitlines() or [""]
+    return lines[-1] if lines[0].startswith("Traceback") else lines[0]
 
 
 def fidelity_summary(result: FidelityResult) -> str:

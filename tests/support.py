@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -270,3 +271,39 @@ def applied_position(database: Path) -> tuple[str, int] | None:
             return connection.execute("SELECT Master_log_name, Master_log_pos FROM mysql.slave_relay_log_info").fetchone()
         except duckdb.CatalogException:
             return None
+
+def harness_servers(parent: int | None = None) -> set[int]:
+    """PIDs of every live mariadbd that `parent` (this test process by default) started;
+    their datadirs are under rplh-* temp dirs. Servers other processes on the machine run
+    are not this test's concern."""
+    parent = os.getpid() if parent is None else parent
+    return {pid for pid, status in _servers().items() if status.get("PPid", "").strip() == str(parent)}
+
+
+def alive(pids: set[int]) -> set[int]:
+    """Those of `pids` that are still a live harness server, whoever their parent is now."""
+    return pids & set(_servers())
+
+
+def _servers() -> dict[int, dict[str, str]]:
+    """Every live harness mariadbd on the machine, with its /proc status fields."""
+    servers = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+            status = dict(line.split(":", 1) for line in (entry / "status").read_text().splitlines() if ":" in line)
+        except OSError:
+            continue
+        if command[0].endswith((b"mariadbd", b"mysqld")) and any(b"rplh-" in part for part in command) and "zombie" not in status.get("State", ""):
+            servers[int(entry.name)] = status
+    return servers
+
+
+def server_directory(pid: int) -> Path:
+    """The directory a live harness mariadbd runs in: the parent of its --datadir."""
+    for part in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0"):
+        if part.startswith(b"--datadir="):
+            return Path(part.removeprefix(b"--datadir=").decode()).parent
+    raise AssertionError(f"mariadbd {pid} has no --datadir")

@@ -29,7 +29,7 @@ from server_sim.sysvars import VariableRegistry
 from slave_sim.status import SlaveStatus
 
 from .events import read_server_binlog
-from .mariadb import MariaDBServer, ServerError
+from .mariadb import MariaDBServer
 from .replication import DATABASE, MASTER_LOG_FILE, ReplicationPair
 
 ORACLE_SUFFIX = "@oracle"
@@ -51,7 +51,7 @@ class SessionWorker:
 
     def __init__(self, name: str, server: MariaDBServer, clock: _StepClock) -> None:
         self.name = name
-        self.connection = server.connect(DATABASE)
+        self.connection = server.connect_scenario(DATABASE)
         with self.connection.cursor() as cursor:
             cursor.execute("SELECT CONNECTION_ID()")
             self.connection_id = int(cursor.fetchone()[0])
@@ -149,52 +149,62 @@ class OracleClient:
             self.server_version = str(cursor.fetchone()[0])
 
     def run_variant(self, scenario: Scenario, variant: dict[str, str]) -> OracleRun:
+        """One variant on the pair. A failure is the run's error, not the suite's: a server
+        that died during the run (a kill, a crash) is reported as the run's error, and both
+        servers are restarted for the next run. Ctrl-C and SIGTERM leave at once: the caller
+        stops the servers, so sessions are not waited for."""
         label = scenario.variant_label(variant)
         record = RunRecord(run_id_for(scenario, label) + ORACLE_SUFFIX, scenario, variant, label, seed=0, flavor=self.pair.flavor.name)
         events: list[EventObservation] = []
         workers: dict[str, SessionWorker] = {}
         try:
-            self.pair.reset(self.registry.validate(variant), self.registry.validate(scenario.slave_settings))
-            clock = _StepClock()
-            schema = SessionWorker(SETUP_SESSION, self.pair.master, clock)
-            workers[SETUP_SESSION] = schema
-            for sql in scenario.master_schema:
-                result = StepResult(None, SETUP_SESSION, sql)
-                self._send(schema, result)
-                record.schema_steps.append(result)
-            self._close_all({SETUP_SESSION: workers.pop(SETUP_SESSION)})
-            self.pair.wait_for_replica()
-            self._run_slave_schema(scenario, record)
-            for step in scenario.steps:
-                if step.session not in workers:
-                    workers[step.session] = SessionWorker(step.session, self.pair.master, clock)
-                result = StepResult(step.index, step.session, step.sql)
-                record.steps.append(result)
-                # Set before sending: a blocked step this one releases finishes while it runs.
-                clock.last_step = step.index
-                self._send(workers[step.session], result)
-            self._close_all(workers)
-            replica = self.pair.wait_for_replica()
-            record.slave = SlaveStatus(
-                running=replica.running,
-                error=condition("Error", replica.error_code, replica.error_message) if replica.error_code is not None else None,
-                applied_position=replica.executed_position,
-            )
-            with self.pair.master.connect() as connection, connection.cursor() as cursor:
-                # From the start: the schema's events belong to the scenario and are compared too.
-                events = read_server_binlog(cursor, self.pair.master.datadir, MASTER_LOG_FILE)
-            record.master_snapshot = snapshot(self.pair.master)
-            record.slave_snapshot = snapshot(self.pair.replica)
-            record.server_binlogs = self._keep_binlogs(record.run_id)
-        except ServerError:
-            if not (self.pair.master.running() and self.pair.replica.running()):
-                raise  # a server died: nothing more can run on this pair
-            record.error = traceback.format_exc()
+            events = self._execute(scenario, variant, record, workers)
         except Exception:
             record.error = traceback.format_exc()
-        finally:
+        deaths = self.pair.deaths()
+        if deaths:
+            record.error = "\n".join(deaths)
+            for worker in workers.values():
+                worker.close()
+            self.pair.restart()
+        else:
             self._close_all(workers)
         return OracleRun(record, events, self.server_version)
+
+    def _execute(self, scenario: Scenario, variant: dict[str, str], record: RunRecord, workers: dict[str, SessionWorker]) -> list[EventObservation]:
+        self.pair.reset(self.registry.validate(variant), self.registry.validate(scenario.slave_settings))
+        clock = _StepClock()
+        schema = SessionWorker(SETUP_SESSION, self.pair.master, clock)
+        workers[SETUP_SESSION] = schema
+        for sql in scenario.master_schema:
+            result = StepResult(None, SETUP_SESSION, sql)
+            self._send(schema, result)
+            record.schema_steps.append(result)
+        self._close_all({SETUP_SESSION: workers.pop(SETUP_SESSION)})
+        self.pair.wait_for_replica()
+        self._run_slave_schema(scenario, record)
+        for step in scenario.steps:
+            if step.session not in workers:
+                workers[step.session] = SessionWorker(step.session, self.pair.master, clock)
+            result = StepResult(step.index, step.session, step.sql)
+            record.steps.append(result)
+            # Set before sending: a blocked step this one releases finishes while it runs.
+            clock.last_step = step.index
+            self._send(workers[step.session], result)
+        self._close_all(workers)
+        replica = self.pair.wait_for_replica()
+        record.slave = SlaveStatus(
+            running=replica.running,
+            error=condition("Error", replica.error_code, replica.error_message) if replica.error_code is not None else None,
+            applied_position=replica.executed_position,
+        )
+        with self.pair.master.connect() as connection, connection.cursor() as cursor:
+            # From the start: the schema's events belong to the scenario and are compared too.
+            events = read_server_binlog(cursor, self.pair.master.datadir, MASTER_LOG_FILE)
+        record.master_snapshot = snapshot(self.pair.master)
+        record.slave_snapshot = snapshot(self.pair.replica)
+        record.server_binlogs = self._keep_binlogs(record.run_id)
+        return events
 
     def _keep_binlogs(self, run_id: str) -> list[Path]:
         """Copies of the master's binlog files of this run (RESET MASTER started them) in
@@ -215,7 +225,7 @@ class OracleClient:
             result.blocked_by = BLOCKED
 
     def _run_slave_schema(self, scenario: Scenario, record: RunRecord) -> None:
-        with self.pair.replica.connect(DATABASE) as connection, connection.cursor() as cursor:
+        with self.pair.replica.connect_scenario(DATABASE) as connection, connection.cursor() as cursor:
             cursor.execute("SET sql_log_bin = 0")
             for sql in scenario.slave_schema:
                 outcome = SlaveSchemaResult(sql)

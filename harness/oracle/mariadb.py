@@ -4,26 +4,37 @@ The harness never uses the system service: each server gets a fresh datadir, a s
 and a port on 127.0.0.1 in its own temporary directory, and is stopped by the PID the
 harness started. If the harness itself dies, the kernel kills the server too
 (PR_SET_PDEATHSIG), so no server outlives the command that started it.
+
+Scenario SQL is untrusted, so the server is a sandbox: `secure_file_priv` names an
+empty directory of its own that the server cannot write, `local_infile` is off, its
+plugin directory holds only the engines the harness loads (so INSTALL SONAME finds
+nothing else), it listens on 127.0.0.1 only, and when the harness runs as root it runs
+as `nobody`. Scenario sessions connect with the restricted account of accounts.py.
 """
 
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
+import pwd
 import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pymysql
 from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_delay, wait_exponential
 
+from .accounts import ADMIN_USER, SCENARIO_USER, Account, create_admin, restrict_scenario_account
+from .workdir import make_workdir
+
 _SEARCH_PATH = ("/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin")
 _PR_SET_PDEATHSIG = 1
-ROOT_USER = "root"
+PLUGINS = ("ha_blackhole.so", "ha_archive.so")  # the engines scenarios use beside InnoDB and MyISAM
+UNPRIVILEGED_USER = "nobody"
 
 
 class ServerError(RuntimeError):
@@ -50,9 +61,45 @@ def free_port() -> int:
 
 
 def _die_with_parent() -> None:
-    """Runs in the child before exec: SIGKILL the server when the harness process dies."""
+    """Runs in the child before exec, after it took the server's user (a change of user
+    would clear the setting): SIGKILL the server when the harness process dies."""
     libc = ctypes.CDLL("libc.so.6", use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def server_user() -> pwd.struct_passwd | None:
+    """The user mariadbd and its installer run as when the harness runs as root: `nobody`,
+    which owns nothing the server could read or write beyond its own directory; None
+    (the harness's own user) otherwise."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        return pwd.getpwnam(UNPRIVILEGED_USER)
+    except KeyError:
+        raise ServerError(f"no user {UNPRIVILEGED_USER!r} to run mariadbd as (the harness runs as root)") from None
+
+
+@functools.cache
+def system_plugin_dir() -> Path:
+    """The directory the installed mariadbd loads plugins from by default."""
+    command = [find_program("mariadbd", "mysqld"), "--no-defaults", "--verbose", "--help"]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)  # noqa: S603
+    for line in result.stdout.splitlines():
+        name, _, value = line.partition(" ")
+        if name == "plugin-dir" and value.strip():
+            return Path(value.strip())
+    raise ServerError(f"{command[0]} --verbose --help names no plugin-dir")
+
+
+def _as_user(user: pwd.struct_passwd | None) -> dict[str, object]:
+    """Popen arguments that run a child as `user` (no supplementary groups)."""
+    return {} if user is None else {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
+
+
+def _death(returncode: int) -> str:
+    if returncode < 0:
+        return f"killed by {signal.Signals(-returncode).name}"
+    return "shut down" if returncode == 0 else f"exited with {returncode}"
 
 
 @dataclass
@@ -66,6 +113,8 @@ class MariaDBServer:
     port: int = 0
     start_timeout: float = 60.0
     process: subprocess.Popen[bytes] | None = field(default=None, init=False)
+    admin: Account | None = field(default=None, init=False, repr=False)  # None until start() made it
+    scenario: Account = field(default_factory=lambda: Account(SCENARIO_USER), init=False, repr=False)
 
     @property
     def datadir(self) -> Path:
@@ -76,6 +125,16 @@ class MariaDBServer:
         """The server's own temporary directory: a mariadbd starting up deletes every `#sql*`
         file in its tmpdir, which would break another server's install running in a shared /tmp."""
         return self._root / "tmp"
+
+    @property
+    def files_dir(self) -> Path:
+        """secure_file_priv: empty, and not writable by the server."""
+        return self._root / "files"
+
+    @property
+    def plugin_dir(self) -> Path:
+        """The server's plugin directory: links to PLUGINS only."""
+        return self._root / "plugins"
 
     @property
     def socket_path(self) -> Path:
@@ -96,13 +155,48 @@ class MariaDBServer:
         return self.root
 
     def start(self) -> None:
-        """Install a datadir, start mariadbd, and wait until it accepts connections."""
+        """Install a datadir, start mariadbd, wait until it accepts connections, and make
+        the harness's administrator and the restricted scenario account."""
         if self.root is None:
-            # Short path: a Unix socket path must stay under 108 bytes.
-            self.root = Path(tempfile.mkdtemp(prefix=f"rplh-{self.name}-"))
-        self._install()
-        self.port = self.port or free_port()
-        command = [
+            self.root = make_workdir(self.name)
+        user = server_user()
+        try:
+            self._prepare(user)
+            self._install(user)
+            self.port = self.port or free_port()
+            self.process = subprocess.Popen(  # noqa: S603 - our own argument list
+                self._command(),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd=self._root,
+                start_new_session=True,  # Ctrl-C reaches the harness, which stops the server itself
+                preexec_fn=_die_with_parent,
+                **_as_user(user),  # type: ignore[arg-type]
+            )
+            self._wait_until_ready()
+            self._secure_accounts()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _prepare(self, user: pwd.struct_passwd | None) -> None:
+        """The server's directories: its own (and datadir, tmpdir) owned by the server's user;
+        the plugin and file directories not writable by it."""
+        self.tmpdir.mkdir(parents=True, exist_ok=True)
+        self.datadir.mkdir(exist_ok=True)
+        self.plugin_dir.mkdir(exist_ok=True)
+        for plugin in PLUGINS:
+            if not (self.plugin_dir / plugin).is_symlink():
+                (self.plugin_dir / plugin).symlink_to(system_plugin_dir() / plugin)
+        self.files_dir.mkdir(exist_ok=True)
+        self.files_dir.chmod(0o555)
+        if user is not None:
+            for directory in (self._root, self.datadir, self.tmpdir):
+                os.chown(directory, user.pw_uid, user.pw_gid)
+
+    def _command(self) -> list[str]:
+        return [
             find_program("mariadbd", "mysqld"),
             "--no-defaults",
             f"--datadir={self.datadir}",
@@ -114,8 +208,14 @@ class MariaDBServer:
             f"--log-error={self.error_log}",
             f"--server-id={self.server_id}",
             "--skip-name-resolve",
-            "--plugin-load-add=ha_blackhole.so",
-            "--plugin-load-add=ha_archive.so",
+            f"--plugin-dir={self.plugin_dir}",
+            *(f"--plugin-load-add={plugin}" for plugin in PLUGINS),
+            f"--secure-file-priv={self.files_dir}",
+            "--local-infile=OFF",
+            # CREATE TRIGGER with the binlog on needs SUPER otherwise (1419), which the
+            # scenario account does not have; root had it. It also lifts 1418 for stored
+            # functions, which the simulator refuses (1235) either way.
+            "--log-bin-trust-function-creators=ON",
             "--innodb-buffer-pool-size=32M",
             "--innodb-log-file-size=16M",
             "--innodb-flush-log-at-trx-commit=2",
@@ -123,24 +223,8 @@ class MariaDBServer:
             "--performance-schema=OFF",
             *self.options,
         ]
-        if os.geteuid() == 0:
-            command.append("--user=root")
-        self.process = subprocess.Popen(  # noqa: S603 - our own argument list
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,  # Ctrl-C reaches the harness, which stops the server itself
-            preexec_fn=_die_with_parent,
-        )
-        try:
-            self._wait_until_ready()
-        except BaseException:
-            self.stop()
-            raise
 
-    def _install(self) -> None:
-        self.tmpdir.mkdir(parents=True, exist_ok=True)
+    def _install(self, user: pwd.struct_passwd | None) -> None:
         if (self.datadir / "mysql").is_dir():
             return
         command = [
@@ -152,12 +236,19 @@ class MariaDBServer:
             "--skip-test-db",
             "--skip-name-resolve",
         ]
-        if os.geteuid() == 0:
-            command.append("--user=root")
-        result = subprocess.run(command, capture_output=True, text=True, check=False)  # noqa: S603
+        result = subprocess.run(command, capture_output=True, text=True, check=False, cwd=self._root, **_as_user(user))  # type: ignore[call-overload]  # noqa: S603
         if result.returncode != 0:
             tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-15:])
             raise ServerError(f"{self.name}: mariadb-install-db failed (exit {result.returncode}):\n{tail}")
+
+    def _secure_accounts(self) -> None:
+        """The installer's root makes the administrator, who restricts the scenario account."""
+        admin = Account(ADMIN_USER)
+        with self.connect() as connection, connection.cursor() as cursor:
+            create_admin(cursor, admin)
+        self.admin = admin
+        with self.connect() as connection, connection.cursor() as cursor:
+            restrict_scenario_account(cursor, admin, self.scenario)
 
     def _wait_until_ready(self) -> None:
         def attempt() -> None:
@@ -182,10 +273,20 @@ class MariaDBServer:
             raise ServerError(f"{error}\n{self.error_log_tail()}") from None
 
     def connect(self, database: str | None = None, autocommit: bool = True, read_timeout: float | None = None) -> pymysql.connections.Connection:
-        """A root connection over the server's Unix socket."""
+        """The harness's administrative connection over the server's Unix socket (before the
+        administrator exists, the installer's root)."""
+        account = self.admin or Account(SCENARIO_USER, "")
+        return self._connect(account, database, autocommit, read_timeout)
+
+    def connect_scenario(self, database: str | None = None, autocommit: bool = True, read_timeout: float | None = None) -> pymysql.connections.Connection:
+        """A connection for scenario SQL, as the restricted scenario account."""
+        return self._connect(self.scenario, database, autocommit, read_timeout)
+
+    def _connect(self, account: Account, database: str | None, autocommit: bool, read_timeout: float | None) -> pymysql.connections.Connection:
         return pymysql.connect(
             unix_socket=str(self.socket_path),
-            user=ROOT_USER,
+            user=account.user,
+            password=account.password,
             database=database,
             autocommit=autocommit,
             connect_timeout=5,
@@ -214,7 +315,14 @@ class MariaDBServer:
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
             self.root = None
+        self.admin = None
 
     def running(self) -> bool:
         return self.process is not None and self.process.poll() is None
+
+    def death(self) -> str | None:
+        """How the server process ended (`killed by SIGKILL`, `shut down`), or None while it runs."""
+        if self.process is None or self.process.poll() is None:
+            return None
+        return _death(self.process.returncode)
 

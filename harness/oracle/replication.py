@@ -17,12 +17,23 @@ from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_d
 from server_sim.flavor import Flavor
 from server_sim.sysvars import VariableRegistry
 
+from .accounts import Account
 from .mariadb import MariaDBServer, ServerError
 
 DATABASE = "test"  # the simulator's default schema; scenarios name tables without one
 MASTER_LOG_FILE = "master-bin.000001"
 REPLICATION_USER = "repl"
 _SYSTEM_DATABASES = frozenset({"mysql", "information_schema", "performance_schema", "sys"})
+
+
+def _typed(text: str) -> object:
+    """A value SHOW VARIABLES printed, as SET GLOBAL takes it: numeric variables refuse a string."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            continue
+    return text
 
 
 class _NotCaughtUp(Exception):
@@ -57,6 +68,8 @@ class ReplicationPair:
             "replica", 2, (*common, "--relay-log=relay-bin", "--skip-slave-start", "--log-bin=replica-bin")
         )
         self._saved: dict[str, dict[str, object]] = {}
+        self._shown: dict[str, dict[str, str]] = {}  # SHOW GLOBAL VARIABLES of each server as started
+        self._replication = Account(REPLICATION_USER)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -74,10 +87,11 @@ class ReplicationPair:
             self._execute(
                 self.master,
                 "SET sql_log_bin = 0",
-                f"CREATE USER {REPLICATION_USER}@'127.0.0.1' IDENTIFIED BY '{REPLICATION_USER}'",
+                f"CREATE USER {REPLICATION_USER}@'127.0.0.1' IDENTIFIED BY '{self._replication.password}'",
                 f"GRANT REPLICATION SLAVE ON *.* TO {REPLICATION_USER}@'127.0.0.1'",
             )
             self._saved = {server.name: self._globals(server) for server in (self.master, self.replica)}
+            self._shown = {server.name: self._shown_globals(server) for server in (self.master, self.replica)}
             self.reset()
         except BaseException:
             self.stop()
@@ -86,6 +100,20 @@ class ReplicationPair:
     def stop(self) -> None:
         for server in (self.replica, self.master):
             server.stop()
+
+    def deaths(self) -> list[str]:
+        """`the master died during this run (killed by SIGKILL)` for each server that is no
+        longer running, with its error log's last lines; empty while both run."""
+        return [
+            f"the {server.name} died during this run ({death}); both servers were restarted for the runs after it\n{server.error_log_tail()}"
+            for server in (self.master, self.replica)
+            if (death := server.death()) is not None
+        ]
+
+    def restart(self) -> None:
+        """Both servers anew, with fresh datadirs: after one died, nothing of it is trusted."""
+        self.stop()
+        self.start()
 
     # -- between runs ---------------------------------------------------------------------
 
@@ -108,7 +136,7 @@ class ReplicationPair:
         self._execute(
             self.replica,
             f"CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = {self.master.port}, "
-            f"MASTER_USER = '{REPLICATION_USER}', MASTER_PASSWORD = '{REPLICATION_USER}', "
+            f"MASTER_USER = '{REPLICATION_USER}', MASTER_PASSWORD = '{self._replication.password}', "
             f"MASTER_LOG_FILE = '{MASTER_LOG_FILE}', MASTER_LOG_POS = 4, MASTER_USE_GTID = no",
             "START SLAVE",
         )
@@ -137,13 +165,30 @@ class ReplicationPair:
                 saved[name] = cursor.fetchone()[0]
         return saved
 
+    @staticmethod
+    def _shown_globals(server: MariaDBServer) -> dict[str, str]:
+        with server.connect() as connection, connection.cursor() as cursor:
+            cursor.execute("SHOW GLOBAL VARIABLES")
+            return {str(name): str(value) for name, value in cursor.fetchall()}
+
     def _restore_globals(self, server: MariaDBServer) -> None:
+        """The saved values of the variables a scenario may set, then every other global
+        that differs from the server's start (the scenario account may SET GLOBAL the
+        binlog's settings: max_binlog_size, log_bin_compress ...); the GTID state is the
+        binlog's, which RESET MASTER resets."""
         with server.connect() as connection, connection.cursor() as cursor:
             for name, value in self._saved.get(server.name, {}).items():
                 try:
                     cursor.execute(f"SET GLOBAL {name} = %s", (value,))
                 except pymysql.err.MySQLError:
                     continue  # read-only globals (hostname, version) were saved for reference only
+            started = self._shown.get(server.name, {})
+            for name, value in self._shown_globals(server).items():
+                if name in started and value != started[name] and not name.startswith("gtid_"):
+                    try:
+                        cursor.execute(f"SET GLOBAL {name} = %s", (_typed(started[name]),))
+                    except pymysql.err.MySQLError:
+                        continue  # read-only: it changed by itself
 
     def _set_globals(self, server: MariaDBServer, settings: Mapping[str, str]) -> None:
         with server.connect() as connection, connection.cursor() as cursor:

@@ -22,6 +22,7 @@ from server_sim.flavor import MARIADB_1011, Flavor
 
 from .client import ORACLE_SUFFIX, OracleClient, OracleRun
 from .replication import ReplicationPair
+from .workdir import sigterm_as_exit
 
 ORACLES: dict[str, Flavor] = {"mariadb": MARIADB_1011}
 SIMULATOR = "simulator"
@@ -73,14 +74,14 @@ def _run_on_server(
     console: Console | None = None,
     binlog_dir: Path | None = None,
 ) -> list[OracleRun]:
-    """Every variant on one master/replica pair, started for this and always stopped; the
-    console, if any, is told when the servers start, when they are up, and of each run.
-    Each run's master binlog files are kept in `binlog_dir`, when given."""
+    """Every variant on one master/replica pair, started for this and always stopped (on
+    SIGTERM too); the console, if any, is told when the servers start, when they are up,
+    and of each run. Each run's master binlog files are kept in `binlog_dir`, when given."""
     variants = [(scenario, variant) for scenario in scenarios for variant in scenario.variants()]
     console = console or Console.silent()
     name = _server_name(flavor)
     console.note(f"starting {name} master and replica ...")
-    with pair_factory(flavor) as pair:
+    with sigterm_as_exit(), pair_factory(flavor) as pair:
         client = OracleClient(pair, step_timeout, binlog_dir=binlog_dir)
         console.note(f"{name} master and replica are up ({client.server_version})")
         progress = console.runs("server")

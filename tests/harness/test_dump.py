@@ -181,7 +181,9 @@ def real_dump(mariadb_binlogs: MariaDBBinlogs) -> tuple[str, dict[str, list[tupl
     )
     mariadb_binlogs.binlog((ALL_TYPES_TABLE, *ALL_TYPES_ROWS, *keyed))
     server = mariadb_binlogs.server
-    command = [find_program("mariadb-dump", "mysqldump"), "--no-defaults", "-uroot", f"--socket={server.socket_path}", "--master-data=2", "--databases", "test"]
+    assert server.admin is not None
+    account = [f"--user={server.admin.user}", f"--password={server.admin.password}"]  # the harness's administrator
+    command = [find_program("mariadb-dump", "mysqldump"), "--no-defaults", *account, f"--socket={server.socket_path}", "--master-data=2", "--databases", "test"]
     text = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     rows = {}
     with server.connect("test") as connection, connection.cursor() as cursor:

@@ -49,13 +49,15 @@ class CapturingPair(ReplicationPair):
         super().__init__(MARIADB_1011)
         self.directory = directory
         self.logs: dict[str, Path] = {}
+        self.resets = 0
 
     def reset(self, master_settings=None, replica_settings=None) -> None:
         self._execute(self.master, "SET GLOBAL general_log = OFF", "SET GLOBAL slow_query_log = OFF")
         super().reset(master_settings, replica_settings)
         self.wait_for_replica()  # the replica's connection is made before the logs start
-        number = len(list(self.directory.glob("general-*.log"))) + 1
-        self.logs = {"general": self.directory / f"general-{number}.log", "slow": self.directory / f"slow-{number}.log"}
+        # New files in the master's own directory: the server runs as nobody and writes nowhere else.
+        self.resets += 1
+        self.logs = {kind: self.master.root / f"{kind}-{self.resets}.log" for kind in ("general", "slow")}
         self._execute(
             self.master,
             "SET GLOBAL log_output = 'FILE'",
@@ -69,7 +71,7 @@ class CapturingPair(ReplicationPair):
 
     def finish_capture(self) -> dict[str, Path]:
         """The run's logs, copied before the next reset's own statements reach them."""
-        copies = {kind: path.with_suffix(".captured") for kind, path in self.logs.items()}
+        copies = {kind: self.directory / path.with_suffix(".captured").name for kind, path in self.logs.items()}
         for kind, path in self.logs.items():
             copies[kind].write_bytes(path.read_bytes())
         return copies

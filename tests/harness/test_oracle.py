@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 import signal
 import subprocess
 import sys
@@ -19,7 +18,7 @@ from harness.oracle.replication import ReplicationPair
 from scenarios.loader import load_scenario
 from scenarios.model import Scenario, Step
 from server_sim.flavor import MARIADB_1011
-from tests.support import ROOT, raw_events, read_report, scenario_file
+from tests.support import ROOT, alive, harness_servers, raw_events, read_report, scenario_file
 
 
 try:
@@ -29,35 +28,6 @@ except ServerError:
     HAVE_MARIADB = False
 
 pytestmark = pytest.mark.skipif(not HAVE_MARIADB, reason="MariaDB is not installed (.ci/install-mariadb installs it)")
-
-
-def harness_servers(parent: int | None = None) -> set[int]:
-    """PIDs of every live mariadbd that `parent` (this test process by default) started;
-    their datadirs are under rplh-* temp dirs. Servers other processes on the machine run
-    are not this test's concern."""
-    parent = os.getpid() if parent is None else parent
-    return {pid for pid, status in _servers().items() if status.get("PPid", "").strip() == str(parent)}
-
-
-def alive(pids: set[int]) -> set[int]:
-    """Those of `pids` that are still a live harness server, whoever their parent is now."""
-    return pids & set(_servers())
-
-
-def _servers() -> dict[int, dict[str, str]]:
-    """Every live harness mariadbd on the machine, with its /proc status fields."""
-    servers = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes().split(b"\0")
-            status = dict(line.split(":", 1) for line in (entry / "status").read_text().splitlines() if ":" in line)
-        except OSError:
-            continue
-        if command[0].endswith((b"mariadbd", b"mysqld")) and any(b"rplh-" in part for part in command) and "zombie" not in status.get("State", ""):
-            servers[int(entry.name)] = status
-    return servers
 
 
 @pytest.fixture(scope="module")
