@@ -272,6 +272,7 @@ def applied_position(database: Path) -> tuple[str, int] | None:
         except duckdb.CatalogException:
             return None
 
+
 def harness_servers(parent: int | None = None) -> set[int]:
     """PIDs of every live mariadbd that `parent` (this test process by default) started;
     their datadirs are under rplh-* temp dirs. Servers other processes on the machine run
