@@ -250,9 +250,9 @@ def _engines(value: Any) -> dict[str, EngineDeclaration]:
         for capability in REQUIRED_ENGINE_KEYS:
             if capability not in raw:
                 raise FieldError(f"{key}.{capability}", "missing; declare it true or false")
-        for capability, flag in raw.items():
-            if not isinstance(flag, bool):
-                raise FieldError(f"{key}.{capability}", f"expected true or false, got {describe(flag)}")
+        for capability, value in raw.items():
+            if not isinstance(value, bool):
+                raise FieldError(f"{key}.{capability}", f"expected true or false, got {describe(value)}")
         engines[name] = EngineDeclaration(**raw)
     return engines
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 import duckdb
 
 from .catalog import Column, Table
-from .collation import equality_key
 from .declined import Declined
 from .duckdb_connection import execute, quote
 from .expressions import HIDDEN_ROW_ID

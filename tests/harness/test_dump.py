@@ -16,8 +16,8 @@ from harness.oracle.mariadb import find_program
 from server_sim.binlog.events import Query_log_event
 from server_sim.binlog.file import read_binlog
 from server_sim.flavor import MARIADB_1011, MYSQL_80
-from tests.slave_sim.test_replay import SIMPLE, tables, write_binlog
-from tests.support import ALL_TYPES_ROWS, ALL_TYPES_TABLE, Db, MariaDBBinlogs
+from tests.slave_sim.test_replay import SIMPLE, write_binlog
+from tests.support import ALL_TYPES_ROWS, ALL_TYPES_TABLE, Db, MariaDBBinlogs, slave_tables
 
 MYSQLDUMP_80_HEAD = """\
 -- MySQL dump 10.13  Distrib 8.0.36, for Linux (x86_64)
@@ -228,7 +228,7 @@ def test_replay_starts_at_the_dumps_position(tmp_path: Path, capsys) -> None:
     assert f"dump.sql: line {view_line}: error 1235 (ER_NOT_SUPPORTED_YET): This version of MySQL doesn't yet support 'CREATE VIEW" in capsys.readouterr().err
     schema.write_text(header + tables_part)
     assert main(arguments) == 0, capsys.readouterr().err
-    assert tables(tmp_path / "slave.duckdb") == {"t": [(2, 12, "x"), (9, 9, "own")]}
+    assert slave_tables(tmp_path / "slave.duckdb") == {"t": [(2, 12, "x"), (9, 9, "own")]}
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ import pytest
 from server_sim.errors import SqlError
 from server_sim.flavor import FLAVORS
 from server_sim.parser import parse_statement
-from tests.support import read_report, run_command, scenario_file
+from tests.support import run_command, scenario_file
 
 INSERT = "INSERT INTO t VALUES (1, 'x')"
 
