@@ -229,12 +229,12 @@ class _TestFile:
         self.connection = ""  # diff_tables.inc leaves mysqltest on either server
         self.use("master")
         if master_tables:
-            self.lines.append(f"DROP TABLE {', '.join(master_tables)};")
+            self.lines.append(f"DROP TABLE {', '.join(map(_quoted, master_tables))};")
         self.sync_slave()
         slave_only = [table for table in slave_tables if table not in master_tables]
         if slave_only:
             self.use("slave")
-            self.lines.append(f"DROP TABLE {', '.join(slave_only)};")
+            self.lines.append(f"DROP TABLE {', '.join(map(_quoted, slave_only))};")
         self.slave_variables(restore=True)
         self.lines.append("--source include/rpl_end.inc")
 
@@ -289,6 +289,12 @@ def _connection_names(scenario: Scenario) -> dict[str, str]:
         taken.add(name)
         names[session] = name
     return names
+
+
+def _quoted(name: str) -> str:
+    """A table name as SQL reads it whatever it holds: backquoted unless a plain word
+    (`mysql.general_log` and `#t` are names of one table each)."""
+    return name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$]*", name) else "`" + name.replace("`", "``") + "`"
 
 
 def _tables_left(statements: list[str]) -> list[str]:
