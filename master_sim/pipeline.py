@@ -20,6 +20,7 @@ from server_sim.statement import Statement, StatementKind
 
 from .analysis import Analysis, analyze
 from .decision import Decision, LoggingFormat, TransactionState, ddl_decision, decide_logging_format, locking_read_decision
+from .prepared_statements import PreparedStatements
 from .lock_requests import row_lock_requests, statement_lock_requests
 from .locks import Deadlock, LockManager, LockRequest
 from .results import RowEffect, StepResult
@@ -70,6 +71,7 @@ class StatementPipeline:
         self.transactions = transactions
         self.logger = logger
         self.set_statement = SetStatement(server, self.executor, transactions)
+        self.prepared = PreparedStatements(server, self.executor)
         self.effects = effects
 
     def execute(self, ms: MasterSession, result: StepResult) -> bool:
@@ -80,6 +82,10 @@ class StatementPipeline:
             result.fail(error)
             return True
         try:
+            if statement.prepared is not None:
+                statement = self.prepared.run(ms, statement)  # EXECUTE's statement, run as sent
+                if statement is None:
+                    return True
             if statement.kind is StatementKind.SET:
                 self.set_statement.run(ms, statement)
             elif statement.kind.is_transaction_control:

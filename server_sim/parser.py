@@ -43,6 +43,7 @@ from .statement import (
 )
 from .syntax import parse_error_position, syntax_error, unrecognised
 from .udf import CREATE_FUNCTION_START, parse_create_function
+from .prepared import PreparedAction, parse_prepared_command
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
@@ -279,10 +280,20 @@ def _special_form(text: str) -> Statement | None:
         return Statement(text, StatementKind.CREATE_FUNCTION, udf=parse_create_function(text))
     if _RENAME_TABLE.match(text):
         return Statement(text, StatementKind.RENAME_TABLE, renames=_rename_pairs(text))
+    prepared = parse_prepared_command(text)
+    if prepared is not None:
+        return Statement(text, _PREPARED_KINDS[prepared.action], prepared=prepared)
     binlog = _BINLOG.match(text)
     if binlog:
         return Statement(text, StatementKind.BINLOG, events=tuple(decode_events(binlog.group(2))))
     return None
+
+
+_PREPARED_KINDS = {
+    PreparedAction.PREPARE: StatementKind.PREPARE,
+    PreparedAction.EXECUTE: StatementKind.EXECUTE,
+    PreparedAction.DEALLOCATE: StatementKind.DEALLOCATE_PREPARE,
+}
 
 
 def _rename_pairs(text: str) -> tuple[tuple[exp.Table, exp.Table], ...]:
