@@ -17,6 +17,7 @@ from server_sim.functions.statement import StatementContext
 from server_sim.parser import parse_statement
 from server_sim.server import Server
 from server_sim.statement import Statement, StatementKind
+from server_sim.view_expansion import expand_views
 
 from .analysis import Analysis, analyze
 from .decision import Decision, LoggingFormat, TransactionState, ddl_decision, decide_logging_format, locking_read_decision
@@ -104,6 +105,7 @@ class StatementPipeline:
         ddl = statement.kind.is_ddl and not statement.temporary
         if ddl:
             self.transactions.commit(ms)  # DDL commits the open transaction first
+        statement = expand_views(statement, self.server.catalog, ms.session.thread_id)  # as written, over base tables
         planned = self._plan(ms, statement, result)
         if planned is None or planned.decision.error is not None:
             return

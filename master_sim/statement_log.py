@@ -24,6 +24,7 @@ from server_sim.session import RowChange
 from server_sim.show_create import show_create_table
 from server_sim.statement import Statement, StatementKind, logged_create_trigger, logged_drop_table, target_tables
 from server_sim.sysvars import rows_flags
+from server_sim.views import logged_view
 
 from .analysis import Analysis
 from .binlog_cache import CachedEvents, EventFactory, LogTarget
@@ -130,6 +131,8 @@ class StatementLogger:
         text = statement.sql
         if statement.trigger is not None:
             text = logged_create_trigger(statement.trigger, ms.session.user)
+        elif statement.view is not None:
+            text = logged_view(statement.view, ms.session.user)
         elif statement.kind is StatementKind.DROP_TABLE and isinstance(statement.ast, exp.Drop):
             text = logged_drop_table(statement.ast, statement.temporary)
         if statement.delayed and self.flavor.insert_delayed_logged_without_keyword:

@@ -16,6 +16,7 @@ from .engines import Engine
 from .foreign_keys import ForeignKey, ReferentialAction
 from .parser import parse_create_trigger
 from .udf import parse_create_function
+from .views import parse_view
 from .types import ColumnType
 
 
@@ -25,6 +26,7 @@ def catalog_to_json(catalog: Catalog) -> dict[str, Any]:
         "tables": [_table_to_json(table) for table in [*catalog.tables.values(), *catalog.temporary.values()]],
         "triggers": [trigger.sql for trigger in catalog.triggers],  # in firing order
         "udfs": [udf.sql for udf in catalog.udfs.values()],
+        "views": [view.sql for view in catalog.views.values()],
         "databases": sorted(catalog.databases),
     }
 
@@ -36,6 +38,7 @@ def catalog_from_json(document: dict[str, Any]) -> Catalog:
         catalog.add(_table_from_json(entry))
     catalog.triggers = [parse_create_trigger(sql) for sql in document.get("triggers", [])]
     catalog.udfs = {udf.name.lower(): udf for udf in map(parse_create_function, document.get("udfs", []))}
+    catalog.views = {view.name: view for view in map(parse_view, document.get("views", []))}
     return catalog
 
 

@@ -97,6 +97,10 @@ class Flavor:
     # The error (ErrorCode member) for CREATE TRIGGER ... FOLLOWS/PRECEDES naming no trigger
     # of the same table, timing and event: MySQL 3011, MariaDB 4031.
     referenced_trigger_error: str = "ER_REFERENCED_TRG_DOES_NOT_EXIST"
+    # DROP VIEW of a name that is no view, and DROP TABLE of a view (ErrorCode members):
+    # MySQL says both are unknown tables (1051); MariaDB 4092 and 1965.
+    unknown_view_error: str = "ER_BAD_TABLE_ERROR"
+    drop_table_of_view_error: str = "ER_BAD_TABLE_ERROR"
     # A multi-table UPDATE with ORDER BY or LIMIT: MySQL refuses it with ER_WRONG_USAGE
     # (1221, PT_update::make_cmd); MariaDB runs it, which the simulator does not model.
     multi_table_update_order_limit_error: bool = True
@@ -212,6 +216,8 @@ MARIADB_1011 = Flavor(
     performance_schema=False,
     server_uuid=False,
     referenced_trigger_error="ER_REFERENCED_TRG_DOES_NOT_EXIST_MARIADB",
+    unknown_view_error="ER_UNKNOWN_VIEW",
+    drop_table_of_view_error="ER_IT_IS_A_VIEW",
     multi_table_update_order_limit_error=False,
     uuid_data_type=True,
     unix_timestamp_out_of_range=None,

@@ -17,6 +17,7 @@ from sqlglot import exp
 from .binlog.events import Log_event
 from .errors import ErrorCode, SqlError, not_supported
 from .prepared import PreparedCommand
+from .views import ViewDefinition
 from .udf import Udf
 
 
@@ -211,6 +212,10 @@ class Statement:
     delayed: bool = False  # INSERT DELAYED / REPLACE DELAYED: run as the plain statement
     renames: tuple[tuple[exp.Table, exp.Table], ...] = ()  # RENAME TABLE's pairs (sqlglot has no tree for it)
     prepared: PreparedCommand | None = None  # PREPARE / EXECUTE / DEALLOCATE PREPARE as written
+    view: ViewDefinition | None = None  # CREATE / ALTER VIEW's definition (sqlglot reads no header of it)
+    # A write through a view WITH CHECK OPTION: each row written must meet these conditions
+    # (over the base table's columns), the view named as ER_VIEW_CHECK_FAILED names it.
+    view_checks: tuple[tuple[str, exp.Expression], ...] = ()
 
     @cached_property
     def table_nodes(self) -> tuple[exp.Table, ...]:

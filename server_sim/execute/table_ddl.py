@@ -14,6 +14,7 @@ from ..foreign_keys import foreign_key_clauses
 from .alter_table import warn_ignored_key_names
 from .foreign_key_ddl import add_foreign_keys, check_not_referenced
 from .insert import InsertRun
+from .views import refuse_drop_table_of_view
 from .run import StatementRun
 
 
@@ -118,6 +119,8 @@ def drop_table(run: StatementRun) -> None:
     statement, catalog = run.statement, run.catalog
     ast = statement.ast
     assert isinstance(ast, exp.Drop)
+    if catalog.views:
+        refuse_drop_table_of_view(run)
     missing = []
     for node in target_tables(statement):
         catalog.check_database(node.db)

@@ -1,0 +1,114 @@
+"""Statements through views on the master: what they read and write, their unsafe reasons
+and how they are logged per format (the oracle scenario views checks them on MariaDB 10.11)."""
+
+from __future__ import annotations
+
+import pytest
+
+from server_sim.binlog.events import Query_log_event
+from server_sim.binlog.file import read_binlog
+from server_sim.flavor import MARIADB_1011, MYSQL_80
+
+SCHEMA = [
+    "CREATE TABLE t (a INT PRIMARY KEY, b INT) ENGINE=InnoDB",
+    "CREATE TABLE k (a INT PRIMARY KEY, id VARCHAR(36)) ENGINE=InnoDB",
+    "INSERT INTO t VALUES (1, 1), (2, 20)",
+    "CREATE VIEW v AS SELECT a, b FROM t WHERE b > 0",
+    "CREATE VIEW c (x, y) AS SELECT a, b FROM v WHERE b < 10 WITH CASCADED CHECK OPTION",
+    "CREATE VIEW l AS SELECT a, b FROM v WHERE b < 10 WITH LOCAL CHECK OPTION",
+    "CREATE VIEW u AS SELECT a, UUID() AS id FROM t",
+    "CREATE VIEW g AS SELECT COUNT(*) AS n FROM t",
+]
+
+
+@pytest.mark.parametrize(
+    ("sql", "rows"),
+    [
+        ("INSERT INTO v VALUES (3, 3)", [(1, 1), (2, 20), (3, 3)]),
+        ("INSERT INTO c (x, y) VALUES (3, 3)", [(1, 1), (2, 20), (3, 3)]),
+        ("INSERT INTO l VALUES (3, -3)", [(1, 1), (2, 20), (3, -3)]),  # LOCAL: l's own WHERE only
+        ("UPDATE v SET b = b + 1 WHERE a > 0", [(1, 2), (2, 21)]),
+        ("UPDATE c SET y = 5", [(1, 5), (2, 20)]),  # only the rows c shows
+        ("DELETE FROM c", [(2, 20)]),
+        ("UPDATE v AS x SET x.b = 7 WHERE x.a = 2", [(1, 1), (2, 7)]),
+    ],
+)
+def test_writes_through_a_view_change_the_base_table(new_master, sql: str, rows: list[tuple]) -> None:
+    master = new_master(SCHEMA, "ROW", MARIADB_1011)
+    result = master.submit("con1", sql, 1)
+    master.finish()
+    assert result.error is None
+    assert sorted(master.server.dump()["t"][1]) == rows
+
+
+@pytest.mark.parametrize(
+    ("sql", "code"),
+    [
+        ("INSERT INTO c (x, y) VALUES (3, 30)", 1369),
+        ("INSERT INTO c (x, y) VALUES (3, -3)", 1369),  # CASCADED: v's WHERE too
+        ("UPDATE c SET y = 50", 1369),
+        ("INSERT INTO g VALUES (1)", 1471),
+        ("UPDATE g SET n = 1", 1288),
+        ("DELETE FROM u", 1288),
+        ("INSERT INTO u (a) VALUES (5)", 1471),
+        ("INSERT INTO v (nosuch) VALUES (5)", 1054),
+        ("DROP TABLE v", 1965),
+        ("DROP VIEW t", 4092),
+        ("CREATE VIEW v AS SELECT 1", 1050),
+        ("ALTER VIEW nosuch AS SELECT 1", 1146),
+        ("INSERT IGNORE INTO c VALUES (3, 30)", 1235),
+    ],
+)
+def test_errors(new_master, sql: str, code: int) -> None:
+    master = new_master(SCHEMA, "ROW", MARIADB_1011)
+    result = master.submit("con1", sql, 1)
+    master.finish()
+    assert result.error is not None and result.error.code == code
+
+
+@pytest.mark.parametrize(("flavor", "code"), [(MARIADB_1011, 4092), (MYSQL_80, 1051)])
+def test_drop_view_of_a_missing_view_per_flavor(new_master, flavor, code: int) -> None:
+    master = new_master(SCHEMA[:1], "ROW", flavor)
+    result = master.submit("con1", "DROP VIEW nosuch", 1)
+    master.finish()
+    assert result.error.code == code
+
+
+def test_a_view_whose_table_is_gone_is_invalid(new_master) -> None:
+    master = new_master(SCHEMA, "ROW", MARIADB_1011)
+    master.submit("con1", "DROP TABLE k", 1)
+    master.submit("con1", "CREATE VIEW w AS SELECT a FROM k", 2)  # 1146: k is gone
+    assert master.submit("con1", "CREATE TABLE k (a INT)", 3).error is None
+    assert master.submit("con1", "CREATE VIEW w AS SELECT a FROM k", 4).error is None
+    master.submit("con1", "DROP TABLE k", 5)
+    selected = master.submit("con1", "SELECT * FROM w", 6)
+    master.finish()
+    assert selected.error.code == 1356
+
+
+@pytest.mark.parametrize(("binlog_format", "logged_as"), [("STATEMENT", "STATEMENT"), ("MIXED", "ROW"), ("ROW", "ROW")])
+def test_uuid_through_a_view_makes_the_statement_unsafe(new_master, binlog_format: str, logged_as: str) -> None:
+    master = new_master(SCHEMA, binlog_format, MARIADB_1011)
+    result = master.submit("con1", "INSERT INTO k SELECT a, id FROM u", 1)
+    master.finish()
+    assert (result.unsafe, result.logged_as) == (["SYSTEM_FUNCTION"], logged_as)
+
+
+def test_statement_format_logs_the_write_as_written(new_master) -> None:
+    master = new_master(SCHEMA, "STATEMENT", MARIADB_1011)
+    master.submit("con1", "UPDATE v SET b = 3 WHERE a = 1", 1)
+    master.finish()
+    queries = [p.event.query for p in read_binlog(master.binlog_path) if isinstance(p.event, Query_log_event)]
+    assert "UPDATE v SET b = 3 WHERE a = 1" in queries
+    assert "CREATE ALGORITHM=UNDEFINED DEFINER=`root`@`localhost` SQL SECURITY DEFINER VIEW `v` AS SELECT a, b FROM t WHERE b > 0" in queries
+
+
+@pytest.mark.parametrize(("binlog_format", "logging_format"), [("STATEMENT", "STATEMENT"), ("ROW", "ROW")])
+def test_explain_shows_each_views_own_unsafe_reasons(binlog_format: str, logging_format: str) -> None:
+    from master_sim.explain import explain
+
+    schema = [*SCHEMA[:2], SCHEMA[6], "CREATE VIEW w AS SELECT * FROM u"]
+    explained = explain("INSERT INTO k SELECT a, id FROM w", MARIADB_1011, schema, {"binlog_format": binlog_format}, [])
+    assert [(use.name, use.unsafe) for use in explained.views] == [("w", []), ("u", ["SYSTEM_FUNCTION"])]
+    assert [reason.reason for reason in explained.unsafe] == ["SYSTEM_FUNCTION"] and explained.logging_format == logging_format
+    assert [use.table for use in explained.reads] == ["k", "t"]
