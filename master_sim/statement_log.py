@@ -86,6 +86,7 @@ class StatementLogger:
             creates_from_select=statement.creates_from_select,
             failed=failed,
             mixed_stmt_unsafe=_mixed_stmt_unsafe(statement, analysis, decision, state),
+            logged_despite_error=outcome.logged_despite_error,
         )
         kept = [change for change, keep in zip(outcome.changes, facts.kept) if keep]
         # ha_rollback_trans warns only when the statement is the whole transaction.

@@ -112,3 +112,35 @@ def test_explain_shows_each_views_own_unsafe_reasons(binlog_format: str, logging
     assert [(use.name, use.unsafe) for use in explained.views] == [("w", []), ("u", ["SYSTEM_FUNCTION"])]
     assert [reason.reason for reason in explained.unsafe] == ["SYSTEM_FUNCTION"] and explained.logging_format == logging_format
     assert [use.table for use in explained.reads] == ["k", "t"]
+
+
+@pytest.mark.parametrize(
+    ("sql", "code", "logged"),
+    [
+        ("DROP VIEW v, nosuch", 4092, True),  # v went: logged with the error
+        ("DROP VIEW nosuch, v", 4092, True),
+        ("DROP VIEW nosuch", 4092, False),
+        ("DROP VIEW IF EXISTS nosuch", None, True),
+    ],
+)
+def test_drop_view_is_logged_once_a_view_went(new_master, sql: str, code: int | None, logged: bool) -> None:
+    master = new_master(SCHEMA, "ROW", MARIADB_1011)
+    result = master.submit("con1", sql, 1)
+    master.finish()
+    assert (result.error.code if result.error else None, result.logged_as) == (code, "STATEMENT" if logged else "none")
+
+
+@pytest.mark.parametrize(("sql", "code", "warnings"), [("SHOW CREATE VIEW v", None, []), ("SHOW CREATE VIEW t", 1347, []), ("SHOW CREATE VIEW nosuch", 1146, []), ("SHOW COLUMNS FROM v", None, []), ("SHOW CREATE VIEW gone", None, [1356])])
+def test_show_create_view(new_master, sql: str, code: int | None, warnings: list[int]) -> None:
+    master = new_master([*SCHEMA, "CREATE TABLE x (a INT)", "CREATE VIEW gone AS SELECT a FROM x", "DROP TABLE x"], "ROW", MARIADB_1011)
+    result = master.submit("con1", sql, 1)
+    master.finish()
+    assert (result.error.code if result.error else None, [n.code for n in result.notes]) == (code, warnings)
+
+
+def test_check_option_stops_at_the_failing_row_of_a_non_transactional_table(new_master) -> None:
+    master = new_master(["CREATE TABLE m (a INT PRIMARY KEY, b INT) ENGINE=MyISAM", "CREATE VIEW mv AS SELECT a, b FROM m WHERE b < 10 WITH CHECK OPTION"], "STATEMENT", MARIADB_1011)
+    result = master.submit("con1", "INSERT INTO mv VALUES (1, 1), (2, 50), (3, 3)", 1)
+    master.finish()
+    assert result.error.code == 1369 and result.logged_as == "STATEMENT"
+    assert master.server.dump()["m"][1] == [(1, 1)]
