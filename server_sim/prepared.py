@@ -161,13 +161,14 @@ def literal_text(value: object, no_backslash_escapes: bool = False) -> str:
 
 
 def double_text(value: float) -> str:
-    """A DOUBLE as the server prints it: the shortest digits that read back as the same value,
-    in exponent form (`1e20`, `1.5e-7`) below 1e-4 or from 1e15 on."""
+    """A DOUBLE as the server prints it (my_gcvt): the shortest digits that read back as the
+    same value, in exponent form (`1e20`, `1e-16`) when the decimal point would sit more
+    than 15 places from the first digit, else written out (`0.00000025`)."""
     if value == 0:
         return "0"
     digits, exponent = _shortest_digits(abs(value))
     sign = "-" if value < 0 else ""
-    if exponent < -4 or exponent >= 15:
+    if exponent <= -16 or exponent >= 15:
         mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
         return f"{sign}{mantissa}e{exponent}"
     if exponent < 0:
