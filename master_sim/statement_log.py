@@ -120,7 +120,7 @@ class StatementLogger:
     ) -> list[Log_event]:
         """The Query event, after the context events a DML statement's needs."""
         events: list[Log_event] = []
-        if statement.kind.is_dml or statement.kind is StatementKind.SELECT or statement.creates_from_select:
+        if statement.kind.is_dml or statement.kind is StatementKind.SELECT or statement.creates_from_select or statement.view is not None:
             events = self.events.context(
                 timestamp,
                 checkpoint.rand_seeds if analysis.uses_rand else None,

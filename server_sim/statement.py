@@ -216,6 +216,9 @@ class Statement:
     # A write through a view WITH CHECK OPTION: each row written must meet these conditions
     # (over the base table's columns), the view named as ER_VIEW_CHECK_FAILED names it.
     view_checks: tuple[tuple[str, exp.Expression], ...] = ()
+    # The queries of the views a write goes through: their unsafe calls are the statement's
+    # even where the rewritten statement no longer names them.
+    view_queries: tuple[exp.Expression, ...] = ()
 
     @cached_property
     def table_nodes(self) -> tuple[exp.Table, ...]:

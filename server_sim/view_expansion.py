@@ -23,7 +23,7 @@ from .statement import ROW_STATEMENTS, Statement, StatementKind, WriteMode, is_c
 from .views import ViewDefinition, view_columns
 
 # Calls that make a view neither updatable nor insertable (the server refuses 1288 / 1471).
-_VOLATILE_CALLS = frozenset({"UUID", "UUID_SHORT", "RAND", "SYSDATE"})
+_VOLATILE_CALLS = frozenset({"UUID", "UUID_SHORT", "RAND"})
 _MAX_DEPTH = 32
 # The statements whose tables may be views: DDL names its own objects.
 _READING = frozenset({*ROW_STATEMENTS, StatementKind.SELECT})
@@ -54,15 +54,18 @@ def expand_views(statement: Statement, catalog: Catalog, session_id: int | None)
         return statement
     tree = statement.ast.copy()
     checks: tuple[tuple[str, exp.Expression], ...] = ()
+    queries: tuple[exp.Expression, ...] = ()
     if statement.kind in ROW_STATEMENTS:
         if is_multi_table(tree):
             raise not_supported("a multi-table UPDATE or DELETE naming a view")
         target = target_tables(dataclasses.replace(statement, ast=tree))[0]
         view = view_of(target, catalog, session_id)
         if view is not None:
-            checks = _WriteThroughView(statement, tree, target, view, catalog, session_id).rewrite()
+            write = _WriteThroughView(statement, tree, target, view, catalog, session_id)
+            checks = write.rewrite()
+            queries = write.queries
     _expand_reads(tree, catalog, session_id, 0)
-    return dataclasses.replace(statement, ast=tree, view_checks=checks)
+    return dataclasses.replace(statement, ast=tree, view_checks=checks, view_queries=queries)
 
 
 def _expand_reads(tree: exp.Expression, catalog: Catalog, session_id: int | None, depth: int) -> None:
@@ -76,6 +79,48 @@ def _expand_reads(tree: exp.Expression, catalog: Catalog, session_id: int | None
         if node.args.get("joins"):
             raise not_supported("a view at the head of a multi-table statement's table list")
         node.replace(exp.Subquery(this=_view_query(view, catalog, session_id, depth), alias=exp.TableAlias(this=exp.to_identifier(node.alias or view.name))))
+
+
+def with_star_expanded(definition: ViewDefinition, catalog: Catalog, session_id: int | None) -> ViewDefinition:
+    """The view with each `*` / `t.*` of its query replaced by the columns it stands for now:
+    the server fixes a view's columns when it creates it, a later ALTER TABLE adds none."""
+    query = definition.query
+    selects = [query] if isinstance(query, exp.Select) else list(query.find_all(exp.Select))
+    if not any(_is_star(e) for select in selects for e in select.expressions):
+        return definition
+    query = query.copy()
+    for select in [query] if isinstance(query, exp.Select) else list(query.find_all(exp.Select)):
+        if select.find_ancestor(exp.Subquery) is not None:
+            continue
+        expressions: list[exp.Expression] = []
+        for expression in select.expressions:
+            expressions.extend(_star_columns(expression, select, catalog, session_id) if _is_star(expression) else [expression])
+        select.set("expressions", expressions)
+    return dataclasses.replace(definition, query=query)
+
+
+def _is_star(expression: exp.Expression) -> bool:
+    return isinstance(expression, exp.Star) or (isinstance(expression, exp.Column) and isinstance(expression.this, exp.Star))
+
+
+def _star_columns(star: exp.Expression, select: exp.Select, catalog: Catalog, session_id: int | None) -> list[exp.Expression]:
+    """The columns `*` (every source's, in order) or `t.*` (that source's) stands for."""
+    from_ = select.args.get("from_")
+    sources = [from_.this] if from_ is not None else []
+    sources += [join.this for join in select.args.get("joins") or []]
+    wanted = star.table.lower() if isinstance(star, exp.Column) and star.table else None
+    columns: list[exp.Expression] = []
+    for source in sources:
+        if not isinstance(source, exp.Table):
+            raise not_supported("a view with * over a derived table")
+        alias = source.alias or source.name
+        if wanted is not None and alias.lower() != wanted:
+            continue
+        view = view_of(source, catalog, session_id)
+        names = view_columns(view) if view is not None else [column.name for column in catalog.require(source.db, source.name, session_id).columns]
+        qualified = len(sources) > 1 or wanted is not None
+        columns.extend(exp.column(name, table=alias if qualified else None) for name in names)
+    return columns
 
 
 def _view_query(view: ViewDefinition, catalog: Catalog, session_id: int | None, depth: int) -> exp.Expression:
@@ -145,9 +190,11 @@ class _WriteThroughView:
         self.catalog = catalog
         self.session_id = session_id
         self.inserting = statement.kind in (StatementKind.INSERT, StatementKind.REPLACE)
+        self.queries: tuple[exp.Expression, ...] = ()  # each view's query, outermost first
 
     def rewrite(self) -> tuple[tuple[str, exp.Expression], ...]:
         levels = self._levels()
+        self.queries = tuple(level.view.query for level in levels)
         mapping = dict(levels[0].mapping)
         visible = [levels[0].where] if levels[0].where is not None else []
         for level in levels[1:]:
@@ -197,27 +244,29 @@ class _WriteThroughView:
             raise self._refused()
         if any(query.args.get(clause) for clause in ("distinct", "group", "having", "limit", "offset", "with_", "windows")):
             raise self._refused()
-        for expression in query.expressions:
-            if expression.find(exp.AggFunc, exp.Subquery, exp.Window) is not None:
+        where = query.args.get("where")
+        for expression in [*query.expressions, *([where] if where is not None else [])]:
+            if expression.find(exp.AggFunc, exp.Window) is not None:
                 raise self._refused()
             if any(_call_name(node) in _VOLATILE_CALLS for node in expression.find_all(exp.Func)):
+                raise self._refused()  # a view with RAND() or UUID() is materialized
+            if self.inserting and expression is not where and expression.find(exp.Subquery) is not None:
                 raise self._refused()
         source = query.args.get("from_").this if query.args.get("from_") else None
         if not isinstance(source, exp.Table):
             raise self._refused()
+        if where is not None and any(node.name == source.name for node in where.find_all(exp.Table)):
+            raise self._refused()  # a subquery of the WHERE reads the table written
         if query.args.get("joins"):
             self._refuse_join_view()
         if view_of(source, self.catalog, self.session_id) is None and self.catalog.resolve(source.db, source.name, self.session_id) is None:
             raise SqlError(ErrorCode.ER_VIEW_INVALID, self.catalog.database, view.name)
         qualifiers = {source.name.lower(), (source.alias or source.name).lower()}
-        where = query.args.get("where")
         return _Level(view, source, self._columns(view, query, source, qualifiers), _strip(where.this.copy(), qualifiers) if where is not None else None)
 
     def _columns(self, view: ViewDefinition, query: exp.Select, source: exp.Table, qualifiers: set[str]) -> dict[str, exp.Expression]:
-        if any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)) for e in query.expressions):
-            inner = view_of(source, self.catalog, self.session_id)
-            names = view_columns(inner) if inner is not None else self.catalog.require(source.db, source.name, self.session_id).column_names
-            return {name.lower(): exp.column(name) for name in names}
+        """Each view column's expression over the source's columns (a `*` was expanded when
+        the view was created)."""
         names = view_columns(view)
         return {name.lower(): _strip((e.unalias() if isinstance(e, exp.Alias) else e).copy(), qualifiers) for name, e in zip(names, query.expressions)}
 
@@ -240,7 +289,10 @@ class _WriteThroughView:
     def _insert(self, base: exp.Table, mapping: dict[str, exp.Expression]) -> None:
         target = self.tree.this
         names = [column.name for column in target.expressions] if isinstance(target, exp.Schema) and target.expressions else list(mapping)
-        columns = [exp.to_identifier(self._base_column(name, mapping, self._refused())) for name in names]
+        bases = [self._base_column(name, mapping, self._refused()) for name in names]
+        if len({base.lower() for base in bases}) != len(bases):
+            raise self._refused()  # two view columns of one base column
+        columns = [exp.to_identifier(base) for base in bases]
         self.tree.set("this", exp.Schema(this=base, expressions=columns))
         conflict = self.tree.args.get("conflict")
         if conflict is not None:

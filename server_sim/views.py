@@ -141,9 +141,7 @@ def check_view_query(definition: ViewDefinition) -> None:
     while isinstance(first, exp.Union):
         first = first.this
     if any(isinstance(expression, exp.Star) or (isinstance(expression, exp.Column) and isinstance(expression.this, exp.Star)) for expression in first.expressions):
-        if definition.columns is not None:
-            raise not_supported("a view with a column list over SELECT *")
-        return
+        return  # the column list is checked once `*` is expanded, against the tables' columns
     if definition.columns is not None and len(definition.columns) != len(first.expressions):
         raise SqlError(ErrorCode.ER_VIEW_WRONG_LIST)
     seen: set[str] = set()

@@ -9,7 +9,7 @@ from ..catalog import Table
 from ..errors import ErrorCode, SqlError, note
 from ..functions.context import literal
 from ..statement import target_tables
-from ..view_expansion import check_view_tables
+from ..view_expansion import check_view_tables, with_star_expanded
 from ..views import check_view_query
 from .reads import evaluate
 from .run import StatementRun
@@ -32,6 +32,8 @@ def create_view(run: StatementRun) -> None:
         raise SqlError(ErrorCode.ER_NO_SUCH_TABLE, catalog.database, definition.name)
     check_view_query(definition)
     check_view_tables(definition, catalog, run.session.thread_id)
+    definition = with_star_expanded(definition, catalog, run.session.thread_id)
+    check_view_query(definition)  # the column list against the columns `*` stood for
     catalog.views[definition.name] = definition
 
 

@@ -144,3 +144,59 @@ def test_check_option_stops_at_the_failing_row_of_a_non_transactional_table(new_
     master.finish()
     assert result.error.code == 1369 and result.logged_as == "STATEMENT"
     assert master.server.dump()["m"][1] == [(1, 1)]
+
+
+@pytest.mark.parametrize(
+    ("view", "sql", "code"),
+    [
+        ("SELECT a, b, RAND() AS r FROM t", "UPDATE x SET b = 1", 1288),
+        ("SELECT a, b, UUID_SHORT() AS r FROM t", "DELETE FROM x", 1288),
+        ("SELECT a, b FROM t WHERE b < RAND() * 100", "UPDATE x SET b = 1", 1288),
+        ("SELECT a, b FROM t WHERE a IN (SELECT a FROM t)", "UPDATE x SET b = 1", 1288),
+        ("SELECT a, b FROM t LIMIT 5", "UPDATE x SET b = 1", 1288),
+        ("SELECT a, b FROM t UNION SELECT a, b FROM t", "DELETE FROM x", 1288),
+        ("SELECT DISTINCT a, b FROM t", "DELETE FROM x", 1288),
+        ("SELECT a, b FROM t GROUP BY a, b", "UPDATE x SET b = 1", 1288),
+        ("SELECT 1 AS one", "INSERT INTO x VALUES (1)", 1471),
+        ("SELECT a, a AS a2, b FROM t", "INSERT INTO x (a, a2) VALUES (7, 7)", 1471),
+        ("SELECT a, b, (SELECT 1) AS one FROM t", "INSERT INTO x (a, b) VALUES (7, 7)", 1471),
+        ("SELECT a, b + 1 AS bb FROM t", "UPDATE x SET bb = 1", 1348),
+        ("SELECT a, b, SYSDATE() AS s FROM t", "UPDATE x SET b = 1", None),
+        ("SELECT a, b, NOW() AS s FROM t", "UPDATE x SET b = 1", None),
+        ("SELECT a, b, (SELECT 1) AS one FROM t", "UPDATE x SET b = 1", None),
+        ("SELECT a, a AS a2, b FROM t", "INSERT INTO x (a, b) VALUES (7, 7)", None),
+        ("SELECT a, a AS a2, b FROM t", "UPDATE x SET a2 = 9 WHERE a = 1", None),
+    ],
+)
+def test_which_views_take_writes(new_master, view: str, sql: str, code: int | None) -> None:
+    master = new_master([*SCHEMA[:3], f"CREATE VIEW x AS {view}"], "ROW", MARIADB_1011)
+    result = master.submit("con1", sql, 1)
+    master.finish()
+    assert (result.error.code if result.error else None) == code
+
+
+def test_the_unsafe_calls_of_a_view_written_through_are_the_statements(new_master) -> None:
+    master = new_master([*SCHEMA[:3], "CREATE VIEW x AS SELECT a, b, SYSDATE() AS s FROM t"], "STATEMENT", MARIADB_1011)
+    result = master.submit("con1", "UPDATE x SET b = 1", 1)
+    master.finish()
+    assert (result.unsafe, [note.code for note in result.notes]) == (["SYSTEM_FUNCTION"], [1592])
+
+
+def test_a_star_view_keeps_the_columns_it_was_created_with(new_master) -> None:
+    master = new_master([*SCHEMA[:3], "CREATE VIEW x AS SELECT * FROM t", "ALTER TABLE t ADD COLUMN c INT"], "ROW", MARIADB_1011)
+    inserted = master.submit("con1", "INSERT INTO x VALUES (5, 5)", 1)
+    copied = master.submit("con1", "INSERT INTO k SELECT * FROM x WHERE a = 5", 2)
+    master.finish()
+    assert inserted.error is None and copied.error is None
+    assert master.server.dump()["k"][1] == [(5, "5")]
+
+
+def test_create_view_with_rand_is_logged_after_a_rand_event(new_master) -> None:
+    from server_sim.binlog.events import Rand_log_event
+
+    master = new_master(SCHEMA[:1], "ROW", MARIADB_1011)
+    master.submit("con1", "CREATE VIEW r AS SELECT a, RAND() AS x FROM t", 1)
+    master.finish()
+    events = [p.event for p in read_binlog(master.binlog_path)]
+    created = next(i for i, e in enumerate(events) if isinstance(e, Query_log_event) and "VIEW `r`" in e.query)
+    assert isinstance(events[created - 1], Rand_log_event)

@@ -69,3 +69,13 @@ def test_malformed_or_unmodelled(sql: str, code: int) -> None:
 
 def test_drop_view_is_its_own_kind() -> None:
     assert parse_statement("DROP VIEW IF EXISTS a, b").kind is StatementKind.DROP_VIEW
+
+
+def test_views_survive_the_dictionary_with_their_star_expanded(db) -> None:
+    from server_sim.dictionary import catalog_from_json, catalog_to_json
+
+    db.ok("CREATE TABLE t (a INT, b INT)")
+    db.ok("CREATE VIEW v (x, y) AS SELECT * FROM t WITH LOCAL CHECK OPTION")
+    db.ok("ALTER TABLE t ADD COLUMN c INT")
+    view = catalog_from_json(catalog_to_json(db.server.catalog)).views["v"]
+    assert (view.columns, view.check_option, view.query.sql(dialect="mysql")) == (("x", "y"), "LOCAL", "SELECT a, b FROM t")
