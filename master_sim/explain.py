@@ -301,7 +301,7 @@ def _explain(master: Master, statement: Statement) -> Explanation:
     session = master.sessions[EXPLAIN_SESSION]
     variables = {master.flavor.server_variable_names.get(name, name): session.session.variables[name] for name in DECISION_VARIABLES}
     try:
-        expanded = expand_views(statement, master.server.catalog, session.session.thread_id)
+        expanded = expand_views(statement, master.server.catalog, session.session.thread_id, master.flavor)
     except SqlError:
         expanded = statement  # the run below reports the error
     analysis = analyze(expanded, master.server.catalog, session.session.thread_id, master.flavor)

@@ -105,7 +105,7 @@ class StatementPipeline:
         ddl = statement.kind.is_ddl and not statement.temporary
         if ddl:
             self.transactions.commit(ms)  # DDL commits the open transaction first
-        statement = expand_views(statement, self.server.catalog, ms.session.thread_id)  # as written, over base tables
+        statement = expand_views(statement, self.server.catalog, ms.session.thread_id, self.flavor)  # as written, over base tables
         planned = self._plan(ms, statement, result)
         if planned is None or planned.decision.error is not None:
             return

@@ -214,7 +214,7 @@ class Statement:
     prepared: PreparedCommand | None = None  # PREPARE / EXECUTE / DEALLOCATE PREPARE as written
     view: ViewDefinition | None = None  # CREATE / ALTER VIEW's definition (sqlglot reads no header of it)
     # A write through a view WITH CHECK OPTION: each row written must meet these conditions
-    # (over the base table's columns), the view named as ER_VIEW_CHECK_FAILED names it.
+    # (over the base table's columns), with the name of the view ER_VIEW_CHECK_FAILED names.
     view_checks: tuple[tuple[str, exp.Expression], ...] = ()
     # The queries of the views a write goes through: their unsafe calls are the statement's
     # even where the rewritten statement no longer names them.

@@ -19,6 +19,7 @@ from sqlglot import exp
 
 from .catalog import Catalog
 from .errors import ErrorCode, SqlError, not_supported
+from .flavor import Flavor
 from .statement import ROW_STATEMENTS, Statement, StatementKind, WriteMode, is_cte_reference, is_multi_table, target_tables
 from .views import ViewDefinition, view_columns
 
@@ -46,7 +47,7 @@ def check_view_tables(definition: ViewDefinition, catalog: Catalog, session_id: 
         raise SqlError(ErrorCode.ER_NO_SUCH_TABLE, node.db or catalog.database, node.name)
 
 
-def expand_views(statement: Statement, catalog: Catalog, session_id: int | None) -> Statement:
+def expand_views(statement: Statement, catalog: Catalog, session_id: int | None, flavor: Flavor) -> Statement:
     """`statement` over base tables only; itself when it names no view."""
     if not catalog.views or statement.ast is None or not (statement.kind in _READING or statement.creates_from_select):
         return statement
@@ -61,7 +62,7 @@ def expand_views(statement: Statement, catalog: Catalog, session_id: int | None)
         target = target_tables(dataclasses.replace(statement, ast=tree))[0]
         view = view_of(target, catalog, session_id)
         if view is not None:
-            write = _WriteThroughView(statement, tree, target, view, catalog, session_id)
+            write = _WriteThroughView(statement, tree, target, view, catalog, session_id, flavor.view_check_option_recurses)
             checks = write.rewrite()
             queries = write.queries
     _expand_reads(tree, catalog, session_id, 0)
@@ -182,7 +183,10 @@ class _Level:
 class _WriteThroughView:
     """INSERT, REPLACE, UPDATE or DELETE on a view, turned into the same write on its base table."""
 
-    def __init__(self, statement: Statement, tree: exp.Expression, target: exp.Table, view: ViewDefinition, catalog: Catalog, session_id: int | None) -> None:
+    def __init__(
+        self, statement: Statement, tree: exp.Expression, target: exp.Table, view: ViewDefinition, catalog: Catalog, session_id: int | None, recursive_checks: bool
+    ) -> None:
+        self.recursive_checks = recursive_checks
         self.statement = statement
         self.tree = tree
         self.target = target
@@ -196,30 +200,38 @@ class _WriteThroughView:
         levels = self._levels()
         self.queries = tuple(level.view.query for level in levels)
         mapping = dict(levels[0].mapping)
-        visible = [levels[0].where] if levels[0].where is not None else []
+        wheres = [levels[0].where]  # each level's WHERE, over the base table's columns at the end
         for level in levels[1:]:
             mapping = {name: _substituted(expression, level.mapping) for name, expression in mapping.items()}
-            visible = [_substituted(condition, level.mapping) for condition in visible]
-            visible += [level.where] if level.where is not None else []
+            wheres = [None if where is None else _substituted(where, level.mapping) for where in wheres] + [level.where]
         base = levels[-1].source.copy()
         base.set("alias", None)
+        visible = [where for where in wheres if where is not None]
         if self.inserting:
             self._insert(base, mapping)
         else:
             self._update_or_delete(base, mapping, visible)
-        return self._checks(levels, visible)
+        return self._checks(levels, wheres)
 
-    def _checks(self, levels: list[_Level], visible: list[exp.Expression]) -> tuple[tuple[str, exp.Expression], ...]:
-        """MariaDB checks the named view's option only: LOCAL its own WHERE, CASCADED every
-        WHERE down the chain."""
-        option = self.view.check_option
-        if option is None or not visible or levels[0].where is None and option == "LOCAL":
+    def _checks(self, levels: list[_Level], wheres: list[exp.Expression | None]) -> tuple[tuple[str, exp.Expression], ...]:
+        """The conditions WITH CHECK OPTION puts on each row written. MariaDB checks the named
+        view's option only: LOCAL its own WHERE, CASCADED every WHERE down the chain. MySQL
+        goes down the chain: a view's WHERE counts when it has an option or one above it is
+        CASCADED."""
+        if self.recursive_checks:
+            checked, cascaded = [], False
+            for level, where in zip(levels, wheres):
+                if where is not None and (cascaded or level.view.check_option is not None):
+                    checked.append(where)
+                cascaded = cascaded or level.view.check_option == "CASCADED"
+        else:
+            option = self.view.check_option
+            checked = [] if option is None else [where for where in (wheres if option == "CASCADED" else wheres[:1]) if where is not None]
+        if not checked:
             return ()
-        conditions = visible if option == "CASCADED" else visible[:1]
         if self.statement.write_mode is WriteMode.IGNORE:
             raise not_supported("INSERT / UPDATE IGNORE through a view WITH CHECK OPTION (the failing rows become warnings)")
-        name = f"`{self.catalog.database}`.`{self.view.name}`"
-        return tuple((name, condition) for condition in conditions)
+        return tuple((self.view.name, condition) for condition in checked)
 
     def _levels(self) -> list[_Level]:
         levels: list[_Level] = []

@@ -79,7 +79,7 @@ class Executor:
         """Execute a DML, DDL or SELECT statement; `insert_id` forces the first auto value (Intvar)."""
         outcome = Outcome()
         try:
-            statement = expand_views(statement, self.catalog, session.thread_id)
+            statement = expand_views(statement, self.catalog, session.thread_id, self.server.flavor)
         except SqlError as error:
             outcome.error = error
             return outcome

@@ -44,8 +44,13 @@ def drop_view(run: StatementRun) -> None:
     assert isinstance(ast, exp.Drop)
     catalog = run.catalog
     missing = []
+    atomic = run.server.flavor.drop_view_atomic and not ast.args.get("exists")
     for node in ast.args.get("tables") or []:
         catalog.check_database(node.db)
+    absent = [f"{catalog.database}.{node.name}" for node in ast.args.get("tables") or [] if node.name not in catalog.views]
+    if atomic and absent:
+        raise SqlError(ErrorCode[run.server.flavor.unknown_view_error], ",".join(absent))
+    for node in ast.args.get("tables") or []:
         if catalog.views.pop(node.name, None) is not None:
             run.outcome.logged_despite_error = True  # mysql_drop_view logs once a view went
             continue
@@ -102,4 +107,4 @@ class ViewRowCheck:
                     column.replace(literal(values[table.column_index(found.name)]))
             value = evaluate(self.run, [row])[0]
             if value is None or value in (0, False, "0", ""):
-                raise SqlError(ErrorCode.ER_VIEW_CHECK_FAILED, view)
+                raise SqlError(ErrorCode[self.run.server.flavor.view_check_failed_error], self.run.catalog.database, view)

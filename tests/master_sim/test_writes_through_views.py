@@ -200,3 +200,54 @@ def test_create_view_with_rand_is_logged_after_a_rand_event(new_master) -> None:
     events = [p.event for p in read_binlog(master.binlog_path)]
     created = next(i for i, e in enumerate(events) if isinstance(e, Query_log_event) and "VIEW `r`" in e.query)
     assert isinstance(events[created - 1], Rand_log_event)
+
+
+NESTED = [
+    "CREATE TABLE t (a INT PRIMARY KEY, b INT) ENGINE=InnoDB",
+    "CREATE VIEW inner_local AS SELECT a, b FROM t WHERE b > 0 WITH LOCAL CHECK OPTION",
+    "CREATE VIEW outer_plain AS SELECT a, b FROM inner_local WHERE b < 100",
+    "CREATE VIEW outer_local AS SELECT a, b FROM inner_local WHERE b < 100 WITH LOCAL CHECK OPTION",
+    "CREATE VIEW plain AS SELECT a, b FROM t WHERE b > 0",
+    "CREATE VIEW over_plain AS SELECT a, b FROM plain WHERE b < 100 WITH LOCAL CHECK OPTION",
+    "CREATE VIEW cascaded AS SELECT a, b FROM plain WHERE b < 100 WITH CASCADED CHECK OPTION",
+]
+
+
+@pytest.mark.parametrize(
+    ("flavor", "sql", "code"),
+    [
+        # MariaDB: only the named view's option counts (checked on 10.11 by views.yaml).
+        (MARIADB_1011, "INSERT INTO outer_plain VALUES (1, -1)", None),
+        (MARIADB_1011, "INSERT INTO outer_local VALUES (1, -1)", None),
+        (MARIADB_1011, "INSERT INTO over_plain VALUES (1, -1)", None),
+        (MARIADB_1011, "INSERT INTO cascaded VALUES (1, -1)", 1369),
+        (MARIADB_1011, "INSERT INTO outer_local VALUES (1, 200)", 1369),
+        # MySQL: the underlying views' options too (its manual's rules for LOCAL and CASCADED).
+        (MYSQL_80, "INSERT INTO outer_plain VALUES (1, -1)", 1369),
+        (MYSQL_80, "INSERT INTO outer_local VALUES (1, -1)", 1369),
+        (MYSQL_80, "INSERT INTO over_plain VALUES (1, -1)", None),
+        (MYSQL_80, "INSERT INTO cascaded VALUES (1, -1)", 1369),
+        (MYSQL_80, "INSERT INTO outer_plain VALUES (1, 200)", None),
+    ],
+)
+def test_check_option_through_nested_views_per_flavor(new_master, flavor, sql: str, code: int | None) -> None:
+    master = new_master(NESTED, "ROW", flavor)
+    result = master.submit("con1", sql, 1)
+    master.finish()
+    assert (result.error.code if result.error else None) == code
+
+
+@pytest.mark.parametrize(("flavor", "message"), [(MARIADB_1011, "CHECK OPTION failed `test`.`cascaded`"), (MYSQL_80, "CHECK OPTION failed 'test.cascaded'")])
+def test_check_option_message_per_flavor(new_master, flavor, message: str) -> None:
+    master = new_master(NESTED, "ROW", flavor)
+    result = master.submit("con1", "INSERT INTO cascaded VALUES (1, -1)", 1)
+    master.finish()
+    assert result.error.message == message
+
+
+@pytest.mark.parametrize(("flavor", "code", "left"), [(MARIADB_1011, 4092, []), (MYSQL_80, 1051, ["v"])])
+def test_drop_view_with_a_missing_name_per_flavor(new_master, flavor, code: int, left: list[str]) -> None:
+    master = new_master(SCHEMA[:1] + ["CREATE VIEW v AS SELECT a FROM t"], "ROW", flavor)
+    result = master.submit("con1", "DROP VIEW v, nosuch", 1)
+    master.finish()
+    assert result.error.code == code and list(master.server.catalog.views) == left
