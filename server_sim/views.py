@@ -88,6 +88,8 @@ def parse_view(text: str) -> ViewDefinition:
         query = sqlglot.parse_one(query_text, read="mysql")
     except (ParseError, TokenError):
         raise syntax_error(text, match.start("source")) from None
+    while isinstance(query, exp.Subquery) and not query.alias:
+        query = query.this  # AS (SELECT ...)
     if not isinstance(query, (exp.Select, exp.Union)):
         raise syntax_error(text, match.start("source"))
     columns = tuple(_unquoted(part.strip()) for part in match.group("columns").split(",")) if match.group("columns") is not None else None

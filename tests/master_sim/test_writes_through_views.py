@@ -103,12 +103,13 @@ def test_statement_format_logs_the_write_as_written(new_master) -> None:
     assert "CREATE ALGORITHM=UNDEFINED DEFINER=`root`@`localhost` SQL SECURITY DEFINER VIEW `v` AS SELECT a, b FROM t WHERE b > 0" in queries
 
 
+@pytest.mark.parametrize("flavor", [MARIADB_1011, MYSQL_80])
 @pytest.mark.parametrize(("binlog_format", "logging_format"), [("STATEMENT", "STATEMENT"), ("ROW", "ROW")])
-def test_explain_shows_each_views_own_unsafe_reasons(binlog_format: str, logging_format: str) -> None:
+def test_explain_shows_each_views_own_unsafe_reasons(flavor, binlog_format: str, logging_format: str) -> None:
     from master_sim.explain import explain
 
     schema = [*SCHEMA[:2], SCHEMA[6], "CREATE VIEW w AS SELECT * FROM u"]
-    explained = explain("INSERT INTO k SELECT a, id FROM w", MARIADB_1011, schema, {"binlog_format": binlog_format}, [])
+    explained = explain("INSERT INTO k SELECT a, id FROM w", flavor, schema, {"binlog_format": binlog_format}, [])
     assert [(use.name, use.unsafe) for use in explained.views] == [("w", []), ("u", ["SYSTEM_FUNCTION"])]
     assert [reason.reason for reason in explained.unsafe] == ["SYSTEM_FUNCTION"] and explained.logging_format == logging_format
     assert [use.table for use in explained.reads] == ["k", "t"]

@@ -67,6 +67,18 @@ def test_malformed_or_unmodelled(sql: str, code: int) -> None:
     assert error.value.code == code
 
 
+@pytest.mark.parametrize(
+    ("sql", "query"),
+    [
+        ("CREATE VIEW v AS (SELECT a FROM t)", "SELECT a FROM t"),
+        ("CREATE VIEW v AS WITH c AS (SELECT a FROM t) SELECT a FROM c", "WITH c AS (SELECT a FROM t) SELECT a FROM c"),
+        ("CREATE VIEW v AS SELECT a FROM t UNION SELECT b FROM u", "SELECT a FROM t UNION SELECT b FROM u"),
+    ],
+)
+def test_the_query_after_as(sql: str, query: str) -> None:
+    assert parse_view(sql).query.sql(dialect="mysql") == query
+
+
 def test_drop_view_is_its_own_kind() -> None:
     assert parse_statement("DROP VIEW IF EXISTS a, b").kind is StatementKind.DROP_VIEW
 
