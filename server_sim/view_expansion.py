@@ -65,6 +65,8 @@ def expand_views(statement: Statement, catalog: Catalog, session_id: int | None,
             write = _WriteThroughView(statement, tree, target, view, catalog, session_id, flavor.view_check_option_recurses)
             checks = write.rewrite()
             queries = write.queries
+    if statement.creates_from_select:  # the new columns' types come from the tables read
+        raise not_supported("CREATE TABLE ... SELECT reading a view")
     _expand_reads(tree, catalog, session_id, 0)
     return dataclasses.replace(statement, ast=tree, view_checks=checks, view_queries=queries)
 

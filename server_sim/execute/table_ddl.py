@@ -40,7 +40,8 @@ def create_table(run: StatementRun) -> None:
     catalog, session = run.catalog, run.session
     owner = session.thread_id if table.temporary else None
     existing = catalog.find(table.name, owner) if table.temporary else catalog.find(table.name)
-    if existing is not None and existing.temporary == table.temporary:
+    named_view = not table.temporary and table.name in catalog.views  # a view's name is taken too
+    if named_view or (existing is not None and existing.temporary == table.temporary):
         if ast.args.get("exists"):
             run.outcome.warnings.append(note(ErrorCode.ER_TABLE_EXISTS_ERROR, table.name))
             return

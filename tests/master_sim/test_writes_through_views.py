@@ -252,3 +252,19 @@ def test_drop_view_with_a_missing_name_per_flavor(new_master, flavor, code: int,
     result = master.submit("con1", "DROP VIEW v, nosuch", 1)
     master.finish()
     assert result.error.code == code and list(master.server.catalog.views) == left
+
+
+@pytest.mark.parametrize(
+    ("sql", "code", "notes"),
+    [
+        ("CREATE TABLE v (a INT)", 1050, []),
+        ("CREATE TABLE IF NOT EXISTS v (a INT)", None, [1050]),
+        ("CREATE TABLE copy AS SELECT a, b FROM v", 1235, []),
+        ("CREATE TEMPORARY TABLE v (a INT)", None, []),  # a temporary table may shadow it
+    ],
+)
+def test_create_table_and_views(new_master, sql: str, code: int | None, notes: list[int]) -> None:
+    master = new_master(SCHEMA, "ROW", MARIADB_1011)
+    result = master.submit("con1", sql, 1)
+    master.finish()
+    assert (result.error.code if result.error else None, [n.code for n in result.notes]) == (code, notes)
