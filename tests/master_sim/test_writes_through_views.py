@@ -268,3 +268,12 @@ def test_create_table_and_views(new_master, sql: str, code: int | None, notes: l
     result = master.submit("con1", sql, 1)
     master.finish()
     assert (result.error.code if result.error else None, [n.code for n in result.notes]) == (code, notes)
+
+
+def test_a_trigger_body_that_uses_a_view_is_refused(new_master) -> None:
+    schema = [*SCHEMA[:2], "CREATE TABLE log (a INT) ENGINE=InnoDB", "CREATE VIEW lv AS SELECT a FROM log", "CREATE TRIGGER tr AFTER INSERT ON t FOR EACH ROW INSERT INTO lv VALUES (NEW.a)"]
+    master = new_master(schema, "ROW", MARIADB_1011)
+    result = master.submit("con1", "INSERT INTO t VALUES (7, 7)", 1)
+    master.finish()
+    assert result.error.code == 1235 and "trigger body that uses a view" in result.error.message
+    assert master.server.dump()["t"][1] == []
