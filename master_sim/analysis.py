@@ -78,6 +78,9 @@ def analyze(statement: Statement, catalog: Catalog, session_id: int, flavor: Fla
         analysis.reads = list(analysis.writes)  # rows found through any key: table locks
         return analysis
     ast = statement.ast
+    if statement.view is not None:
+        _note_context(analysis, statement.view.query)  # CREATE VIEW ... RAND(): logged after a Rand event
+        return analysis
     if ast is None or statement.kind in (StatementKind.SET,) or statement.kind.is_transaction_control:
         return analysis
     multi_table = is_multi_table(ast)
@@ -97,6 +100,9 @@ def analyze(statement: Statement, catalog: Catalog, session_id: int, flavor: Fla
         if id(table) in targets:
             analysis.writes.append(table)
     analysis.unsafe = parse_time_reasons(statement, flavor)
+    for query in statement.view_queries:  # a view written through: its own calls count
+        view_query = Statement(statement.sql, StatementKind.SELECT, query)
+        analysis.unsafe.extend(reason for reason in parse_time_reasons(view_query, flavor) if reason not in analysis.unsafe)
     _note_context(analysis, ast)
     for table in analysis.writes:
         # A join reaches a target's rows through the other tables' values: a table lock.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
@@ -19,12 +19,15 @@ from server_sim.catalog import Table
 from server_sim.errors import Condition, ErrorCode, SqlError
 from server_sim.flavor import Flavor
 from server_sim.parser import parse_statement
-from server_sim.statement import Statement, StatementKind, TriggerDefinition, target_tables
+from server_sim.statement import ROW_STATEMENTS, Statement, StatementKind, TriggerDefinition, target_tables
+from server_sim.view_expansion import expand_views, view_of
+from sqlglot import exp
 
 from .analysis import analyze
 from .binlog_cache import LogTarget
 from .master import Master
 from .row_injection import injected_rows
+from .unsafe import parse_time_reasons
 
 SCHEMA_SESSION = "schema"
 EXPLAIN_SESSION = "explain"
@@ -109,6 +112,19 @@ class CacheUse:
 
 
 @dataclass(frozen=True)
+class ViewUse:
+    """A view the statement reads or writes through, with the unsafe reasons of its own query."""
+
+    name: str
+    query: str
+    unsafe: list[str]
+
+    @property
+    def text(self) -> str:
+        return f"{self.name} AS {self.query}: unsafe {', '.join(self.unsafe) or 'no'}"
+
+
+@dataclass(frozen=True)
 class Explanation:
     flavor: str
     statement: str
@@ -126,6 +142,7 @@ class Explanation:
     affected_rows: int
     caches: list[CacheUse]
     notes: list[Condition]
+    views: list[ViewUse] = field(default_factory=list)  # nested views after the views naming them
 
     def as_dict(self) -> dict[str, object]:
         """The JSON document of `rplharness explain --json` (keys documented in README.md)."""
@@ -138,6 +155,7 @@ class Explanation:
             "reads": [vars(use) for use in self.reads],
             "writes": [vars(use) for use in self.writes],
             "triggers": [vars(use) for use in self.triggers],
+            "views": [vars(use) for use in self.views],
             "unsafe": [vars(reason) for reason in self.unsafe],
             "decision": {
                 "format": self.logging_format,
@@ -171,6 +189,7 @@ class Explanation:
             ("writes", _tables_text(self.writes)),
         ]
         lines.extend(("triggers", use.text) for use in self.triggers)
+        lines.extend(("view", use.text) for use in self.views)
         if self.row_injection:
             lines.append(("injection", "row events (BINLOG '...'): only row format can log them"))
         lines.extend(("unsafe", f"{u.reason} ({u.code}): {u.message}") for u in self.unsafe)
@@ -281,7 +300,12 @@ def _explain(master: Master, statement: Statement) -> Explanation:
     state = master.transaction_state(EXPLAIN_SESSION)
     session = master.sessions[EXPLAIN_SESSION]
     variables = {master.flavor.server_variable_names.get(name, name): session.session.variables[name] for name in DECISION_VARIABLES}
-    analysis = analyze(statement, master.server.catalog, session.session.thread_id, master.flavor)
+    try:
+        expanded = expand_views(statement, master.server.catalog, session.session.thread_id, master.flavor)
+    except SqlError:
+        expanded = statement  # the run below reports the error
+    analysis = analyze(expanded, master.server.catalog, session.session.thread_id, master.flavor)
+    views = _views(master, statement)
     result = master.submit(EXPLAIN_SESSION, statement.sql)
     if result.blocked_by is not None:
         raise ExplainError(f"the statement waits for a lock held by session {result.blocked_by!r}")
@@ -312,7 +336,24 @@ def _explain(master: Master, statement: Statement) -> Explanation:
         affected_rows=result.affected_rows,
         caches=[_cache_use(master, cached.target, cached.events) for cached in result.logged_to],
         notes=list(result.notes),
+        views=views,
     )
+
+
+def _views(master: Master, statement: Statement) -> list[ViewUse]:
+    """The views the statement names and those they read, each once, in the order met."""
+    catalog = master.server.catalog
+    session_id = master.sessions[EXPLAIN_SESSION].session.thread_id
+    found: list[ViewUse] = []
+    queue = list(statement.table_nodes) if statement.kind in (*ROW_STATEMENTS, StatementKind.SELECT) or statement.creates_from_select else []
+    while queue:
+        view = view_of(queue.pop(0), catalog, session_id)
+        if view is None or any(use.name == view.name for use in found):
+            continue
+        reasons = parse_time_reasons(Statement(view.source, StatementKind.SELECT, view.query), master.flavor)
+        found.append(ViewUse(view.name, " ".join(view.source.split()), [reason.name for reason in reasons]))
+        queue.extend(view.query.find_all(exp.Table))
+    return found
 
 
 def _cache_use(master: Master, target: LogTarget, events: list[Log_event]) -> CacheUse:

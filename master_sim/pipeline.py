@@ -17,9 +17,11 @@ from server_sim.functions.statement import StatementContext
 from server_sim.parser import parse_statement
 from server_sim.server import Server
 from server_sim.statement import Statement, StatementKind
+from server_sim.view_expansion import expand_views
 
 from .analysis import Analysis, analyze
 from .decision import Decision, LoggingFormat, TransactionState, ddl_decision, decide_logging_format, locking_read_decision
+from .prepared_statements import PreparedStatements
 from .lock_requests import row_lock_requests, statement_lock_requests
 from .locks import Deadlock, LockManager, LockRequest
 from .results import RowEffect, StepResult
@@ -70,6 +72,7 @@ class StatementPipeline:
         self.transactions = transactions
         self.logger = logger
         self.set_statement = SetStatement(server, self.executor, transactions)
+        self.prepared = PreparedStatements(server, self.executor)
         self.effects = effects
 
     def execute(self, ms: MasterSession, result: StepResult) -> bool:
@@ -80,6 +83,10 @@ class StatementPipeline:
             result.fail(error)
             return True
         try:
+            if statement.prepared is not None:
+                statement = self.prepared.run(ms, statement)  # EXECUTE's statement, run as sent
+                if statement is None:
+                    return True
             if statement.kind is StatementKind.SET:
                 result.notes.extend(self.set_statement.run(ms, statement))
             elif statement.kind.is_transaction_control:
@@ -98,6 +105,7 @@ class StatementPipeline:
         ddl = statement.kind.is_ddl and not statement.temporary
         if ddl:
             self.transactions.commit(ms)  # DDL commits the open transaction first
+        statement = expand_views(statement, self.server.catalog, ms.session.thread_id, self.flavor)  # as written, over base tables
         planned = self._plan(ms, statement, result)
         if planned is None or planned.decision.error is not None:
             return

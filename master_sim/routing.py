@@ -40,6 +40,7 @@ class RoutingInput:
     executed: bool = True
     failed: bool = False
     mixed_stmt_unsafe: bool = False  # is_mixed_stmt_unsafe(): a statement event must go to the trx cache (moot with a T-write)
+    logged_despite_error: bool = False  # failed DDL that changed the catalog all the same
 
     @cached_property
     def kept(self) -> tuple[bool, ...]:
@@ -81,7 +82,7 @@ def _route_statement(facts: RoutingInput, dropped: tuple[None, ...]) -> Routing:
     """CACHE_STMT: the trx cache once it holds changes or the statement writes a T-table or
     is mixed-unsafe; DDL goes to the binlog with its implicit commit."""
     kept_nontransactional = any(kept and not c.transactional for c, kept in zip(facts.changes, facts.kept))
-    if facts.failed and not kept_nontransactional:
+    if facts.failed and not kept_nontransactional and not facts.logged_despite_error:
         return Routing(rows=dropped)  # an error with no non-transactional change is not logged
     if facts.kind.is_ddl and not facts.temporary:
         return Routing(statement=LogTarget.BINLOG, rows=dropped)

@@ -24,6 +24,7 @@ from server_sim.session import RowChange
 from server_sim.show_create import show_create_table
 from server_sim.statement import Statement, StatementKind, logged_create_trigger, logged_drop_table, target_tables
 from server_sim.sysvars import rows_flags
+from server_sim.views import logged_view
 
 from .analysis import Analysis
 from .binlog_cache import CachedEvents, EventFactory, LogTarget
@@ -85,6 +86,7 @@ class StatementLogger:
             creates_from_select=statement.creates_from_select,
             failed=failed,
             mixed_stmt_unsafe=_mixed_stmt_unsafe(statement, analysis, decision, state),
+            logged_despite_error=outcome.logged_despite_error,
         )
         kept = [change for change, keep in zip(outcome.changes, facts.kept) if keep]
         # ha_rollback_trans warns only when the statement is the whole transaction.
@@ -118,7 +120,7 @@ class StatementLogger:
     ) -> list[Log_event]:
         """The Query event, after the context events a DML statement's needs."""
         events: list[Log_event] = []
-        if statement.kind.is_dml or statement.kind is StatementKind.SELECT or statement.creates_from_select:
+        if statement.kind.is_dml or statement.kind is StatementKind.SELECT or statement.creates_from_select or statement.view is not None:
             events = self.events.context(
                 timestamp,
                 checkpoint.rand_seeds if analysis.uses_rand else None,
@@ -130,6 +132,8 @@ class StatementLogger:
         text = statement.sql
         if statement.trigger is not None:
             text = logged_create_trigger(statement.trigger, ms.session.user)
+        elif statement.view is not None:
+            text = logged_view(statement.view, ms.session.user)
         elif statement.kind is StatementKind.DROP_TABLE and isinstance(statement.ast, exp.Drop):
             text = logged_drop_table(statement.ast, statement.temporary)
         if statement.delayed and self.flavor.insert_delayed_logged_without_keyword:

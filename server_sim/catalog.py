@@ -22,6 +22,7 @@ from .foreign_keys import ForeignKey, is_foreign_key_clause
 from .system_tables import SystemTable, TableCategory
 from .statement import TriggerDefinition, TriggerEvent, TriggerTiming
 from .udf import Udf
+from .views import ViewDefinition
 from .types import ColumnType, TypeFamily, column_type_from_sqlglot
 
 
@@ -417,6 +418,7 @@ class Catalog:
         return SqlError(ErrorCode.ER_NO_SUCH_TABLE, database or self.database, name)
     triggers: list[TriggerDefinition] = field(default_factory=list)  # in firing order
     udfs: dict[str, Udf] = field(default_factory=dict)  # loadable functions, by lower-case name
+    views: dict[str, ViewDefinition] = field(default_factory=dict)  # by name, case-sensitive as tables
 
     def other_database(self, database: str) -> SqlError:
         """1235 for a statement on a database other than the modelled one."""

@@ -11,11 +11,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import sqlglot
+
 from .catalog import Catalog, Column, DefaultKind, Key, KeyKind, Table
 from .engines import Engine
 from .foreign_keys import ForeignKey, ReferentialAction
 from .parser import parse_create_trigger
 from .udf import parse_create_function
+from .views import ViewDefinition, parse_view
 from .types import ColumnType
 
 
@@ -25,6 +28,7 @@ def catalog_to_json(catalog: Catalog) -> dict[str, Any]:
         "tables": [_table_to_json(table) for table in [*catalog.tables.values(), *catalog.temporary.values()]],
         "triggers": [trigger.sql for trigger in catalog.triggers],  # in firing order
         "udfs": [udf.sql for udf in catalog.udfs.values()],
+        "views": [{"sql": view.sql, "query": view.query.sql(dialect="mysql")} for view in catalog.views.values()],
         "databases": sorted(catalog.databases),
     }
 
@@ -36,6 +40,7 @@ def catalog_from_json(document: dict[str, Any]) -> Catalog:
         catalog.add(_table_from_json(entry))
     catalog.triggers = [parse_create_trigger(sql) for sql in document.get("triggers", [])]
     catalog.udfs = {udf.name.lower(): udf for udf in map(parse_create_function, document.get("udfs", []))}
+    catalog.views = {view.name: view for view in map(_view_from_json, document.get("views", []))}
     return catalog
 
 
@@ -104,3 +109,8 @@ def _column_from_json(entry: dict[str, Any]) -> Column:
         auto_increment=entry["auto_increment"],
         on_update_current_timestamp=entry["on_update_current_timestamp"],
     )
+
+
+def _view_from_json(entry: dict[str, str]) -> ViewDefinition:
+    """A view as created: its statement, and its query with `*` expanded then."""
+    return dataclasses.replace(parse_view(entry["sql"]), query=sqlglot.parse_one(entry["query"], read="mysql"))

@@ -117,6 +117,18 @@ class Flavor:
     # The error (ErrorCode member) for CREATE TRIGGER ... FOLLOWS/PRECEDES naming no trigger
     # of the same table, timing and event: MySQL 3011, MariaDB 4031.
     referenced_trigger_error: str = "ER_REFERENCED_TRG_DOES_NOT_EXIST"
+    # DROP VIEW of a name that is no view, and DROP TABLE of a view (ErrorCode members):
+    # MySQL says both are unknown tables (1051); MariaDB 4092 and 1965.
+    unknown_view_error: str = "ER_BAD_TABLE_ERROR"
+    drop_table_of_view_error: str = "ER_BAD_TABLE_ERROR"
+    # MySQL 8.0's DROP VIEW is atomic: a missing view (without IF EXISTS) drops none of
+    # them. MariaDB drops the others, and logs the statement with its error.
+    drop_view_atomic: bool = True
+    # WITH CHECK OPTION through nested views: MySQL checks the underlying views' options
+    # too (LOCAL recurses, CASCADED checks every WHERE); MariaDB checks only the named
+    # view's option (LOCAL its WHERE, CASCADED every WHERE down the chain).
+    view_check_option_recurses: bool = True
+    view_check_failed_error: str = "ER_VIEW_CHECK_FAILED"
     # A multi-table UPDATE with ORDER BY or LIMIT: MySQL refuses it with ER_WRONG_USAGE
     # (1221, PT_update::make_cmd); MariaDB runs it, which the simulator does not model.
     multi_table_update_order_limit_error: bool = True
@@ -244,6 +256,11 @@ MARIADB_1011 = Flavor(
     performance_schema=False,
     server_uuid=False,
     referenced_trigger_error="ER_REFERENCED_TRG_DOES_NOT_EXIST_MARIADB",
+    unknown_view_error="ER_UNKNOWN_VIEW",
+    drop_table_of_view_error="ER_IT_IS_A_VIEW",
+    drop_view_atomic=False,
+    view_check_option_recurses=False,
+    view_check_failed_error="ER_VIEW_CHECK_FAILED_MARIADB",
     multi_table_update_order_limit_error=False,
     logs_create_if_not_exists_over_existing=False,
     uuid_data_type=True,

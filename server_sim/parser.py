@@ -46,6 +46,8 @@ from .statement import (
 )
 from .syntax import parse_error_position, syntax_error, unrecognised
 from .udf import CREATE_FUNCTION_START, parse_create_function
+from .prepared import PreparedAction, parse_prepared_command
+from .views import VIEW_START, parse_view
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
@@ -290,10 +292,22 @@ def _special_form(text: str) -> Statement | None:
         return Statement(text, StatementKind.CREATE_FUNCTION, udf=parse_create_function(text))
     if _RENAME_TABLE.match(text):
         return Statement(text, StatementKind.RENAME_TABLE, renames=_rename_pairs(text))
+    if VIEW_START.match(text):
+        return Statement(text, StatementKind.CREATE_VIEW, view=parse_view(text))
+    prepared = parse_prepared_command(text)
+    if prepared is not None:
+        return Statement(text, _PREPARED_KINDS[prepared.action], prepared=prepared)
     binlog = _BINLOG.match(text)
     if binlog:
         return Statement(text, StatementKind.BINLOG, events=tuple(decode_events(binlog.group(2))))
     return None
+
+
+_PREPARED_KINDS = {
+    PreparedAction.PREPARE: StatementKind.PREPARE,
+    PreparedAction.EXECUTE: StatementKind.EXECUTE,
+    PreparedAction.DEALLOCATE: StatementKind.DEALLOCATE_PREPARE,
+}
 
 
 def _rename_pairs(text: str) -> tuple[tuple[exp.Table, exp.Table], ...]:
@@ -363,6 +377,8 @@ def _classified(text: str, tree: exp.Expression, mode: WriteMode, is_replace: bo
             return Statement(text, StatementKind.DROP_TRIGGER, tree)
         if tree.kind == "FUNCTION":
             return Statement(text, StatementKind.DROP_FUNCTION, tree)
+        if tree.kind == "VIEW":
+            return Statement(text, StatementKind.DROP_VIEW, tree)
         if tree.kind != "TABLE":
             raise not_supported(f"DROP {tree.kind}")
         return Statement(text, StatementKind.DROP_TABLE, tree)

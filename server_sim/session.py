@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from .catalog import Table
+from .prepared import PreparedText
 from .storage import Storage
 
 
@@ -86,6 +87,7 @@ class Session:
     variables: dict[str, str]
     user: str = "root@localhost"
     user_variables: dict[str, object] = field(default_factory=dict)
+    prepared_statements: dict[str, PreparedText] = field(default_factory=dict)  # by lower-case name
     transaction: Transaction | None = None
     last_insert_id: int = 0
     found_rows: int = 0

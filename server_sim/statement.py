@@ -16,6 +16,8 @@ from sqlglot import exp
 
 from .binlog.events import Log_event
 from .errors import ErrorCode, SqlError, not_supported
+from .prepared import PreparedCommand
+from .views import ViewDefinition
 from .udf import Udf
 
 
@@ -47,6 +49,11 @@ class StatementKind(Enum):
     BINLOG = "BINLOG"
     SHOW = "SHOW"  # reads the server's state: changes and logs nothing
     ANALYZE_TABLE = "ANALYZE TABLE"  # an administration statement: logged, with an implicit commit
+    PREPARE = "PREPARE"  # prepared statements from SQL: never logged themselves
+    EXECUTE = "EXECUTE"
+    DEALLOCATE_PREPARE = "DEALLOCATE PREPARE"
+    CREATE_VIEW = "CREATE VIEW"  # CREATE [OR REPLACE] VIEW and ALTER VIEW
+    DROP_VIEW = "DROP VIEW"
 
     @property
     def is_dml(self) -> bool:
@@ -68,6 +75,8 @@ class StatementKind(Enum):
             StatementKind.CREATE_FUNCTION,
             StatementKind.DROP_FUNCTION,
             StatementKind.ANALYZE_TABLE,
+            StatementKind.CREATE_VIEW,
+            StatementKind.DROP_VIEW,
         )
 
     @property
@@ -202,6 +211,14 @@ class Statement:
     events: tuple[Log_event, ...] = ()  # what a BINLOG '...' statement carries
     delayed: bool = False  # INSERT DELAYED / REPLACE DELAYED: run as the plain statement
     renames: tuple[tuple[exp.Table, exp.Table], ...] = ()  # RENAME TABLE's pairs (sqlglot has no tree for it)
+    prepared: PreparedCommand | None = None  # PREPARE / EXECUTE / DEALLOCATE PREPARE as written
+    view: ViewDefinition | None = None  # CREATE / ALTER VIEW's definition (sqlglot reads no header of it)
+    # A write through a view WITH CHECK OPTION: each row written must meet these conditions
+    # (over the base table's columns), with the name of the view ER_VIEW_CHECK_FAILED names.
+    view_checks: tuple[tuple[str, exp.Expression], ...] = ()
+    # The queries of the views a write goes through: their unsafe calls are the statement's
+    # even where the rewritten statement no longer names them.
+    view_queries: tuple[exp.Expression, ...] = ()
 
     @cached_property
     def table_nodes(self) -> tuple[exp.Table, ...]:

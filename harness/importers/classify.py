@@ -1,8 +1,9 @@
 """What a captured statement is to replication, by its leading words: a kept statement
 becomes a step (the simulator refuses with 1235 what it does not model); a statement
 that cannot change what replicates (a plain SELECT, SHOW, SET NAMES) is kept only when
-asked; USE and the prepared-statement commands are never steps, since the importer
-records the database and the statements' executions instead."""
+asked; USE is never a step, since the importer records the database, nor in a log the
+prepared-statement commands, whose executions the log carries expanded (a mysqltest file
+keeps them: the simulator runs them)."""
 
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from .run import StatementRun
+from .views import show_create_view
 
 # The SHOW forms that name a table, which must exist (1146).
 _TABLE_SHOWS = frozenset({"CREATE TABLE", "COLUMNS", "INDEX", "INDEXES", "KEYS", "FIELDS"})
@@ -18,9 +19,13 @@ def run_show(run: StatementRun) -> None:
     ast = run.statement.ast
     assert isinstance(ast, exp.Show)
     target = ast.args.get("target")
-    if str(ast.this).upper() in _TABLE_SHOWS and target is not None:
+    form = str(ast.this).upper()
+    if form == "CREATE VIEW" and target is not None:
+        show_create_view(run, target.name)
+    elif form in _TABLE_SHOWS and target is not None:
         database = ast.args.get("db")
-        run.catalog.require(database.name if database is not None else None, target.name, run.session.thread_id)
+        if target.name not in run.catalog.views or run.catalog.find(target.name, run.session.thread_id) is not None:
+            run.catalog.require(database.name if database is not None else None, target.name, run.session.thread_id)
 
 
 def run_analyze_table(run: StatementRun) -> None:

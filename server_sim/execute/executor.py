@@ -27,6 +27,8 @@ from .select import run_select
 from .alter_table import alter_table
 from .table_ddl import create_table, drop_table, truncate
 from .update import run_update
+from .views import ViewRowCheck, create_view, drop_view
+from ..view_expansion import expand_views
 
 # The statements carried out row by row: what a trigger's body may be, too.
 ROW_STATEMENT_HANDLERS: Mapping[StatementKind, StatementHandler] = {
@@ -53,6 +55,8 @@ HANDLERS: Mapping[StatementKind, StatementHandler] = {
     StatementKind.DROP_FUNCTION: drop_function,
     StatementKind.SHOW: run_show,
     StatementKind.ANALYZE_TABLE: run_analyze_table,
+    StatementKind.CREATE_VIEW: create_view,
+    StatementKind.DROP_VIEW: drop_view,
 }
 
 
@@ -74,9 +78,16 @@ class Executor:
     def run(self, session: Session, statement: Statement, context: StatementContext, insert_id: int | None = None) -> Outcome:
         """Execute a DML, DDL or SELECT statement; `insert_id` forces the first auto value (Intvar)."""
         outcome = Outcome()
+        try:
+            statement = expand_views(statement, self.catalog, session.thread_id, self.server.flavor)
+        except SqlError as error:
+            outcome.error = error
+            return outcome
         run = StatementRun(
             self.server, session, context, statement, outcome, ROW_STATEMENT_HANDLERS, ForcedAutoIncrement(insert_id), used_tables(statement)
         )
+        if statement.view_checks:
+            run.rows.row_check = ViewRowCheck(run)
         kind = statement.kind
         with self.server.running(session):
             try:

@@ -8,6 +8,8 @@ transaction (for rollback) and in the statement's outcome (for the binlog).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..catalog import Key, Table
 from ..errors import ErrorCode, SqlError
 from ..server import Server
@@ -24,6 +26,8 @@ class RowHandler:
         self.storage = server.storage
         self.session = session
         self.outcome = outcome
+        # A write through a view WITH CHECK OPTION: called with each row before it is stored.
+        self.row_check: Callable[[Table, tuple], None] | None = None
 
     def find_conflict(self, table: Table, values: tuple, exclude: int | None, keys: list[Key] | None = None) -> tuple[Key, tuple] | None:
         """The first unique key (in the server's checking order) another row already holds."""
@@ -49,6 +53,8 @@ class RowHandler:
         of those unique keys, checked by the insert itself (None, and nothing written, when
         one does: find_conflict then tells which)."""
         row_id = table.next_row_id
+        if self.row_check is not None:
+            self.row_check(table, values)
         if table.engine.stores_rows:
             unless = [(key.columns, key_values) for key in unless_duplicate or [] if (key_values := _key_values(table, key, values)) is not None]
             if not self.storage.insert(table, row_id, values, unless):
@@ -63,6 +69,8 @@ class RowHandler:
         return self._record(RowChange(table, ChangeKind.WRITE, row_id, None, values, assigned))
 
     def update_row(self, table: Table, row_id: int, before: tuple, after: tuple, assigned: frozenset[str]) -> RowChange:
+        if self.row_check is not None:
+            self.row_check(table, after)
         if table.foreign_keys:
             check_child(self.server, self.session, table, after, before)
         if self.server.catalog.foreign_keys_defined:

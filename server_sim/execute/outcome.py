@@ -30,6 +30,9 @@ class Outcome:
     # The trigger statement that made a change, by the change's id: the text MariaDB's
     # Annotate_rows carries when that change is the first of its events.
     trigger_statements: dict[int, str] = field(default_factory=dict)
+    # DDL that changed the catalog before it failed (DROP VIEW naming a missing view after
+    # existing ones): the server logs it all the same, with its error code.
+    logged_despite_error: bool = False
 
     def statement_of(self, change: RowChange, statement_sql: str) -> str:
         """The text of the statement (the top one, or a trigger's) that made `change`."""

@@ -16,6 +16,8 @@ from ..server import Server
 from ..session import Session
 from ..statement import Statement, StatementKind, used_tables
 from ..storage import Storage
+from ..errors import not_supported
+from ..view_expansion import view_of
 from .handler import RowHandler
 from .outcome import Outcome
 
@@ -94,6 +96,8 @@ class StatementRun(StatementScope):
 
     def sub_run(self, statement: Statement) -> StatementRun:
         """A trigger body's run: its own outcome, the tables it names in use as well."""
+        if self.catalog.views and any(view_of(node, self.catalog, self.session.thread_id) for node in statement.table_nodes):
+            raise not_supported("a trigger body that uses a view")
         return StatementRun(
             self.server,
             self.session,

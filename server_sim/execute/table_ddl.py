@@ -15,6 +15,7 @@ from ..storage import storage_name_of
 from .alter_table import warn_ignored_key_names
 from .foreign_key_ddl import add_foreign_keys, check_not_referenced
 from .insert import InsertRun
+from .views import refuse_drop_table_of_view
 from .run import StatementRun
 
 
@@ -40,7 +41,8 @@ def create_table(run: StatementRun) -> None:
     catalog, session = run.catalog, run.session
     owner = session.thread_id if table.temporary else None
     existing = catalog.find(table.name, owner) if table.temporary else catalog.find(table.name)
-    if existing is not None and existing.temporary == table.temporary:
+    named_view = not table.temporary and table.name in catalog.views  # a view's name is taken too
+    if named_view or (existing is not None and existing.temporary == table.temporary):
         if ast.args.get("exists"):
             run.outcome.warnings.append(note(ErrorCode.ER_TABLE_EXISTS_ERROR, table.name))
             # CREATE ... IF NOT EXISTS ... SELECT over an existing table does nothing and
@@ -122,6 +124,8 @@ def drop_table(run: StatementRun) -> None:
     statement, catalog = run.statement, run.catalog
     ast = statement.ast
     assert isinstance(ast, exp.Drop)
+    if catalog.views:
+        refuse_drop_table_of_view(run)
     missing = []
     for node in target_tables(statement):
         catalog.check_database(node.db)

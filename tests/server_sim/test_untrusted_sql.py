@@ -130,8 +130,6 @@ def test_1064_says_where_as_the_server_does(sql: str, near: str) -> None:
 @pytest.mark.parametrize(
     ("sql", "named"),
     [
-        ("CREATE VIEW v AS SELECT 1", "CREATE VIEW"),
-        ("DROP VIEW v", "DROP VIEW"),
         ("LOCK TABLES t WRITE", "LOCK"),
         ("CALL p()", "CALL"),
         ("SHOW FIELDS FROM t", "SHOW"),

@@ -52,5 +52,5 @@ def test_an_account_statement_is_noted_and_the_replica_goes_on(applier: EventApp
 
 def test_a_statement_on_tables_the_simulator_does_not_model_still_stops_it(applier: EventApplier) -> None:
     with pytest.raises(SlaveStop) as stop:
-        _query(applier, "CREATE VIEW v AS SELECT 1")
+        _query(applier, "CREATE EVENT e ON SCHEDULE EVERY 1 DAY DO DELETE FROM t")
     assert stop.value.error.code == 1235
