@@ -229,6 +229,8 @@ def test_scenario_sql_reads_writes_loads_and_reaches_nothing_and_the_suite_goes_
 
 DYING = """\
 name: dies
+matrix:
+  binlog_format: [ROW]
 master_schema:
   - CREATE TABLE marker_dies (id INT PRIMARY KEY) ENGINE=InnoDB
 steps:
