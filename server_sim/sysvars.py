@@ -138,7 +138,7 @@ UNMODELLED_VARIABLES = frozenset(
         "updatable_views_with_limit", "wait_timeout",
         # Replication, logging and server settings scripts and dumps set or read.
         "binlog_expire_logs_seconds", "binlog_row_value_options", "bulk_insert_buffer_size", "completion_type",
-        "event_scheduler", "expire_logs_days", "general_log", "gtid_binlog_pos", "gtid_current_pos",
+        "event_scheduler", "expire_logs_days", "general_log", "general_log_file", "slow_query_log_file", "gtid_binlog_pos", "gtid_current_pos",
         "gtid_executed", "gtid_purged", "gtid_slave_pos", "gtid_strict_mode", "innodb_autoinc_lock_mode",
         "innodb_flush_log_at_trx_commit", "join_buffer_size", "local_infile", "log_output", "long_query_time",
         "max_binlog_size", "max_connections", "net_buffer_length", "read_buffer_size", "read_only",

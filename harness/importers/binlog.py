@@ -9,8 +9,9 @@ carry none (a GTID event, the rows, an Xid), and those run in session `binlog`.
 
 A statement event is the statement as the master ran it, preceded by the context the
 server logged for it as the session settings that reproduce it: User_var events as
-`SET @v = ...`, Intvar as `SET insert_id` / `SET last_insert_id`, Rand as the seeds, and
-a Query event's sql_mode and auto_increment settings where they change. Row events are
+`SET @v = ...`, Intvar INSERT_ID as `SET insert_id`, and a Query event's sql_mode and
+auto_increment settings where they change. Rand and LAST_INSERT_ID events carry session
+variables the simulator does not model: they are listed as skipped. Row events are
 the statement the server annotated them with (MariaDB's Annotate_rows, MySQL's
 Rows_query), or else the statements that make the same row changes
 (`row_statements`). The position of each event stands where a log's line number would.
@@ -110,7 +111,10 @@ class _Importer:
         elif isinstance(event, Xid_log_event):
             self.add(_Step("COMMIT", self.origin(position), ""))
             self.close()
-        elif isinstance(event, (Intvar_log_event, Rand_log_event, User_var_log_event)):
+        elif isinstance(event, Rand_log_event) or (isinstance(event, Intvar_log_event) and event.kind != "INSERT_ID"):
+            self.tracker.skip(self.origin(position), f"{event.type_name} event: the simulator does not model the session "
+                              f"variables that carry it ({event.info()}); the next statement computes its own")
+        elif isinstance(event, (Intvar_log_event, User_var_log_event)):
             self.context.append(_Step(_context_sql(event), self.origin(position), ""))
         elif isinstance(event, (Annotate_rows_log_event, Rows_query_log_event)):
             self.annotation = _Step(event.query, self.origin(position), "")
@@ -245,10 +249,7 @@ class _Importer:
 
 def _context_sql(event: object) -> str:
     if isinstance(event, Intvar_log_event):
-        variable = "insert_id" if event.kind == "INSERT_ID" else "last_insert_id"
-        return f"SET SESSION {variable} = {event.value}"
-    if isinstance(event, Rand_log_event):
-        return f"SET SESSION rand_seed1 = {event.seed1}, rand_seed2 = {event.seed2}"
+        return f"SET SESSION insert_id = {event.value}"
     assert isinstance(event, User_var_log_event)
     name = "`" + event.name.replace("`", "``") + "`"
     return f"SET @{name} = {sql_literal(event.value)}"
