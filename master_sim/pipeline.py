@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 from server_sim.applier.row_applier import RowApplier
 from server_sim.checkpoint import StatementCheckpoint
-from server_sim.errors import ErrorCode, SqlError
+from server_sim.errors import ErrorCode, SqlError, not_supported
 from server_sim.execute.executor import Executor
 from server_sim.execute.outcome import Outcome
 from server_sim.flavor import Flavor
@@ -23,6 +23,7 @@ from .decision import Decision, LoggingFormat, TransactionState, ddl_decision, d
 from .lock_requests import row_lock_requests, statement_lock_requests
 from .locks import Deadlock, LockManager, LockRequest
 from .results import RowEffect, StepResult
+from .routine_call import CallHost, run_call
 from .row_injection import check_events, inject, injected_rows
 from .sessions import MasterSession
 from .set_statement import SetStatement
@@ -80,7 +81,9 @@ class StatementPipeline:
             result.fail(error)
             return True
         try:
-            if statement.kind is StatementKind.SET:
+            if statement.kind is StatementKind.CALL:
+                run_call(CallHost(self.server, self.executor, self._sub_statement, ms, result), statement)
+            elif statement.kind is StatementKind.SET:
                 self.set_statement.run(ms, statement)
             elif statement.kind.is_transaction_control:
                 self.transactions.run(ms, statement, result)
@@ -93,14 +96,30 @@ class StatementPipeline:
             result.fail(error)
         return True
 
-    def _run(self, ms: MasterSession, statement: Statement, result: StepResult) -> None:
+    def _sub_statement(self, ms: MasterSession, statement: Statement, result: StepResult) -> Outcome | None:
+        """One statement of a procedure's body, run as a statement of its own; a wait for a
+        lock is refused: the statements before it have run and cannot be run again."""
+        try:
+            if statement.kind is StatementKind.SET:
+                self.set_statement.run(ms, statement)
+            elif statement.kind.is_transaction_control:
+                self.transactions.run(ms, statement, result)
+            else:
+                return self._run(ms, statement, result)
+        except MustWait:
+            raise not_supported("a statement of a procedure that waits for a lock another transaction holds") from None
+        except SqlError as error:
+            result.fail(error)
+        return None
+
+    def _run(self, ms: MasterSession, statement: Statement, result: StepResult) -> Outcome | None:
         """A statement that reads or writes tables: DML, DDL, SELECT, BINLOG '...'."""
         ddl = statement.kind.is_ddl and not statement.temporary
         if ddl:
             self.transactions.commit(ms)  # DDL commits the open transaction first
         planned = self._plan(ms, statement, result)
         if planned is None or planned.decision.error is not None:
-            return
+            return None
         self._lock(ms, statement_lock_requests(self.server.catalog, ms.name, ms.session, statement, planned.analysis))
         checkpoint = StatementCheckpoint.take(self.server, ms.session, [*planned.analysis.writes, *planned.analysis.prelocked_writes])
         outcome, context = self._execute(ms, planned)
@@ -121,6 +140,7 @@ class StatementPipeline:
         if ddl:
             self.transactions.commit(ms)
         self.transactions.end_statement(ms)
+        return outcome
 
     def _plan(self, ms: MasterSession, statement: Statement, result: StepResult) -> _Planned | None:
         """Analyze and decide_logging_format; None for a BINLOG statement with no rows."""

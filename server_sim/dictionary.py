@@ -14,6 +14,7 @@ from typing import Any
 from .catalog import Catalog, Column, DefaultKind, Key, KeyKind, Table
 from .engines import Engine
 from .foreign_keys import ForeignKey, ReferentialAction
+from .compound.routine import parse_create_routine
 from .parser import parse_create_trigger
 from .udf import parse_create_function
 from .types import ColumnType
@@ -25,6 +26,7 @@ def catalog_to_json(catalog: Catalog) -> dict[str, Any]:
         "tables": [_table_to_json(table) for table in [*catalog.tables.values(), *catalog.temporary.values()]],
         "triggers": [trigger.sql for trigger in catalog.triggers],  # in firing order
         "udfs": [udf.sql for udf in catalog.udfs.values()],
+        "routines": [routine.sql for routine in catalog.routines.values()],
         "databases": sorted(catalog.databases),
     }
 
@@ -36,6 +38,7 @@ def catalog_from_json(document: dict[str, Any]) -> Catalog:
         catalog.add(_table_from_json(entry))
     catalog.triggers = [parse_create_trigger(sql) for sql in document.get("triggers", [])]
     catalog.udfs = {udf.name.lower(): udf for udf in map(parse_create_function, document.get("udfs", []))}
+    catalog.routines = {routine.key: routine for routine in map(parse_create_routine, document.get("routines", []))}
     return catalog
 
 

@@ -104,6 +104,9 @@ class Flavor:
     # ErrorCode member's name), once per use: MySQL 8.0.17+ FOUND_ROWS() and
     # SQL_CALC_FOUND_ROWS, 8.0.20+ VALUES(col).
     deprecated_syntax: Mapping[str, str] = field(default_factory=dict)
+    # MariaDB adds a Note 4094 "At line N in db.routine" to an error a stored routine's
+    # statement raised and no handler caught (ER_SP_STACK_TRACE); MySQL adds nothing.
+    routine_error_line_note: bool = False
     # MariaDB 10.10+: UUID() returns the UUID data type, which mixes with no number
     # (COALESCE(1, UUID()) is 4078); MySQL's UUID() is a string.
     uuid_data_type: bool = False
@@ -212,6 +215,7 @@ MARIADB_1011 = Flavor(
     performance_schema=False,
     server_uuid=False,
     referenced_trigger_error="ER_REFERENCED_TRG_DOES_NOT_EXIST_MARIADB",
+    routine_error_line_note=True,
     multi_table_update_order_limit_error=False,
     uuid_data_type=True,
     unix_timestamp_out_of_range=None,

@@ -29,6 +29,7 @@ from .modifiers import (
     without_neutral_modifiers,
     without_optimizer_hints,
 )
+from .routine_statements import routine_statement, without_name_const
 from .statement import (
     ROW_STATEMENTS,
     RowVersion,
@@ -211,6 +212,8 @@ def parse_statement(sql: str) -> Statement:
         raise _syntax_error_at(text, r"\b(?:INSERT|REPLACE)\b")  # WITH opens a query, not an INSERT
     if "/*+" in text:
         without_optimizer_hints(tree)
+    if "NAME_CONST" in text.upper():
+        tree = without_name_const(tree)
     refuse_unread_clauses(tree)
     if "PARTITION" in text.upper():
         refuse_partition_selection(tree)
@@ -275,6 +278,9 @@ def _special_form(text: str) -> Statement | None:
             return Statement(text, kind, savepoint=match.group(2))
     if CREATE_TRIGGER_START.match(text):
         return Statement(text, StatementKind.CREATE_TRIGGER, trigger=parse_create_trigger(text))
+    routine = routine_statement(text)
+    if routine is not None:
+        return routine
     if CREATE_FUNCTION_START.match(text):
         return Statement(text, StatementKind.CREATE_FUNCTION, udf=parse_create_function(text))
     if _RENAME_TABLE.match(text):
@@ -352,6 +358,8 @@ def _classified(text: str, tree: exp.Expression, mode: WriteMode, is_replace: bo
             return Statement(text, StatementKind.DROP_TRIGGER, tree)
         if tree.kind == "FUNCTION":
             return Statement(text, StatementKind.DROP_FUNCTION, tree)
+        if tree.kind == "PROCEDURE":
+            return Statement(text, StatementKind.DROP_PROCEDURE, tree)
         if tree.kind != "TABLE":
             raise not_supported(f"DROP {tree.kind}")
         return Statement(text, StatementKind.DROP_TABLE, tree)

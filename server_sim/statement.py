@@ -35,7 +35,7 @@ class StatementKind(Enum):
     USE = "USE"
     CREATE_TRIGGER = "CREATE TRIGGER"
     DROP_TRIGGER = "DROP TRIGGER"
-    CREATE_FUNCTION = "CREATE FUNCTION"  # a loadable function (SONAME)
+    CREATE_FUNCTION = "CREATE FUNCTION"  # a loadable function (SONAME, `udf` set) or a stored one
     DROP_FUNCTION = "DROP FUNCTION"
     BEGIN = "BEGIN"
     COMMIT = "COMMIT"
@@ -47,6 +47,9 @@ class StatementKind(Enum):
     BINLOG = "BINLOG"
     SHOW = "SHOW"  # reads the server's state: changes and logs nothing
     ANALYZE_TABLE = "ANALYZE TABLE"  # an administration statement: logged, with an implicit commit
+    CREATE_PROCEDURE = "CREATE PROCEDURE"
+    DROP_PROCEDURE = "DROP PROCEDURE"
+    CALL = "CALL"  # runs a procedure's statements, each logged on its own; never logged itself
 
     @property
     def is_dml(self) -> bool:
@@ -68,6 +71,8 @@ class StatementKind(Enum):
             StatementKind.CREATE_FUNCTION,
             StatementKind.DROP_FUNCTION,
             StatementKind.ANALYZE_TABLE,
+            StatementKind.CREATE_PROCEDURE,
+            StatementKind.DROP_PROCEDURE,
         )
 
     @property

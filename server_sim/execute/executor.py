@@ -22,6 +22,7 @@ from .object_ddl import create_function, create_trigger, drop_function, drop_tri
 from .outcome import Outcome
 from .reads import evaluate
 from .rename import rename_tables
+from .routine_ddl import create_routine, drop_procedure
 from .run import ForcedAutoIncrement, StatementHandler, StatementRun, StatementScope
 from .select import run_select
 from .alter_table import alter_table
@@ -53,6 +54,8 @@ HANDLERS: Mapping[StatementKind, StatementHandler] = {
     StatementKind.DROP_FUNCTION: drop_function,
     StatementKind.SHOW: run_show,
     StatementKind.ANALYZE_TABLE: run_analyze_table,
+    StatementKind.CREATE_PROCEDURE: create_routine,
+    StatementKind.DROP_PROCEDURE: drop_procedure,
 }
 
 

@@ -1,5 +1,6 @@
 """DDL on the catalog's other objects: CREATE/DROP TRIGGER (their place in the firing
-order, FOLLOWS/PRECEDES) and CREATE/DROP FUNCTION ... SONAME (loadable functions)."""
+order, FOLLOWS/PRECEDES) and CREATE/DROP FUNCTION ... SONAME (loadable functions; stored
+functions are `routine_ddl`'s)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from sqlglot import exp
 from ..errors import ErrorCode, SqlError, note
 from ..statement import TriggerOrder
 from ..udf import check_loadable
+from .routine_ddl import create_routine
 from .run import StatementRun
 
 
@@ -48,7 +50,9 @@ def drop_trigger(run: StatementRun) -> None:
 
 def create_function(run: StatementRun) -> None:
     udf = run.statement.udf
-    assert udf is not None
+    if udf is None:
+        create_routine(run)  # a stored function
+        return
     udfs = run.catalog.udfs
     if udf.name.lower() in udfs:
         if udf.if_not_exists:
@@ -64,6 +68,8 @@ def drop_function(run: StatementRun) -> None:
     assert isinstance(ast, exp.Drop)
     for node in ast.args.get("tables") or []:
         if run.catalog.udfs.pop(node.name.lower(), None) is not None:
+            continue
+        if run.catalog.routines.pop(("FUNCTION", node.name.lower()), None) is not None:
             continue
         missing = SqlError(ErrorCode.ER_SP_DOES_NOT_EXIST, f"{run.catalog.database}.{node.name}")
         if not ast.args.get("exists"):

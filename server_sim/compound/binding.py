@@ -1,0 +1,108 @@
+"""A body's statements and expressions with the values of the local variables they read:
+the tree the server runs (each variable a literal of its value) and the text it logs,
+where each variable is `NAME_CONST('name',value)` (Item_splocal::append_for_log: the
+value as the server prints it, a string with its character set and collation; in LIMIT
+the plain number). The text before a variable loses its trailing blanks: the server's
+replacement starts with one space of its own."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+
+from sqlglot import exp
+
+from ..errors import ErrorCode, SqlError, not_supported
+from ..functions.context import literal
+from ..statement import Statement
+from ..types import ColumnType
+from .program import SqlStatement
+from .references import variable_columns
+
+
+@dataclass
+class Variable:
+    """A parameter or local variable: its name as declared, its type (None: untyped) and value."""
+
+    name: str
+    type: ColumnType | None
+    value: object = None
+
+    def assign(self, value: object) -> None:
+        """The value stored as the variable's type stores it (the server's error when it cannot)."""
+        self.value = self.type.coerce(value, self.name) if self.type is not None and value is not None else value
+
+
+Lookup = Callable[[str], "Variable | None"]
+
+
+def bound_expression(tree: exp.Expression, lookup: Lookup) -> exp.Expression:
+    """An expression with each variable it reads replaced by its value; an unqualified
+    name that is no variable is 1054 (a body's expression reads no table)."""
+
+    def substitute(node: exp.Expression) -> exp.Expression:
+        if not isinstance(node, exp.Column) or node.table:
+            return node
+        variable = lookup(node.name.lower())
+        if variable is None:
+            raise SqlError(ErrorCode.ER_BAD_FIELD_ERROR, node.name, "field list")
+        return literal(variable.value)
+
+    return tree.copy().transform(substitute)
+
+
+def bound_statement(sql: SqlStatement, lookup: Lookup, charset: str, collation: str) -> Statement:
+    """The plain statement as it runs (variables as literals) and as it is logged (NAME_CONST)."""
+    statement = sql.statement
+    if not sql.references or statement.ast is None:
+        return statement
+    names = {reference.name for reference in sql.references}
+    tree = statement.ast.copy()
+    for node in variable_columns(tree, names):
+        variable = lookup(node.name.lower())
+        assert variable is not None  # the reader checked the name was declared
+        node.replace(literal(variable.value))
+    return dataclasses.replace(statement, sql=logged_text(sql, lookup, charset, collation), ast=tree)
+
+
+def logged_text(sql: SqlStatement, lookup: Lookup, charset: str, collation: str) -> str:
+    """The statement's text with each variable it reads as the server logs it."""
+    parts: list[str] = []
+    position = 0
+    for reference in sql.references:
+        variable = lookup(reference.name)
+        assert variable is not None
+        before = sql.text[position : reference.start]
+        if reference.in_limit:
+            parts.append(before + str(variable.value))
+        else:
+            parts.append(before.rstrip() + f" NAME_CONST('{variable.name}',{logged_value(variable.value, charset, collation)})")
+        position = reference.end
+    parts.append(sql.text[position:])
+    return "".join(parts)
+
+
+def logged_value(value: object, charset: str, collation: str) -> str:
+    """A variable's value as NAME_CONST carries it."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, (int, Decimal)):
+        return str(value)
+    if isinstance(value, float):
+        text = repr(value).replace("e+", "e").replace("e-0", "e-")
+        return text[:-2] if text.endswith(".0") else text
+    if isinstance(value, str):
+        return f"_{charset}'{_escaped(value)}' COLLATE '{collation}'"
+    raise not_supported(f"a {type(value).__name__} local variable in a logged statement")
+
+
+_ESCAPES = {"\\": "\\\\", "'": "\\'", "\0": "\\0", "\n": "\\n", "\r": "\\r", "\x1a": "\\Z"}
+
+
+def _escaped(text: str) -> str:
+    """The string as the server quotes it (append_unescaped)."""
+    return "".join(_ESCAPES.get(character, character) for character in text)

@@ -1,0 +1,75 @@
+"""The statements about stored routines, recognised by their form before sqlglot sees
+them (it reads them as opaque commands): CREATE PROCEDURE, CREATE FUNCTION with a
+parameter list (a stored function; without one it is a loadable function, `udf.py`), and
+CALL, whose procedure name and arguments become the statement's tree (an
+`exp.Anonymous`). The definitions are read by `compound/routine.py` when they run."""
+
+from __future__ import annotations
+
+import re
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+
+from .errors import not_supported
+from .statement import Statement, StatementKind
+from .syntax import syntax_error
+
+_NAME = r"(?:`(?:[^`]|``)+`|\w+)"
+_DEFINER = r"DEFINER\s*=\s*(?:CURRENT_USER(?:\s*\(\s*\))?|(?:`[^`]*`|'[^']*'|\"[^\"]*\"|[\w.%-]+)(?:\s*@\s*(?:`[^`]*`|'[^']*'|\"[^\"]*\"|[\w.%-]+))?)"
+_CREATE_ROUTINE = re.compile(
+    rf"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:{_DEFINER}\s+)?(?:(?P<procedure>PROCEDURE)\b|FUNCTION\s+(?:IF\s+NOT\s+EXISTS\s+)?(?:{_NAME}\s*\.\s*)?{_NAME}\s*\()",
+    re.IGNORECASE,
+)
+_CALL = re.compile(rf"^\s*CALL\s+(?:(?P<db>{_NAME})\s*\.\s*)?(?P<name>{_NAME})\s*(?:\((?P<arguments>.*)\))?\s*$", re.IGNORECASE | re.DOTALL)
+
+
+def routine_statement(text: str) -> Statement | None:
+    """CREATE PROCEDURE, CREATE FUNCTION (stored) or CALL; None for any other statement."""
+    created = _CREATE_ROUTINE.match(text)
+    if created is not None:
+        return Statement(text, StatementKind.CREATE_PROCEDURE if created.group("procedure") else StatementKind.CREATE_FUNCTION)
+    if not re.match(r"^\s*CALL\b", text, re.IGNORECASE):
+        return None
+    call = _CALL.match(text)
+    if call is None:
+        raise syntax_error(text, len(text.split(None, 1)[0]) + 1)
+    database = call.group("db")
+    if database is not None and database.strip("`").lower() != "test":
+        raise not_supported(f"CALL of a procedure in database {database!r} (the simulator models one database)")
+    arguments = call.group("arguments") or ""
+    values: list[exp.Expression] = []
+    if arguments.strip():
+        try:
+            tree = sqlglot.parse_one(f"SELECT {arguments}", read="mysql")
+        except (ParseError, TokenError):
+            raise syntax_error(text, call.start("arguments")) from None
+        if not isinstance(tree, exp.Select) or any(v for k, v in tree.args.items() if k != "expressions"):
+            raise syntax_error(text, call.start("arguments"))
+        values = list(tree.expressions)
+    name = call.group("name")
+    name = name[1:-1].replace("``", "`") if name.startswith("`") else name
+    return Statement(text, StatementKind.CALL, exp.Anonymous(this=name, expressions=values))
+
+
+def without_name_const(tree: exp.Expression) -> exp.Expression:
+    """`tree` with each NAME_CONST('name', value) the value it stands for: the constant a
+    procedure's statement was logged with (a number, NULL, or a string with the character
+    set and collation of its variable, which are the database's); any other is refused."""
+
+    def constant(node: exp.Expression) -> exp.Expression:
+        if not (isinstance(node, exp.Anonymous) and node.name.upper() == "NAME_CONST"):
+            return node
+        if len(node.expressions) != 2 or not isinstance(node.expressions[0], exp.Literal):
+            raise not_supported(f"NAME_CONST of anything but a name and a constant ({node.sql(dialect='mysql')})")
+        value = node.expressions[1]
+        if isinstance(value, exp.Collate) and isinstance(value.this, exp.Introducer):
+            value = value.this.expression
+        if isinstance(value, exp.Neg) and isinstance(value.this, exp.Literal) and not value.this.is_string:
+            return value
+        if not isinstance(value, (exp.Literal, exp.Null)):
+            raise not_supported(f"NAME_CONST of {value.sql(dialect='mysql')}")
+        return value
+
+    return tree.transform(constant)

@@ -1,0 +1,106 @@
+"""CALL on the master: each statement of the body logged on its own (NAME_CONST under
+STATEMENT, rows under ROW, decided per statement under MIXED), CALL never logged, OUT
+parameters in user variables, handlers, and the errors of CALL and CREATE/DROP."""
+
+from __future__ import annotations
+
+import pytest
+
+from server_sim.binlog.control_events import FRAMING_EVENTS
+from server_sim.binlog.events import Query_log_event, type_name_of
+from server_sim.binlog.file import read_binlog
+from server_sim.flavor import MARIADB_1011
+
+SCHEMA = [
+    "CREATE TABLE t (a INT PRIMARY KEY, b VARCHAR(10)) ENGINE=InnoDB",
+    "CREATE PROCEDURE fill(IN n INT, OUT c INT) BEGIN DECLARE i INT DEFAULT 1; WHILE i <= n DO INSERT INTO t VALUES (i, 'x'); SET i = i + 1; END WHILE; SELECT COUNT(*) INTO c FROM t; DELETE FROM t WHERE a > c - 1 LIMIT 1; END",
+]
+
+
+def logged(master, start: int = 0) -> list[str]:
+    """The events from `start` on, Query events by their text; MariaDB's GTID events (its BEGIN) left out."""
+    names = [
+        p.event.query if isinstance(p.event, Query_log_event) else type_name_of(p.event)
+        for p in read_binlog(master.binlog_path)
+        if p.position >= start and not isinstance(p.event, FRAMING_EVENTS)
+    ]
+    return [name for name in names if name != "Gtid"]
+
+
+@pytest.mark.parametrize(
+    ("binlog_format", "expected"),
+    [
+        (
+            "STATEMENT",
+            ["INSERT INTO t VALUES ( NAME_CONST('i',1), 'x')", "Xid", "INSERT INTO t VALUES ( NAME_CONST('i',2), 'x')", "Xid",
+             "DELETE FROM t WHERE a > NAME_CONST('c',2) - 1 LIMIT 1", "Xid"],
+        ),
+        (
+            "MIXED",
+            ["INSERT INTO t VALUES ( NAME_CONST('i',1), 'x')", "Xid", "INSERT INTO t VALUES ( NAME_CONST('i',2), 'x')", "Xid",
+             "Annotate_rows", "Table_map", "Delete_rows", "Xid"],
+        ),
+        (
+            "ROW",
+            ["Annotate_rows", "Table_map", "Write_rows", "Xid", "Annotate_rows", "Table_map", "Write_rows", "Xid",
+             "Annotate_rows", "Table_map", "Delete_rows", "Xid"],
+        ),
+    ],
+)
+def test_each_statement_of_a_procedure_is_logged_on_its_own(new_master, binlog_format: str, expected: list[str]) -> None:
+    master = new_master(SCHEMA, binlog_format, flavor=MARIADB_1011)
+    start = master.writer.position
+    result = master.submit("con1", "CALL fill(2, @c)", 1)
+    assert result.error is None
+    assert logged(master, start) == expected
+    assert master.server.dump()["t"][1] == [(1, "x")]
+    assert master.sessions["con1"].session.user_variables["c"] == 2
+    assert [n.code for n in result.notes] == ([1592] if binlog_format == "STATEMENT" else [])
+
+
+@pytest.mark.parametrize(
+    ("sql", "code"),
+    [
+        ("CALL nothing()", 1305),
+        ("CALL fill(1)", 1318),
+        ("CALL fill(1, 2)", 1414),
+        ("CREATE PROCEDURE fill() BEGIN END", 1304),
+        ("DROP PROCEDURE nothing", 1305),
+        ("CREATE FUNCTION f() RETURNS INT RETURN 1", 1418),
+        ("CREATE FUNCTION f() RETURNS INT BEGIN SIGNAL SQLSTATE '45000'; RETURN 1; END", 1235),
+    ],
+)
+def test_call_and_routine_ddl_errors(new_master, sql: str, code: int) -> None:
+    master = new_master(SCHEMA, "ROW", flavor=MARIADB_1011)
+    assert master.submit("con1", sql, 1).error.code == code
+
+
+@pytest.mark.parametrize(
+    ("handler", "rows", "notes"),
+    [
+        ("CONTINUE", [(1, "x"), (2, "after")], []),
+        ("EXIT", [(1, "x")], []),
+    ],
+)
+def test_a_handler_catches_a_failed_statement(new_master, handler: str, rows: list[tuple], notes: list[int]) -> None:
+    body = f"BEGIN DECLARE {handler} HANDLER FOR SQLEXCEPTION SET @caught = 1; INSERT INTO t VALUES (1, 'dup'); INSERT INTO t VALUES (2, 'after'); END"
+    master = new_master([*SCHEMA, "INSERT INTO t VALUES (1, 'x')", f"CREATE PROCEDURE h() {body}"], "ROW", flavor=MARIADB_1011)
+    result = master.submit("con1", "CALL h()", 1)
+    assert result.error is None and [n.code for n in result.notes] == notes
+    assert master.server.dump()["t"][1] == rows
+    assert master.sessions["con1"].session.user_variables["caught"] == 1
+
+
+def test_an_unhandled_error_names_the_line_on_mariadb(new_master) -> None:
+    master = new_master([*SCHEMA, "INSERT INTO t VALUES (1, 'x')", "CREATE PROCEDURE h()\nBEGIN\n  INSERT INTO t VALUES (1, 'dup');\nEND"], "ROW", flavor=MARIADB_1011)
+    result = master.submit("con1", "CALL h()", 1)
+    assert result.error.code == 1062
+    assert [(n.code, n.message) for n in result.notes] == [(4094, "At line 3 in test.h")]
+
+
+def test_create_procedure_is_logged_with_its_definer(new_master) -> None:
+    master = new_master(SCHEMA[:1], "ROW", flavor=MARIADB_1011)
+    start = master.writer.position
+    master.submit("con1", "CREATE DEFINER=someone@somewhere PROCEDURE p(a INT) COMMENT 'c' SELECT a", 1)
+    master.submit("con1", "DROP PROCEDURE IF EXISTS p", 2)
+    assert logged(master, start) == ["CREATE DEFINER=`root`@`localhost` PROCEDURE `p`(a INT)\n    COMMENT 'c'\nSELECT a", "DROP PROCEDURE IF EXISTS p"]
