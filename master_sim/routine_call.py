@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from server_sim.compound.binding import Variable
 from server_sim.compound.routine import ParameterMode, Routine, RoutineKind
-from server_sim.errors import Condition, ErrorCode, SqlError, note
+from server_sim.errors import Condition, ErrorCode, SqlError, not_supported, note
 from server_sim.execute.executor import Executor
 from server_sim.execute.outcome import Outcome
 from server_sim.execute.program import ProgramRunner
@@ -73,6 +73,9 @@ class CallHost:
     def evaluate(self, trees: list[exp.Expression]) -> list[object]:
         session = self.ms.session
         return self.executor.evaluate(session, self.server.statement_context(session, self.server.now()), trees)
+
+    def assign_row(self, column: str, value: object) -> None:
+        raise not_supported("SET NEW.column outside a trigger")  # the reader reads it only in triggers
 
     def set_user_variable(self, name: str, value: object) -> None:
         self.ms.session.user_variables[name] = value

@@ -146,6 +146,7 @@ class TriggerDefinition:
     assignments: tuple[tuple[str, exp.Expression], ...] = ()  # SET NEW.col = expr, in order
     order: TriggerOrder | None = None
     other: str | None = None  # the trigger FOLLOWS/PRECEDES names
+    compound: str | None = None  # a compound body (BEGIN ... END, IF, ...) as written
 
     def row_references(self) -> list[tuple[RowVersion, str]]:
         """Every NEW.col / OLD.col the body reads or assigns."""
@@ -158,13 +159,14 @@ class TriggerDefinition:
                     found.append((version, node.name))
         return found
 
-    def check(self) -> None:
-        """The body's row references against the event and timing (1363, 1362)."""
+    def check(self, references: list[tuple[RowVersion, str]] | None = None, assigns: bool = False) -> None:
+        """The body's row references against the event and timing (1363, 1362); a
+        compound body's are given."""
         allowed = _ROWS_OF_EVENT[self.event]
-        for version, _ in self.row_references():
+        for version, _ in self.row_references() if references is None else references:
             if version not in allowed:
                 raise SqlError(ErrorCode.ER_TRG_NO_SUCH_ROW_IN_TRG, version.value, self.event.value)
-        if self.assignments and self.timing is TriggerTiming.AFTER:
+        if (self.assignments or assigns) and self.timing is TriggerTiming.AFTER:
             raise SqlError(ErrorCode.ER_TRG_CANT_CHANGE_ROW, "NEW", "after ")
 
 

@@ -11,7 +11,7 @@ from enum import Enum
 
 from sqlglot import exp
 
-from ..statement import Statement
+from ..statement import RowVersion, Statement, row_version
 from ..types import ColumnType
 
 
@@ -200,6 +200,35 @@ def expressions(nodes: tuple[Node, ...]) -> list[exp.Expression]:
                 found.append(condition.tree)
                 found.extend(expressions(branch))
             found.extend(expressions(node.otherwise or ()))
+    return found
+
+
+def row_references(nodes: tuple[Node, ...]) -> list[tuple[RowVersion, str]]:
+    """Every NEW.col / OLD.col a trigger's compound body reads or assigns."""
+    found = [(RowVersion.NEW, column) for column in assigned_columns(nodes)]
+    trees = [sql.statement.ast for sql in plain_statements(nodes) if sql.statement.ast is not None] + expressions(nodes)
+    for tree in trees:
+        for node in tree.find_all(exp.Column):
+            version = row_version(node)
+            if version is not None:
+                found.append((version, node.name))
+    return found
+
+
+def assigned_columns(nodes: tuple[Node, ...]) -> list[str]:
+    """The NEW columns a trigger's compound body assigns (SET NEW.col = ...)."""
+    found: list[str] = []
+    for node in nodes:
+        if isinstance(node, SetVariables):
+            found.extend(a.row_column for a in node.assignments if a.row_column is not None)
+        elif isinstance(node, DeclareHandler):
+            found.extend(assigned_columns((node.body,)))
+        elif isinstance(node, (Block, Loop)):
+            found.extend(assigned_columns(node.body))
+        elif isinstance(node, (If, Case)):
+            for _, branch in node.branches:
+                found.extend(assigned_columns(branch))
+            found.extend(assigned_columns(node.otherwise or ()))
     return found
 
 

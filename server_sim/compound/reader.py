@@ -7,6 +7,8 @@ What the simulator does not run (SIGNAL, GET DIAGNOSTICS, named conditions, FOR 
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from sqlglot.tokens import TokenType
 
 from ..errors import ErrorCode, SqlError, not_supported
@@ -50,6 +52,12 @@ _REFUSED = {
     "DEALLOCATE": "DEALLOCATE inside a stored program",
 }
 _NEW_ROW = "new"
+
+
+@lru_cache(maxsize=256)
+def trigger_program(body: str) -> tuple[Node, ...]:
+    """A trigger's compound body, read once per text."""
+    return read_body(body, (), in_trigger=True)
 
 
 def read_body(text: str, parameters: tuple[str, ...], in_trigger: bool = False, in_function: bool = False) -> tuple[Node, ...]:

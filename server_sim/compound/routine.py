@@ -100,7 +100,7 @@ def parse_create_routine(text: str) -> Routine:
         while cursor.token() is not None and cursor.word() not in _CHARACTERISTIC_STARTS and not _body_starts(cursor):
             cursor.pos += 1
         end = cursor.tokens[cursor.pos].start if cursor.token() else len(text)
-        returns = variable_type(text[start:end])
+        returns = variable_type(text[start:end], returns=True)
     characteristics = _characteristics(cursor)
     if cursor.token() is None:
         raise cursor.error()

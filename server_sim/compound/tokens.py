@@ -17,6 +17,9 @@ from ..types import ColumnType, column_type_from_sqlglot
 from .program import Expression
 
 _CHARSET_CLAUSE = re.compile(r"\b(?:CHARACTER|CHARSET|COLLATE)\b", re.IGNORECASE)
+# The character set and collation the server writes after a string type (SHOW CREATE
+# FUNCTION's RETURNS): a case-insensitive collation compares as the simulator's strings do.
+_SHOWN_CHARSET = re.compile(r"\s+(?:CHARACTER\s+SET|CHARSET)\s+\w+(?:\s+COLLATE\s+\w+_ci)?\s*$", re.IGNORECASE)
 MYSQL = sqlglot.Dialect.get_or_raise("mysql")
 NAMES = (TokenType.VAR, TokenType.IDENTIFIER)
 # Words after which a SELECT's INTO list ends.
@@ -136,8 +139,12 @@ def without_into(text: str) -> tuple[tuple[str, ...], str]:
     return (), text
 
 
-def variable_type(text: str) -> ColumnType:
-    """The type of a parameter, local variable or function result, as written."""
+def variable_type(text: str, returns: bool = False) -> ColumnType:
+    """The type of a parameter, local variable or function result (`returns`), as written.
+    A result's character set clause, as SHOW CREATE FUNCTION prints it, is read; elsewhere
+    a character set is refused (a string variable's is the database's, which NAME_CONST logs)."""
+    if returns:
+        text = _SHOWN_CHARSET.sub("", text)
     if _CHARSET_CLAUSE.search(text):
         raise not_supported(f"a character set or collation on a stored program variable ({text.strip()!r})")
     try:

@@ -25,6 +25,7 @@ from .rename import rename_tables
 from .routine_ddl import create_routine, drop_procedure
 from .run import ForcedAutoIncrement, StatementHandler, StatementRun, StatementScope
 from .select import run_select
+from .stored_functions import with_stored_functions
 from .alter_table import alter_table
 from .table_ddl import create_table, drop_table, truncate
 from .update import run_update
@@ -91,6 +92,7 @@ class Executor:
                 handler = HANDLERS.get(kind)
                 if handler is None:
                     raise not_supported(f"{kind.value} in the executor")
+                run.statement = with_stored_functions(run, statement)
                 handler(run)
             except SqlError as error:
                 outcome.error = error

@@ -7,6 +7,8 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..errors import ErrorCode, SqlError, note
+from ..compound.program import assigned_columns, row_references
+from ..compound.reader import trigger_program
 from ..statement import TriggerOrder
 from ..udf import check_loadable
 from .routine_ddl import create_routine
@@ -22,7 +24,12 @@ def create_trigger(run: StatementRun) -> None:
         raise SqlError(ErrorCode.ER_TRG_ON_VIEW_OR_TEMP_TABLE, table.name)
     if catalog.find_trigger(definition.name) is not None:
         raise SqlError(ErrorCode.ER_TRG_ALREADY_EXISTS, f"{catalog.database}.{definition.name}")
-    for version, name in definition.row_references():
+    references = definition.row_references()
+    if definition.compound is not None:
+        program = trigger_program(definition.compound)
+        references = row_references(program)
+        definition.check(references, assigns=bool(assigned_columns(program)))
+    for version, name in references:
         if table.find_column(name) is None:
             raise SqlError(ErrorCode.ER_BAD_FIELD_ERROR, name, version.value)
     siblings = catalog.triggers_of(table, definition.event, definition.timing)

@@ -53,6 +53,8 @@ class ProgramHost(Protocol):
 
     def set_user_variable(self, name: str, value: object) -> None: ...
 
+    def assign_row(self, column: str, value: object) -> None: ...
+
     def warn(self, condition: Condition) -> None: ...
 
     def string_charset(self) -> tuple[str, str]: ...
@@ -100,6 +102,7 @@ class ProgramRunner:
     def __init__(self, host: ProgramHost, parameters: dict[str, Variable] | None = None) -> None:
         self.host = host
         self.scopes: list[_Scope] = [_Scope(dict(parameters or {}))]
+        self.returned = False  # a RETURN ended the body (a function that ends without one is 1321)
         self.line: int | None = None  # the body line of the statement running, for the error's stack trace
 
     def run(self, nodes: tuple[Node, ...]) -> object:
@@ -107,6 +110,7 @@ class ProgramRunner:
         try:
             self.block(nodes)
         except _Return as returned:
+            self.returned = True
             return returned.value
         return None
 
@@ -190,14 +194,11 @@ class ProgramRunner:
         for assignment in node.assignments:
             value = self.value(assignment.value.tree)
             if assignment.row_column is not None:
-                self.assign_row(assignment.row_column, value)
+                self.host.assign_row(assignment.row_column, value)
                 continue
             variable = self.lookup(assignment.target)
             assert variable is not None  # the reader checked the name was declared
             variable.assign(value)
-
-    def assign_row(self, column: str, value: object) -> None:
-        raise not_supported("SET NEW.column outside a trigger")
 
     def block_node(self, node: Block) -> None:
         self.block(node.body, node.label)
