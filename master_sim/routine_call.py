@@ -49,6 +49,7 @@ class CallHost:
         sub = StepResult(self.result.index, self.result.session, statement.sql)
         outcome = self.sub_statement(self.ms, statement, sub)
         result = self.result
+        result.statements.append(sub)
         result.notes.extend(sub.notes)
         result.logged_to.extend(sub.logged_to)
         result.unsafe.extend(reason for reason in sub.unsafe if reason not in result.unsafe)

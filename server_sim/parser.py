@@ -29,7 +29,7 @@ from .modifiers import (
     without_neutral_modifiers,
     without_optimizer_hints,
 )
-from .routine_statements import routine_statement, without_name_const
+from .routine_statements import block_change, routine_statement, without_name_const
 from .statement import (
     ROW_STATEMENTS,
     RowVersion,
@@ -469,19 +469,22 @@ def unparse(statement: Statement, tree: exp.Expression) -> str:
 
 
 def split_statements(text: str) -> list[str]:
-    """The `;`-separated statements of a SQL script, as written (a `;` inside a string or comment does not split)."""
+    """The `;`-separated statements of a SQL script, as written (a `;` inside a string or
+    comment, or inside the BEGIN ... END of a CREATE PROCEDURE, FUNCTION or TRIGGER, does not split)."""
     try:
         tokens = _MYSQL.tokenize(text)
     except TokenError:
         raise syntax_error(text, max(text.rfind("'"), text.rfind('"'), 0)) from None
     statements: list[str] = []
     start: int | None = None
-    end = 0
-    for token in tokens:
-        if token.token_type is TokenType.SEMICOLON:
+    end = depth = 0
+    for index, token in enumerate(tokens):
+        if start is not None and text[start : start + 6].upper() == "CREATE":
+            depth += block_change(tokens, index)
+        if token.token_type is TokenType.SEMICOLON and depth <= 0:
             if start is not None:
                 statements.append(text[start : end + 1])
-            start = None
+            start, depth = None, 0
             continue
         start = token.start if start is None else start
         end = token.end

@@ -11,6 +11,7 @@ import re
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import Token, TokenType
 
 from .errors import not_supported
 from .statement import Statement, StatementKind
@@ -73,3 +74,20 @@ def without_name_const(tree: exp.Expression) -> exp.Expression:
         return value
 
     return tree.transform(constant)
+
+
+_NOT_BLOCK_ENDS = frozenset({"IF", "LOOP", "WHILE", "REPEAT"})
+
+
+def block_change(tokens: list[Token], index: int) -> int:
+    """How a token of a CREATE statement changes its BEGIN ... END / CASE ... END depth: a
+    script's `;` splits statements only outside them."""
+    word = tokens[index].text.upper()
+    following = tokens[index + 1] if index + 1 < len(tokens) else None
+    if word == "BEGIN" and tokens[index].token_type is not TokenType.STRING:
+        return 0 if following is None or following.token_type is TokenType.SEMICOLON or following.text.upper() == "WORK" else 1
+    if word == "CASE" and tokens[index].token_type is not TokenType.STRING:
+        return 1
+    if tokens[index].token_type is TokenType.END:
+        return 0 if following is not None and following.text.upper() in _NOT_BLOCK_ENDS else -1
+    return 0
