@@ -6,6 +6,7 @@ CALL, whose procedure name and arguments become the statement's tree (an
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 import sqlglot
@@ -14,6 +15,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from .errors import not_supported
+from .functions.context import literal
 from .statement import Statement, StatementKind
 from .syntax import syntax_error
 
@@ -54,6 +56,14 @@ def routine_statement(text: str) -> Statement | None:
     return Statement(text, StatementKind.CALL, exp.Anonymous(this=name, expressions=values))
 
 
+# The typed literals NAME_CONST carries a temporal variable's value in.
+_TEMPORAL = {
+    exp.DataType.Type.DATE: dt.date.fromisoformat,
+    exp.DataType.Type.TIMESTAMPTZ: dt.datetime.fromisoformat,
+    exp.DataType.Type.TIMESTAMP: dt.datetime.fromisoformat,
+}
+
+
 def without_name_const(tree: exp.Expression) -> exp.Expression:
     """`tree` with each NAME_CONST('name', value) the value it stands for: the constant a
     procedure's statement was logged with (a number, NULL, or a string with the character
@@ -66,7 +76,11 @@ def without_name_const(tree: exp.Expression) -> exp.Expression:
             raise not_supported(f"NAME_CONST of anything but a name and a constant ({node.sql(dialect='mysql')})")
         value = node.expressions[1]
         if isinstance(value, exp.Collate) and isinstance(value.this, exp.Introducer):
-            value = value.this.expression
+            text = value.this.expression
+            binary = value.this.name.lower() == "_binary" and isinstance(text, exp.Literal)
+            return exp.Unhex(this=exp.Literal.string(text.this.encode("latin1").hex())) if binary else text
+        if isinstance(value, exp.Cast) and isinstance(value.this, exp.Literal) and value.to.this in _TEMPORAL:
+            return literal(_TEMPORAL[value.to.this](value.this.this))
         if isinstance(value, exp.Neg) and isinstance(value.this, exp.Literal) and not value.this.is_string:
             return value
         if not isinstance(value, (exp.Literal, exp.Null)):

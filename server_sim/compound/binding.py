@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -48,9 +49,14 @@ def bound_expression(tree: exp.Expression, lookup: Lookup) -> exp.Expression:
         variable = lookup(node.name.lower())
         if variable is None:
             raise SqlError(ErrorCode.ER_BAD_FIELD_ERROR, node.name, "field list")
-        return literal(variable.value)
+        return value_node(variable.value)
 
     return tree.copy().transform(substitute)
+
+
+def value_node(value: object) -> exp.Expression:
+    """A value as a MySQL expression (bytes as UNHEX('..'), which the function library reads)."""
+    return exp.Unhex(this=exp.Literal.string(value.hex())) if isinstance(value, bytes) else literal(value)
 
 
 def bound_statement(sql: SqlStatement, lookup: Lookup, charset: str, collation: str) -> Statement:
@@ -63,7 +69,7 @@ def bound_statement(sql: SqlStatement, lookup: Lookup, charset: str, collation: 
     for node in variable_columns(tree, names):
         variable = lookup(node.name.lower())
         assert variable is not None  # the reader checked the name was declared
-        node.replace(literal(variable.value))
+        node.replace(value_node(variable.value))
     return dataclasses.replace(statement, sql=logged_text(sql, lookup, charset, collation), ast=tree)
 
 
@@ -85,7 +91,8 @@ def logged_text(sql: SqlStatement, lookup: Lookup, charset: str, collation: str)
 
 
 def logged_value(value: object, charset: str, collation: str) -> str:
-    """A variable's value as NAME_CONST carries it."""
+    """A variable's value as NAME_CONST carries it (Type_handler::print_item_value): a
+    temporal value as a typed literal, a string with its character set and collation."""
     if value is None:
         return "NULL"
     if isinstance(value, bool):
@@ -97,6 +104,12 @@ def logged_value(value: object, charset: str, collation: str) -> str:
         return text[:-2] if text.endswith(".0") else text
     if isinstance(value, str):
         return f"_{charset}'{_escaped(value)}' COLLATE '{collation}'"
+    if isinstance(value, dt.datetime):
+        return f"TIMESTAMP'{value.isoformat(sep=' ')}'"
+    if isinstance(value, dt.date):
+        return f"DATE'{value.isoformat()}'"
+    if isinstance(value, bytes):
+        return f"_binary'{_escaped(value.decode('latin1'))}' COLLATE 'binary'"
     raise not_supported(f"a {type(value).__name__} local variable in a logged statement")
 
 

@@ -38,6 +38,9 @@ from ..compound.program import (
 from ..errors import Condition, ErrorCode, SqlError, not_supported, note
 from ..statement import Statement
 
+# Passes of one loop the runner makes before it gives up on it (a loop that never ends
+# would hang the run: the server would spin on it for ever).
+MAX_LOOP_PASSES = 100_000
 # The errors a SQLSTATE handler catches, by the SQLSTATE the server gives them.
 _SQLSTATES = {"'02000'": {1329}, "'23000'": {1062, 1048, 1451, 1452, 1216, 1217}}
 
@@ -222,7 +225,11 @@ class ProgramRunner:
         self.block(node.otherwise)
 
     def loop(self, node: Loop) -> None:
+        passes = 0
         while node.kind is not LoopKind.WHILE or self.truth(node.condition.tree):
+            passes += 1
+            if passes > MAX_LOOP_PASSES:
+                raise not_supported(f"a {node.kind.value} loop of more than {MAX_LOOP_PASSES} passes in a stored program")
             try:
                 self.block(node.body)
             except _Leave as left:

@@ -3,6 +3,7 @@ construct) or cannot read (1064), and the text a body's statement is logged with
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 
 import pytest
@@ -12,6 +13,7 @@ from server_sim.compound.program import Block, Case, CursorStatement, Declare, D
 from server_sim.compound.reader import read_body
 from server_sim.compound.routine import DataAccess, ParameterMode, RoutineKind, logged_create_routine, parse_create_routine
 from server_sim.errors import SqlError
+from server_sim.parser import parse_statement
 from server_sim.statement import StatementKind
 
 
@@ -84,7 +86,18 @@ def test_a_statement_is_logged_with_its_variables_as_name_const(statement: str, 
     assert logged_text(sql, variables.get, "latin1", "latin1_swedish_ci") == logged
 
 
-@pytest.mark.parametrize(("value", "text"), [(1e20, "1e20"), (2.0, "2"), (True, "1"), ("a\nb\\", "_utf8mb4'a\\nb\\\\' COLLATE 'utf8mb4_general_ci'")])
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (1e20, "1e20"),
+        (2.0, "2"),
+        (True, "1"),
+        ("a\nb\\", "_utf8mb4'a\\nb\\\\' COLLATE 'utf8mb4_general_ci'"),
+        (dt.date(2024, 2, 3), "DATE'2024-02-03'"),
+        (dt.datetime(2024, 2, 3, 4, 5, 6), "TIMESTAMP'2024-02-03 04:05:06'"),
+        (b"a'b", "_binary'a\\'b' COLLATE 'binary'"),
+    ],
+)
 def test_name_const_values_print_as_the_server_prints_them(value: object, text: str) -> None:
     assert logged_value(value, "utf8mb4", "utf8mb4_general_ci") == text
 
@@ -144,3 +157,22 @@ def test_loops_keep_their_kind_label_and_condition() -> None:
     assert (loop.kind, loop.label, loop.condition.text) == (LoopKind.WHILE, "lbl", "x > 0")
     assert isinstance(loop.body[0], SetVariables)
     assert not isinstance(loop.body[0], Leave)
+
+
+@pytest.mark.parametrize(
+    ("logged", "values"),
+    [
+        ("INSERT INTO t VALUES (NAME_CONST('a',-1), NAME_CONST('s',_latin1'x' COLLATE 'latin1_swedish_ci'))", "INSERT INTO t VALUES (-1, 'x')"),
+        ("INSERT INTO t VALUES (NAME_CONST('d',DATE'2024-02-03'), NAME_CONST('n',NULL))", "INSERT INTO t VALUES (CAST('2024-02-03' AS DATE), NULL)"),
+        ("INSERT INTO t VALUES (NAME_CONST('b',_binary'ab' COLLATE 'binary'))", "INSERT INTO t VALUES (UNHEX('6162'))"),
+    ],
+)
+def test_a_replica_reads_name_const_as_the_value_it_carries(logged: str, values: str) -> None:
+    statement = parse_statement(logged)
+    assert statement.sql == logged and statement.ast.sql(dialect="mysql") == values
+
+
+def test_name_const_of_anything_but_a_constant_is_refused() -> None:
+    with pytest.raises(SqlError) as raised:
+        parse_statement("INSERT INTO t VALUES (NAME_CONST('a', 1 + 1))")
+    assert raised.value.code == 1235
