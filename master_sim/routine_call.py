@@ -19,7 +19,7 @@ from server_sim.execute.executor import Executor
 from server_sim.execute.outcome import Outcome
 from server_sim.execute.program import ProgramRunner
 from server_sim.server import Server
-from server_sim.statement import Statement
+from server_sim.statement import Statement, StatementKind
 
 from .results import StepResult
 from .sessions import MasterSession
@@ -72,8 +72,19 @@ class CallHost:
         return list(outcome.rows or []) if outcome is not None else []
 
     def evaluate(self, trees: list[exp.Expression]) -> list[object]:
+        """Values of a body's expressions; one that calls a stored function is run as the
+        SELECT of it, where the executor puts the function in."""
         session = self.ms.session
-        return self.executor.evaluate(session, self.server.statement_context(session, self.server.now()), trees)
+        context = self.server.statement_context(session, self.server.now())
+        routines = self.server.catalog.routines
+        if routines and any((RoutineKind.FUNCTION.value, node.name.lower()) in routines for tree in trees for node in tree.find_all(exp.Anonymous)):
+            select = exp.select(*(tree.copy() for tree in trees))
+            outcome = self.executor.run(session, Statement(select.sql(dialect="mysql"), StatementKind.SELECT, select), context)
+            if outcome.error is not None:
+                raise outcome.error
+            assert outcome.rows is not None
+            return list(outcome.rows[0])
+        return self.executor.evaluate(session, context, trees)
 
     def assign_row(self, column: str, value: object) -> None:
         raise not_supported("SET NEW.column outside a trigger")  # the reader reads it only in triggers

@@ -58,6 +58,14 @@ class DeclareCursor:
     query: SqlStatement
 
 
+@dataclass(frozen=True)
+class DeclareCondition:
+    """DECLARE name CONDITION FOR SQLSTATE 'x' | code: a name handlers may use for it."""
+
+    name: str
+    value: str
+
+
 class HandlerKind(Enum):
     CONTINUE = "CONTINUE"
     EXIT = "EXIT"
@@ -157,7 +165,7 @@ class Run:
     statement: SqlStatement
 
 
-Node = Declare | DeclareCursor | DeclareHandler | SetVariables | Block | If | Case | Loop | Leave | Iterate | Return | CursorStatement | Run
+Node = Declare | DeclareCondition | DeclareCursor | DeclareHandler | SetVariables | Block | If | Case | Loop | Leave | Iterate | Return | CursorStatement | Run
 
 
 def plain_statements(nodes: tuple[Node, ...]) -> list[SqlStatement]:

@@ -2,8 +2,7 @@
 statements (BEGIN ... END, DECLARE, SET of local variables, IF, CASE, WHILE, REPEAT,
 LOOP, LEAVE, ITERATE, RETURN, OPEN, FETCH, CLOSE) are recognised here; each plain SQL
 statement is handed to the statement parser, each expression parsed as a SELECT's item.
-What the simulator does not run (SIGNAL, GET DIAGNOSTICS, named conditions, FOR loops,
-...) is refused with 1235 naming it; what does not read is 1064."""
+What the simulator does not run (SIGNAL, GET DIAGNOSTICS, FOR loops, ...) is refused with 1235 naming it; what does not read is 1064."""
 
 from __future__ import annotations
 
@@ -22,6 +21,7 @@ from .program import (
     CursorAction,
     CursorStatement,
     Declare,
+    DeclareCondition,
     DeclareCursor,
     DeclareHandler,
     HandlerKind,
@@ -78,6 +78,7 @@ class Reader(TokenCursor):
         self.scopes: list[set[str]] = [{name.lower() for name in parameters}]
         self.labels: list[str] = []
         self.cursors: set[str] = set()
+        self.named_conditions: dict[str, str] = {}  # DECLARE name CONDITION FOR ...: what it stands for
         self.in_trigger = in_trigger
         self.in_function = in_function
 
@@ -202,7 +203,13 @@ class Reader(TokenCursor):
             self.cursors.add(name)
             return DeclareCursor(name, query)
         if self.word(1) == "CONDITION":
-            raise not_supported("DECLARE ... CONDITION (named conditions) in a stored program body")
+            name = self.name().lower()
+            self.expect("CONDITION", "FOR")
+            value = self.condition()
+            if value in ("SQLEXCEPTION", "SQLWARNING", "NOT FOUND"):
+                raise self.error()
+            self.named_conditions[name] = value
+            return DeclareCondition(name, value)
         names = [self.name()]
         while self.accept(","):
             names.append(self.name())
@@ -242,7 +249,10 @@ class Reader(TokenCursor):
         if token is not None and token.token_type is TokenType.NUMBER:
             self.pos += 1
             return token.text
-        raise not_supported("a handler for a named condition") if token is not None and token.token_type in NAMES else self.error()
+        if token is not None and token.token_type in NAMES and token.text.lower() in self.named_conditions:
+            self.pos += 1
+            return self.named_conditions[token.text.lower()]
+        raise self.error()
 
     def set_statement(self) -> Node:
         start = self.pos

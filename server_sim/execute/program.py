@@ -21,6 +21,7 @@ from ..compound.program import (
     CursorAction,
     CursorStatement,
     Declare,
+    DeclareCondition,
     DeclareCursor,
     DeclareHandler,
     HandlerKind,
@@ -42,7 +43,7 @@ from ..statement import Statement
 # would hang the run: the server would spin on it for ever).
 MAX_LOOP_PASSES = 100_000
 # The errors a SQLSTATE handler catches, by the SQLSTATE the server gives them.
-_SQLSTATES = {"'02000'": {1329}, "'23000'": {1062, 1048, 1451, 1452, 1216, 1217}}
+_SQLSTATES = {"02000": {1329}, "23000": {1062, 1048, 1451, 1452, 1216, 1217}, "40001": {1213}}
 
 
 class ProgramHost(Protocol):
@@ -187,6 +188,9 @@ class ProgramRunner:
             variable.assign(value)
             self.scopes[-1].variables[name.lower()] = variable
 
+    def declare_condition(self, node: DeclareCondition) -> None:
+        """Nothing to do when it runs: the reader put its value in the handlers that name it."""
+
     def declare_cursor(self, node: DeclareCursor) -> None:
         self.scopes[-1].cursors[node.name] = _Cursor(node.query)
 
@@ -327,6 +331,7 @@ def _catches(condition: str, code: int) -> bool:
 
 _RUNNERS = {
     Declare: ProgramRunner.declare,
+    DeclareCondition: ProgramRunner.declare_condition,
     DeclareCursor: ProgramRunner.declare_cursor,
     DeclareHandler: ProgramRunner.declare_handler,
     SetVariables: ProgramRunner.set_variables,

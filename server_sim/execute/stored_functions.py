@@ -60,6 +60,10 @@ def with_stored_functions(run: StatementRun, statement: Statement, calling: tupl
 
 
 def _cast(tree: exp.Expression, column_type: ColumnType) -> exp.Expression:
+    """A value stored in a parameter or result of `column_type`: an integer is rounded as a
+    column stores it (10.5 is 11), not truncated by the cast."""
+    if column_type.is_integer:
+        tree = exp.Round(this=tree)
     return exp.Cast(this=tree, to=exp.DataType.build(column_type.sql, dialect="mysql"))
 
 

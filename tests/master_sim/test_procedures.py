@@ -76,14 +76,18 @@ def test_call_and_routine_ddl_errors(new_master, sql: str, code: int) -> None:
 
 
 @pytest.mark.parametrize(
-    ("handler", "rows", "notes"),
+    ("handler", "condition", "rows", "notes"),
     [
-        ("CONTINUE", [(1, "x"), (2, "after")], []),
-        ("EXIT", [(1, "x")], []),
+        ("CONTINUE", "SQLEXCEPTION", [(1, "x"), (2, "after")], []),
+        ("EXIT", "SQLEXCEPTION", [(1, "x")], []),
+        ("CONTINUE", "SQLSTATE '23000'", [(1, "x"), (2, "after")], []),
+        ("EXIT", "1062", [(1, "x")], []),
+        ("CONTINUE", "duplicate", [(1, "x"), (2, "after")], []),
     ],
 )
-def test_a_handler_catches_a_failed_statement(new_master, handler: str, rows: list[tuple], notes: list[int]) -> None:
-    body = f"BEGIN DECLARE {handler} HANDLER FOR SQLEXCEPTION SET @caught = 1; INSERT INTO t VALUES (1, 'dup'); INSERT INTO t VALUES (2, 'after'); END"
+def test_a_handler_catches_a_failed_statement(new_master, handler: str, condition: str, rows: list[tuple], notes: list[int]) -> None:
+    named = "DECLARE duplicate CONDITION FOR 1062; "
+    body = f"BEGIN {named}DECLARE {handler} HANDLER FOR {condition} SET @caught = 1; INSERT INTO t VALUES (1, 'dup'); INSERT INTO t VALUES (2, 'after'); END"
     master = new_master([*SCHEMA, "INSERT INTO t VALUES (1, 'x')", f"CREATE PROCEDURE h() {body}"], "ROW", flavor=MARIADB_1011)
     result = master.submit("con1", "CALL h()", 1)
     assert result.error is None and [n.code for n in result.notes] == notes
@@ -104,3 +108,19 @@ def test_create_procedure_is_logged_with_its_definer(new_master) -> None:
     master.submit("con1", "CREATE DEFINER=someone@somewhere PROCEDURE p(a INT) COMMENT 'c' SELECT a", 1)
     master.submit("con1", "DROP PROCEDURE IF EXISTS p", 2)
     assert logged(master, start) == ["CREATE DEFINER=`root`@`localhost` PROCEDURE `p`(a INT)\n    COMMENT 'c'\nSELECT a", "DROP PROCEDURE IF EXISTS p"]
+
+
+def test_a_handler_for_another_error_lets_the_error_end_the_call(new_master) -> None:
+    body = "BEGIN DECLARE CONTINUE HANDLER FOR 1146 SET @caught = 1; INSERT INTO t VALUES (1, 'dup'); END"
+    master = new_master([*SCHEMA, "INSERT INTO t VALUES (1, 'x')", f"CREATE PROCEDURE h() {body}"], "ROW", flavor=MARIADB_1011)
+    assert master.submit("con1", "CALL h()", 1).error.code == 1062
+    assert "caught" not in master.sessions["con1"].session.user_variables
+
+
+def test_a_procedure_reads_a_stored_function_in_its_expressions(new_master) -> None:
+    schema = [*SCHEMA, "CREATE FUNCTION twice(x INT) RETURNS INT DETERMINISTIC RETURN x * 2", "CREATE PROCEDURE w(IN n INT) BEGIN DECLARE v INT DEFAULT twice(n); IF twice(v) > 10 THEN INSERT INTO t VALUES (v, 'big'); END IF; END"]
+    master = new_master(schema, "STATEMENT", flavor=MARIADB_1011)
+    start = master.writer.position
+    assert master.submit("con1", "CALL w(3)", 1).error is None
+    assert master.server.dump()["t"][1] == [(6, "big")]
+    assert "INSERT INTO t VALUES ( NAME_CONST('v',6), 'big')" in logged(master, start)

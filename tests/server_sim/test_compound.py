@@ -42,7 +42,8 @@ def test_the_reader_recognises_each_compound_statement(body: str, kinds: list[ty
     [
         ("BEGIN SIGNAL SQLSTATE '45000'; END", 1235, "SIGNAL"),
         ("BEGIN GET DIAGNOSTICS @n = NUMBER; END", 1235, "GET DIAGNOSTICS"),
-        ("BEGIN DECLARE c CONDITION FOR 1062; END", 1235, "named conditions"),
+        ("BEGIN DECLARE EXIT HANDLER FOR nothing SET x = 1; END", 1064, "near 'nothing"),
+        ("BEGIN FOR i IN 1..3 DO SET x = i; END FOR; END", 1235, "FOR loops"),
         ("BEGIN DECLARE UNDO HANDLER FOR SQLEXCEPTION BEGIN END; END", 1235, "UNDO handlers"),
         ("BEGIN CALL other(); END", 1235, "CALL inside a stored program"),
         ("BEGIN DECLARE v VARCHAR(5) CHARACTER SET utf8mb4; END", 1235, "character set"),
@@ -176,3 +177,8 @@ def test_name_const_of_anything_but_a_constant_is_refused() -> None:
     with pytest.raises(SqlError) as raised:
         parse_statement("INSERT INTO t VALUES (NAME_CONST('a', 1 + 1))")
     assert raised.value.code == 1235
+
+
+def test_a_named_condition_stands_for_its_sqlstate_or_code_in_handlers() -> None:
+    (block,) = read_body("BEGIN DECLARE dup CONDITION FOR SQLSTATE '23000'; DECLARE gone CONDITION FOR 1146; DECLARE EXIT HANDLER FOR dup, gone SET x = 1; END", ("x",))
+    assert block.body[2].conditions == ("SQLSTATE 23000", "1146")
