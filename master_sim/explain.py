@@ -16,6 +16,8 @@ from pathlib import Path
 
 from server_sim.binlog.events import Log_event, type_name_of
 from server_sim.catalog import Table
+from server_sim.compound.program import plain_statements
+from server_sim.compound.reader import trigger_program
 from server_sim.errors import Condition, ErrorCode, SqlError
 from server_sim.flavor import Flavor
 from server_sim.parser import parse_statement
@@ -65,7 +67,8 @@ class TriggerUse:
 
     @classmethod
     def of(cls, trigger: TriggerDefinition) -> TriggerUse:
-        written = [node.name for node in target_tables(trigger.body)] if trigger.body is not None else []
+        bodies = [sql.statement for sql in plain_statements(trigger_program(trigger.compound))] if trigger.compound is not None else [trigger.body]
+        written = list(dict.fromkeys(node.name for body in bodies if body is not None for node in target_tables(body)))
         return cls(trigger.name, trigger.timing.value, trigger.event.value, trigger.table, written)
 
     @property

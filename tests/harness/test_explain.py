@@ -333,3 +333,18 @@ def test_a_call_is_explained_statement_by_statement(capsys, tmp_path: Path, binl
     assert [[u["reason"] for u in statement["unsafe"]] for statement in body] == [["SYSTEM_FUNCTION"], ["SYSTEM_FUNCTION"], []]
     assert [event["type"] for event in body[0]["caches"][0]["events"]] == first_events
     assert [note["code"] for note in document["result"]["notes"]] == ([1592, 1592] if binlog_format == "STATEMENT" else [])
+
+
+def test_explain_lists_a_compound_trigger_with_the_tables_its_statements_write(capsys, tmp_path: Path) -> None:
+    path = tmp_path / "triggers.sql"
+    path.write_text(
+        "CREATE TABLE t1 (id INT PRIMARY KEY, v VARCHAR(40)) ENGINE=InnoDB;"
+        "CREATE TABLE audit (id INT, what VARCHAR(40)) ENGINE=InnoDB;"
+        "CREATE TRIGGER t1_bi BEFORE INSERT ON t1 FOR EACH ROW BEGIN DECLARE k VARCHAR(10) DEFAULT 'x';"
+        " SET NEW.v = CONCAT(k, UUID()); INSERT INTO audit VALUES (NEW.id, NEW.v); END;",
+        encoding="utf-8",
+    )
+    document = explain_json(capsys, path, "--flavor", MARIADB, "--set", "binlog_format=MIXED", "INSERT INTO t1 VALUES (1, 'a')")
+    assert document["triggers"] == [{"name": "t1_bi", "timing": "BEFORE", "event": "INSERT", "table": "t1", "writes": ["audit"]}]
+    assert [reason["reason"] for reason in document["unsafe"]] == ["SYSTEM_FUNCTION"]
+    assert document["decision"]["format"] == "ROW"
