@@ -29,6 +29,7 @@ from .sessions import MasterSession
 from .set_statement import SetStatement
 from .statement_log import StatementLogger
 from .transactions import TransactionControl, transaction_state
+from .unsafe import UnsafeReason
 
 
 class MustWait(Exception):
@@ -96,28 +97,29 @@ class StatementPipeline:
             result.fail(error)
         return True
 
-    def _sub_statement(self, ms: MasterSession, statement: Statement, result: StepResult) -> Outcome | None:
-        """One statement of a procedure's body, run as a statement of its own; a wait for a
-        lock is refused: the statements before it have run and cannot be run again."""
+    def _sub_statement(self, ms: MasterSession, statement: Statement, result: StepResult, carried: frozenset[UnsafeReason] = frozenset()) -> Outcome | None:
+        """One statement of a procedure's body, run as a statement of its own (with the
+        unsafe reasons it `carried` from earlier CALLs); a wait for a lock is refused: the
+        statements before it have run and cannot be run again."""
         try:
             if statement.kind is StatementKind.SET:
                 self.set_statement.run(ms, statement)
             elif statement.kind.is_transaction_control:
                 self.transactions.run(ms, statement, result)
             else:
-                return self._run(ms, statement, result)
+                return self._run(ms, statement, result, carried)
         except MustWait:
             raise not_supported("a statement of a procedure that waits for a lock another transaction holds") from None
         except SqlError as error:
             result.fail(error)
         return None
 
-    def _run(self, ms: MasterSession, statement: Statement, result: StepResult) -> Outcome | None:
+    def _run(self, ms: MasterSession, statement: Statement, result: StepResult, carried: frozenset[UnsafeReason] = frozenset()) -> Outcome | None:
         """A statement that reads or writes tables: DML, DDL, SELECT, BINLOG '...'."""
         ddl = statement.kind.is_ddl and not statement.temporary
         if ddl:
             self.transactions.commit(ms)  # DDL commits the open transaction first
-        planned = self._plan(ms, statement, result)
+        planned = self._plan(ms, statement, result, carried)
         if planned is None or planned.decision.error is not None:
             return None
         self._lock(ms, statement_lock_requests(self.server.catalog, ms.name, ms.session, statement, planned.analysis))
@@ -142,7 +144,7 @@ class StatementPipeline:
         self.transactions.end_statement(ms)
         return outcome
 
-    def _plan(self, ms: MasterSession, statement: Statement, result: StepResult) -> _Planned | None:
+    def _plan(self, ms: MasterSession, statement: Statement, result: StepResult, carried: frozenset[UnsafeReason] = frozenset()) -> _Planned | None:
         """Analyze and decide_logging_format; None for a BINLOG statement with no rows."""
         session = ms.session
         injection = statement.kind is StatementKind.BINLOG
@@ -151,6 +153,8 @@ class StatementPipeline:
             if not injected_rows(statement):
                 return None  # a format description alone: remembered, nothing to apply or log
         analysis = analyze(statement, self.server.catalog, session.thread_id, self.flavor)
+        if carried:
+            analysis.unsafe = sorted({*analysis.unsafe, *carried}, key=list(UnsafeReason).index)
         state = replace(transaction_state(ms), row_injection=injection)
         logging = session.variables.get("sql_log_bin", "ON") == "ON"
         decision = self._decide(statement, analysis, state, logging)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from server_sim.compound.binding import Variable
+from server_sim.compound.program import SqlStatement
 from server_sim.compound.routine import ParameterMode, Routine, RoutineKind
 from server_sim.errors import Condition, ErrorCode, SqlError, not_supported, note
 from server_sim.execute.executor import Executor
@@ -23,9 +24,13 @@ from server_sim.statement import Statement, StatementKind
 
 from .results import StepResult
 from .sessions import MasterSession
+from .unsafe import UnsafeReason
 
-# Runs one statement of a body through the pipeline; the outcome when it ran.
-SubStatement = Callable[[MasterSession, Statement, StepResult], "Outcome | None"]
+# Runs one statement of a body through the pipeline, with the unsafe reasons it carries
+# from earlier CALLs; the outcome when it ran.
+SubStatement = Callable[[MasterSession, Statement, StepResult, frozenset[UnsafeReason]], "Outcome | None"]
+# The unsafe reasons decide_logging_format sets from the transaction's state.
+_STATE_REASONS = frozenset({UnsafeReason.NONTRANS_AFTER_TRANS, UnsafeReason.MIXED_STATEMENT})
 
 
 def error_of(condition: Condition) -> SqlError:
@@ -44,10 +49,23 @@ class CallHost:
         self.sub_statement = sub_statement
         self.ms = ms
         self.result = result
+        self.source: SqlStatement | None = None
 
+    def starting(self, source: SqlStatement) -> None:
+        self.source = source
+
+    def _sticky(self) -> set[UnsafeReason] | None:
+        """The reasons the running statement keeps across the session's CALLs (MariaDB)."""
+        if self.source is None or not self.server.flavor.routine_unsafe_flags_stick:
+            return None
+        kept = self.ms.routine_unsafe.setdefault(id(self.source), (self.source, set()))
+        return kept[1]
     def _run(self, statement: Statement) -> Outcome | None:
         sub = StepResult(self.result.index, self.result.session, statement.sql)
-        outcome = self.sub_statement(self.ms, statement, sub)
+        sticky = self._sticky()
+        outcome = self.sub_statement(self.ms, statement, sub, frozenset(sticky or ()))
+        if sticky is not None and sub.decision is not None:
+            sticky.update(reason for reason in sub.decision.unsafe if reason in _STATE_REASONS)
         result = self.result
         result.statements.append(sub)
         result.notes.extend(sub.notes)

@@ -107,6 +107,11 @@ class Flavor:
     # MariaDB adds a Note 4094 "At line N in db.routine" to an error a stored routine's
     # statement raised and no handler caught (ER_SP_STACK_TRACE); MySQL adds nothing.
     routine_error_line_note: bool = False
+    # MariaDB keeps a procedure's statements parsed in the session's routine cache, and the
+    # unsafe flags decide_logging_format sets on one from the transaction's state
+    # (NONTRANS_AFTER_TRANS, MIXED_STATEMENT) stay on it for the session's later CALLs
+    # (recorded on 10.11: a CALL in autocommit after one inside BEGIN ... COMMIT).
+    routine_unsafe_flags_stick: bool = False
     # MariaDB 10.10+: UUID() returns the UUID data type, which mixes with no number
     # (COALESCE(1, UUID()) is 4078); MySQL's UUID() is a string.
     uuid_data_type: bool = False
@@ -216,6 +221,7 @@ MARIADB_1011 = Flavor(
     server_uuid=False,
     referenced_trigger_error="ER_REFERENCED_TRG_DOES_NOT_EXIST_MARIADB",
     routine_error_line_note=True,
+    routine_unsafe_flags_stick=True,
     multi_table_update_order_limit_error=False,
     uuid_data_type=True,
     unix_timestamp_out_of_range=None,

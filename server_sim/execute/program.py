@@ -65,6 +65,9 @@ class ProgramHost(Protocol):
 
     def clear_warnings(self) -> None: ...
 
+    def starting(self, source: SqlStatement) -> None:
+        """The plain statement of the body about to run (before it is bound)."""
+
 
 class _Leave(Exception):
     def __init__(self, label: str) -> None:
@@ -256,6 +259,7 @@ class ProgramRunner:
 
     def run_node(self, node: Run) -> None:
         self.line = node.statement.line
+        self.host.starting(node.statement)
         statement = self.bound(node.statement)
         if not node.statement.into:
             self.host.run_statement(statement)
@@ -298,6 +302,7 @@ class ProgramRunner:
             if cursor.rows is not None:
                 raise SqlError(ErrorCode.ER_SP_CURSOR_ALREADY_OPEN)
             self.line = cursor.query.line
+            self.host.starting(cursor.query)
             cursor.rows = list(self.host.query(self.bound(cursor.query)))
             return
         if cursor.rows is None:

@@ -16,7 +16,7 @@ import dataclasses
 from sqlglot import exp
 
 from ..compound.binding import Variable
-from ..compound.program import Return, plain_statements
+from ..compound.program import Return, SqlStatement, plain_statements
 from ..compound.routine import Routine, RoutineKind
 from ..errors import Condition, ErrorCode, SqlError, not_supported
 from ..expressions import constant_value, is_constant
@@ -170,6 +170,9 @@ class FunctionHost:
 
     def warn(self, condition: Condition) -> None:
         self.run.outcome.warnings.append(condition)
+
+    def starting(self, source: SqlStatement) -> None:
+        """Nothing is kept per statement of the body."""
 
     def clear_warnings(self) -> None:
         """A handler's conditions replace the function's so far (the statement's own stay)."""

@@ -11,7 +11,7 @@ import dataclasses
 from sqlglot import exp
 
 from ..catalog import Catalog, Table
-from ..compound.program import assigned_columns
+from ..compound.program import SqlStatement, assigned_columns
 from ..compound.reader import trigger_program
 from ..errors import Condition, ErrorCode, SqlError, not_supported
 from ..functions.context import literal
@@ -142,6 +142,9 @@ class TriggerHost:
 
     def warn(self, condition: Condition) -> None:
         self.run.outcome.warnings.append(condition)
+
+    def starting(self, source: SqlStatement) -> None:
+        """Nothing is kept per statement of the body."""
 
     def clear_warnings(self) -> None:
         """The statement's own conditions stay: the trigger's handler clears only its own."""
