@@ -83,6 +83,7 @@ class StatementPipeline:
             return True
         try:
             if statement.kind is StatementKind.CALL:
+                result.restart()  # a CALL that waited runs again from its start
                 run_call(CallHost(self.server, self.executor, self._sub_statement, ms, result), statement)
             elif statement.kind is StatementKind.SET:
                 self.set_statement.run(ms, statement)
@@ -97,10 +98,12 @@ class StatementPipeline:
             result.fail(error)
         return True
 
-    def _sub_statement(self, ms: MasterSession, statement: Statement, result: StepResult, carried: frozenset[UnsafeReason] = frozenset()) -> Outcome | None:
+    def _sub_statement(self, ms: MasterSession, statement: Statement, result: StepResult, carried: frozenset[UnsafeReason], restartable: bool) -> Outcome | None:
         """One statement of a procedure's body, run as a statement of its own (with the
-        unsafe reasons it `carried` from earlier CALLs); a wait for a lock is refused: the
-        statements before it have run and cannot be run again."""
+        unsafe reasons it `carried` from earlier CALLs). When it must wait for a lock, the
+        whole CALL waits and runs again from its start if nothing before it changed a row,
+        a user variable or the binlog (`restartable`); otherwise the wait is refused: what
+        ran before cannot run again."""
         try:
             if statement.kind is StatementKind.SET:
                 self.set_statement.run(ms, statement)
@@ -109,7 +112,9 @@ class StatementPipeline:
             else:
                 return self._run(ms, statement, result, carried)
         except MustWait:
-            raise not_supported("a statement of a procedure that waits for a lock another transaction holds") from None
+            if restartable:
+                raise
+            raise not_supported("a statement of a procedure that waits for a lock another transaction holds after the procedure changed rows") from None
         except SqlError as error:
             result.fail(error)
         return None

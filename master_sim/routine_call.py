@@ -27,8 +27,8 @@ from .sessions import MasterSession
 from .unsafe import UnsafeReason
 
 # Runs one statement of a body through the pipeline, with the unsafe reasons it carries
-# from earlier CALLs; the outcome when it ran.
-SubStatement = Callable[[MasterSession, Statement, StepResult, frozenset[UnsafeReason]], "Outcome | None"]
+# from earlier CALLs and whether the CALL may wait and run again; the outcome when it ran.
+SubStatement = Callable[[MasterSession, Statement, StepResult, frozenset[UnsafeReason], bool], "Outcome | None"]
 # The unsafe reasons decide_logging_format sets from the transaction's state.
 _STATE_REASONS = frozenset({UnsafeReason.NONTRANS_AFTER_TRANS, UnsafeReason.MIXED_STATEMENT})
 
@@ -50,6 +50,9 @@ class CallHost:
         self.ms = ms
         self.result = result
         self.source: SqlStatement | None = None
+        # Whether a statement of the body changed something running it again would change
+        # twice: rows, the binlog caches, user variables.
+        self.changed = False
 
     def starting(self, source: SqlStatement) -> None:
         self.source = source
@@ -63,7 +66,9 @@ class CallHost:
     def _run(self, statement: Statement) -> Outcome | None:
         sub = StepResult(self.result.index, self.result.session, statement.sql)
         sticky = self._sticky()
-        outcome = self.sub_statement(self.ms, statement, sub, frozenset(sticky or ()))
+        outcome = self.sub_statement(self.ms, statement, sub, frozenset(sticky or ()), not self.changed)
+        if (outcome is not None and outcome.changes) or sub.logged_to or statement.kind is StatementKind.SET:
+            self.changed = True
         if sticky is not None and sub.decision is not None:
             sticky.update(reason for reason in sub.decision.unsafe if reason in _STATE_REASONS)
         result = self.result
@@ -108,6 +113,7 @@ class CallHost:
         raise not_supported("SET NEW.column outside a trigger")  # the reader reads it only in triggers
 
     def set_user_variable(self, name: str, value: object) -> None:
+        self.changed = True
         self.ms.session.user_variables[name] = value
 
     def warn(self, condition: Condition) -> None:

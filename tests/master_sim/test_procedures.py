@@ -124,3 +124,31 @@ def test_a_procedure_reads_a_stored_function_in_its_expressions(new_master) -> N
     assert master.submit("con1", "CALL w(3)", 1).error is None
     assert master.server.dump()["t"][1] == [(6, "big")]
     assert "INSERT INTO t VALUES ( NAME_CONST('v',6), 'big')" in logged(master, start)
+
+
+ACCOUNTS = [
+    "CREATE TABLE acct (id INT PRIMARY KEY, bal INT) ENGINE=InnoDB",
+    "INSERT INTO acct VALUES (1, 100), (2, 100)",
+    "CREATE PROCEDURE take(IN src INT) BEGIN DECLARE b INT; SELECT bal INTO b FROM acct WHERE id = src FOR UPDATE; UPDATE acct SET bal = b - 10 WHERE id = src; END",
+    "CREATE PROCEDURE both_rows() BEGIN UPDATE acct SET bal = bal + 1 WHERE id = 2; UPDATE acct SET bal = bal + 1 WHERE id = 1; END",
+]
+
+
+def test_a_call_whose_first_locking_statement_waits_runs_again_from_its_start(new_master) -> None:
+    master = new_master(ACCOUNTS, "STATEMENT", flavor=MARIADB_1011)
+    master.submit("con1", "BEGIN", 1)
+    master.submit("con1", "UPDATE acct SET bal = bal + 50 WHERE id = 1", 2)
+    waiting = master.submit("con2", "CALL take(1)", 3)
+    assert waiting.blocked_by == "con1"
+    master.submit("con1", "COMMIT", 4)
+    assert waiting.status == "ok" and waiting.ran_after_step == 4
+    assert master.server.dump()["acct"][1] == [(1, 140), (2, 100)]
+    assert [step.sql for step in waiting.statements] == ["SELECT bal FROM acct WHERE id = NAME_CONST('src',1) FOR UPDATE", "UPDATE acct SET bal = NAME_CONST('b',150) - 10 WHERE id = NAME_CONST('src',1)"]
+
+
+def test_a_call_that_must_wait_after_changing_rows_is_refused(new_master) -> None:
+    master = new_master(ACCOUNTS, "STATEMENT", flavor=MARIADB_1011)
+    master.submit("con1", "BEGIN", 1)
+    master.submit("con1", "UPDATE acct SET bal = bal + 50 WHERE id = 1", 2)
+    refused = master.submit("con2", "CALL both_rows()", 3)
+    assert refused.error.code == 1235 and "waits for a lock" in refused.error.message
