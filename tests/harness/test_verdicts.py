@@ -226,3 +226,20 @@ def test_statement_kinds_of_a_signature(sql: str, kind: str) -> None:
 
 def scenario_of(tmp_path: Path, text: str) -> Scenario:
     return load_scenario(write(tmp_path, "s", text))
+
+
+@pytest.mark.parametrize(
+    ("notes", "verdict"),
+    [
+        ([Condition("Note", 1592, "ER_BINLOG_UNSAFE_STATEMENT", "Unsafe statement written to the binary log")], Verdict.DIVERGENT),
+        ([], Verdict.FINDING),
+    ],
+)
+def test_a_real_servers_note_1592_explains_its_divergence(tmp_path: Path, notes: list[Condition], verdict: Verdict) -> None:
+    """A real server's steps carry no logging decision: its own Note 1592 says it logged an
+    unsafe statement as a statement (a CALL's statements included)."""
+    record = run_variant(scenario_of(tmp_path, UUID), {"binlog_format": "STATEMENT"}, MYSQL_80, tmp_path / "binlogs")
+    diff = diff_snapshots(record.master_snapshot, record.slave_snapshot)
+    for step in record.steps:
+        step.logged_as, step.unsafe, step.notes = "none", [], list(notes)
+    assert judge(record, diff).verdict is verdict
