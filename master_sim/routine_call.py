@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from server_sim.compound.binding import Variable
+from server_sim.compound.binding import NameConstStyle, Variable, name_const_style
 from server_sim.compound.program import SqlStatement
 from server_sim.compound.routine import ParameterMode, Routine, RoutineKind
 from server_sim.errors import Condition, ErrorCode, SqlError, not_supported, note
@@ -122,9 +122,8 @@ class CallHost:
     def clear_warnings(self) -> None:
         self.result.notes.clear()
 
-    def string_charset(self) -> tuple[str, str]:
-        variables = self.ms.session.variables
-        return variables["character_set_database"], variables["collation_database"]
+    def name_const_style(self) -> NameConstStyle:
+        return name_const_style(self.server.flavor, self.ms.session.variables)
 
 
 def run_call(host: CallHost, statement: Statement) -> None:

@@ -112,6 +112,10 @@ class Flavor:
     # (NONTRANS_AFTER_TRANS, MIXED_STATEMENT) stay on it for the session's later CALLs
     # (recorded on 10.11: a CALL in autocommit after one inside BEGIN ... COMMIT).
     routine_unsafe_flags_stick: bool = False
+    # sp_head::subst_spvars: MySQL keeps the blanks before a procedure variable it replaces
+    # with " NAME_CONST(...)" (`a =  NAME_CONST('n',2)`); MariaDB's replacement takes their
+    # place (`a = NAME_CONST('n',2)`, recorded on 10.11).
+    name_const_keeps_blanks: bool = True
     # MariaDB 10.10+: UUID() returns the UUID data type, which mixes with no number
     # (COALESCE(1, UUID()) is 4078); MySQL's UUID() is a string.
     uuid_data_type: bool = False
@@ -222,6 +226,7 @@ MARIADB_1011 = Flavor(
     referenced_trigger_error="ER_REFERENCED_TRG_DOES_NOT_EXIST_MARIADB",
     routine_error_line_note=True,
     routine_unsafe_flags_stick=True,
+    name_const_keeps_blanks=False,
     multi_table_update_order_limit_error=False,
     uuid_data_type=True,
     unix_timestamp_out_of_range=None,

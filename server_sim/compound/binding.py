@@ -2,8 +2,8 @@
 the tree the server runs (each variable a literal of its value) and the text it logs,
 where each variable is `NAME_CONST('name',value)` (Item_splocal::append_for_log: the
 value as the server prints it, a string with its character set and collation; in LIMIT
-the plain number). The text before a variable loses its trailing blanks: the server's
-replacement starts with one space of its own."""
+the plain number). The replacement starts with one space of its own: MariaDB drops the
+blanks before the variable, MySQL keeps them."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from decimal import Decimal
 from sqlglot import exp
 
 from ..errors import ErrorCode, SqlError, not_supported
+from ..flavor import Flavor
 from ..functions.context import literal
 from ..statement import Statement
 from ..types import ColumnType
@@ -39,6 +40,21 @@ class Variable:
 Lookup = Callable[[str], "Variable | None"]
 
 
+@dataclass(frozen=True)
+class NameConstStyle:
+    """How a server writes NAME_CONST: a string's character set and collation (the
+    database's), and whether the blanks before the variable stay."""
+
+    charset: str
+    collation: str
+    keeps_blanks: bool = False
+
+
+def name_const_style(flavor: Flavor, variables: dict[str, str]) -> NameConstStyle:
+    """The style of `flavor`, with the session's database character set and collation."""
+    return NameConstStyle(variables["character_set_database"], variables["collation_database"], flavor.name_const_keeps_blanks)
+
+
 def bound_expression(tree: exp.Expression, lookup: Lookup) -> exp.Expression:
     """An expression with each variable it reads replaced by its value; an unqualified
     name that is no variable is 1054 (a body's expression reads no table)."""
@@ -59,7 +75,7 @@ def value_node(value: object) -> exp.Expression:
     return exp.Unhex(this=exp.Literal.string(value.hex())) if isinstance(value, bytes) else literal(value)
 
 
-def bound_statement(sql: SqlStatement, lookup: Lookup, charset: str, collation: str) -> Statement:
+def bound_statement(sql: SqlStatement, lookup: Lookup, style: NameConstStyle) -> Statement:
     """The plain statement as it runs (variables as literals) and as it is logged (NAME_CONST)."""
     statement = sql.statement
     if not sql.references or statement.ast is None:
@@ -70,10 +86,10 @@ def bound_statement(sql: SqlStatement, lookup: Lookup, charset: str, collation: 
         variable = lookup(node.name.lower())
         assert variable is not None  # the reader checked the name was declared
         node.replace(value_node(variable.value))
-    return dataclasses.replace(statement, sql=logged_text(sql, lookup, charset, collation), ast=tree)
+    return dataclasses.replace(statement, sql=logged_text(sql, lookup, style), ast=tree)
 
 
-def logged_text(sql: SqlStatement, lookup: Lookup, charset: str, collation: str) -> str:
+def logged_text(sql: SqlStatement, lookup: Lookup, style: NameConstStyle) -> str:
     """The statement's text with each variable it reads as the server logs it."""
     parts: list[str] = []
     position = 0
@@ -84,7 +100,8 @@ def logged_text(sql: SqlStatement, lookup: Lookup, charset: str, collation: str)
         if reference.in_limit:
             parts.append(before + str(variable.value))
         else:
-            parts.append(before.rstrip() + f" NAME_CONST('{variable.name}',{logged_value(variable.value, charset, collation)})")
+            value = logged_value(variable.value, style.charset, style.collation)
+            parts.append((before if style.keeps_blanks else before.rstrip()) + f" NAME_CONST('{variable.name}',{value})")
         position = reference.end
     parts.append(sql.text[position:])
     return "".join(parts)

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from sqlglot import exp
 
-from ..compound.binding import Variable, bound_expression, bound_statement
+from ..compound.binding import NameConstStyle, Variable, bound_expression, bound_statement
 from ..compound.program import (
     Block,
     Case,
@@ -61,7 +61,7 @@ class ProgramHost(Protocol):
 
     def warn(self, condition: Condition) -> None: ...
 
-    def string_charset(self) -> tuple[str, str]: ...
+    def name_const_style(self) -> NameConstStyle: ...
 
     def clear_warnings(self) -> None: ...
 
@@ -273,8 +273,7 @@ class ProgramRunner:
         self.store(node.statement.into, rows[0])
 
     def bound(self, sql: SqlStatement) -> Statement:
-        charset, collation = self.host.string_charset()
-        return bound_statement(sql, self.lookup, charset, collation)
+        return bound_statement(sql, self.lookup, self.host.name_const_style())
 
     def store(self, targets: tuple[str, ...], row: tuple) -> None:
         if len(targets) != len(row):

@@ -15,7 +15,7 @@ import dataclasses
 
 from sqlglot import exp
 
-from ..compound.binding import Variable
+from ..compound.binding import NameConstStyle, Variable, name_const_style
 from ..compound.program import Return, SqlStatement, plain_statements
 from ..compound.routine import Routine, RoutineKind
 from ..errors import Condition, ErrorCode, SqlError, not_supported
@@ -177,6 +177,5 @@ class FunctionHost:
     def clear_warnings(self) -> None:
         """A handler's conditions replace the function's so far (the statement's own stay)."""
 
-    def string_charset(self) -> tuple[str, str]:
-        variables = self.run.session.variables
-        return variables["character_set_database"], variables["collation_database"]
+    def name_const_style(self) -> NameConstStyle:
+        return name_const_style(self.run.server.flavor, self.run.session.variables)

@@ -11,6 +11,7 @@ import dataclasses
 from sqlglot import exp
 
 from ..catalog import Catalog, Table
+from ..compound.binding import NameConstStyle, name_const_style
 from ..compound.program import SqlStatement, assigned_columns
 from ..compound.reader import trigger_program
 from ..errors import Condition, ErrorCode, SqlError, not_supported
@@ -149,6 +150,5 @@ class TriggerHost:
     def clear_warnings(self) -> None:
         """The statement's own conditions stay: the trigger's handler clears only its own."""
 
-    def string_charset(self) -> tuple[str, str]:
-        variables = self.run.session.variables
-        return variables["character_set_database"], variables["collation_database"]
+    def name_const_style(self) -> NameConstStyle:
+        return name_const_style(self.run.server.flavor, self.run.session.variables)

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from server_sim.compound.binding import Variable, logged_text, logged_value
+from server_sim.compound.binding import NameConstStyle, Variable, logged_text, logged_value
 from server_sim.compound.program import Block, Case, CursorStatement, Declare, DeclareCursor, DeclareHandler, If, Leave, Loop, LoopKind, Return, Run, SetVariables, plain_statements
 from server_sim.compound.reader import read_body
 from server_sim.compound.routine import DataAccess, ParameterMode, RoutineKind, logged_create_routine, parse_create_routine
@@ -84,7 +84,7 @@ def test_a_statement_is_logged_with_its_variables_as_name_const(statement: str, 
     (block,) = read_body(f"BEGIN {declared}{statement}; END", ())
     (sql,) = plain_statements(block.body)
     variables = {name: Variable(name, None, value) for name, value in values.items()}
-    assert logged_text(sql, variables.get, "latin1", "latin1_swedish_ci") == logged
+    assert logged_text(sql, variables.get, NameConstStyle("latin1", "latin1_swedish_ci")) == logged
 
 
 @pytest.mark.parametrize(
@@ -182,3 +182,17 @@ def test_name_const_of_anything_but_a_constant_is_refused() -> None:
 def test_a_named_condition_stands_for_its_sqlstate_or_code_in_handlers() -> None:
     (block,) = read_body("BEGIN DECLARE dup CONDITION FOR SQLSTATE '23000'; DECLARE gone CONDITION FOR 1146; DECLARE EXIT HANDLER FOR dup, gone SET x = 1; END", ("x",))
     assert block.body[2].conditions == ("SQLSTATE 23000", "1146")
+
+
+@pytest.mark.parametrize(
+    ("keeps_blanks", "logged"),
+    [
+        (False, "UPDATE t SET a = 1 WHERE b = NAME_CONST('n',2) AND c IN ( NAME_CONST('n',2))"),
+        (True, "UPDATE t SET a = 1 WHERE b =  NAME_CONST('n',2) AND c IN ( NAME_CONST('n',2))"),
+    ],
+)
+def test_the_blanks_before_a_variable_stay_on_mysql_and_go_on_mariadb(keeps_blanks: bool, logged: str) -> None:
+    (block,) = read_body("BEGIN DECLARE n INT; UPDATE t SET a = 1 WHERE b = n AND c IN (n); END", ())
+    (sql,) = plain_statements(block.body)
+    variables = {"n": Variable("n", None, 2)}
+    assert logged_text(sql, variables.get, NameConstStyle("latin1", "latin1_swedish_ci", keeps_blanks)) == logged
