@@ -12,6 +12,7 @@ from server_sim.checkpoint import StatementCheckpoint
 from server_sim.errors import ErrorCode, SqlError, not_supported
 from server_sim.execute.executor import Executor
 from server_sim.execute.outcome import Outcome
+from server_sim.execute.routine_ddl import check_body
 from server_sim.flavor import Flavor
 from server_sim.functions.statement import StatementContext
 from server_sim.parser import parse_statement
@@ -78,6 +79,7 @@ class StatementPipeline:
         """Run `result`'s statement; False when it must wait for a lock."""
         try:
             statement = parse_statement(result.sql)
+            check_body(statement)
         except SqlError as error:
             result.fail(error)
             return True

@@ -10,7 +10,9 @@ from functools import lru_cache
 from sqlglot import exp
 
 from ..compound.routine import Routine, RoutineKind, parse_create_routine
+from ..compound.reader import trigger_program
 from ..errors import ErrorCode, SqlError
+from ..statement import Statement, StatementKind
 from .run import StatementRun
 
 _MISSING = {RoutineKind.PROCEDURE: ErrorCode.ER_SP_DOES_NOT_EXIST_PROCEDURE, RoutineKind.FUNCTION: ErrorCode.ER_SP_DOES_NOT_EXIST}
@@ -20,6 +22,15 @@ _MISSING = {RoutineKind.PROCEDURE: ErrorCode.ER_SP_DOES_NOT_EXIST_PROCEDURE, Rou
 def routine_of(sql: str) -> Routine:
     """The definition a CREATE PROCEDURE / CREATE FUNCTION text gives (read once per text)."""
     return parse_create_routine(sql)
+
+
+def check_body(statement: Statement) -> None:
+    """Read a CREATE PROCEDURE, FUNCTION or TRIGGER's compound body as the server parses it,
+    before the statement runs: 1064 or 1235 before its implicit commit, not after."""
+    if statement.kind is StatementKind.CREATE_PROCEDURE or (statement.kind is StatementKind.CREATE_FUNCTION and statement.udf is None):
+        routine_of(statement.sql)
+    elif statement.trigger is not None and statement.trigger.compound is not None:
+        trigger_program(statement.trigger.compound)
 
 
 def create_routine(run: StatementRun) -> None:

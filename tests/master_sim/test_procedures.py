@@ -152,3 +152,19 @@ def test_a_call_that_must_wait_after_changing_rows_is_refused(new_master) -> Non
     master.submit("con1", "UPDATE acct SET bal = bal + 50 WHERE id = 1", 2)
     refused = master.submit("con2", "CALL both_rows()", 3)
     assert refused.error.code == 1235 and "waits for a lock" in refused.error.message
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "CREATE PROCEDURE bad() BEGIN SIGNAL SQLSTATE '45000'; END",
+        "CREATE PROCEDURE bad() BEGIN INSERT INTO t VALUES (1, 'x') END",
+        "CREATE TRIGGER bad BEFORE INSERT ON t FOR EACH ROW BEGIN GET DIAGNOSTICS @n = NUMBER; END",
+    ],
+)
+def test_a_body_that_does_not_read_fails_before_the_implicit_commit(new_master, sql: str) -> None:
+    master = new_master(SCHEMA, "ROW", flavor=MARIADB_1011)
+    master.submit("con1", "BEGIN", 1)
+    master.submit("con1", "INSERT INTO t VALUES (9, 'open')", 2)
+    assert master.submit("con1", sql, 3).error.code in (1064, 1235)
+    assert master.sessions["con1"].session.in_multi_statement_transaction  # still open: nothing committed it
