@@ -82,7 +82,7 @@ def divergence_reasons(record: RunRecord) -> list[str]:
     """What the run itself says that makes the slave differ: unsafe statements logged as
     statements, and slave tables the scenario changed."""
     reasons = [
-        f"step {step.index} ({step.session}) was logged as STATEMENT while unsafe: {', '.join(step.unsafe)}"
+        f"step {step.index} ({step.session}) was logged as STATEMENT while unsafe: {', '.join(step.unsafe or _noted_reasons(step))}"
         for step in unsafe_statements_logged(record)
     ]
     if record.scenario.slave_schema:
@@ -91,8 +91,15 @@ def divergence_reasons(record: RunRecord) -> list[str]:
 
 
 def unsafe_statements_logged(record: RunRecord) -> list[StepResult]:
-    """The steps the master logged in statement format although it flagged them unsafe."""
-    return [step for step in record.steps if step.logged_as == "STATEMENT" and step.unsafe]
+    """The steps the master logged in statement format although it flagged them unsafe: by
+    the simulator's account, or by the server's own Note 1592 (a real server's steps carry
+    no logging decision; it raises the note exactly when it logs an unsafe statement as a
+    statement, also for a CALL's statements)."""
+    return [step for step in record.steps if (step.logged_as == "STATEMENT" and step.unsafe) or _noted_reasons(step)]
+
+
+def _noted_reasons(step: StepResult) -> list[str]:
+    return [condition.message for condition in step.notes if condition.code == UNSAFE_NOTE]
 
 
 def finding_kind(record: RunRecord) -> str:

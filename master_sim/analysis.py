@@ -12,12 +12,15 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from server_sim.catalog import Catalog, Table
+from server_sim.compound.program import expressions, plain_statements
+from server_sim.compound.reader import trigger_program
+from server_sim.compound.routine import RoutineKind
 from server_sim.errors import SqlError
 from server_sim.expressions import constant_value, is_constant
 from server_sim.flavor import Flavor
 from server_sim.execute.multi_table import references, targets
 from server_sim.foreign_keys import ReferentialAction
-from server_sim.functions import function_name
+from server_sim.functions import function_name, is_udf_call
 from server_sim.statement import (
     Statement,
     StatementKind,
@@ -104,6 +107,8 @@ def analyze(statement: Statement, catalog: Catalog, session_id: int, flavor: Fla
         view_query = Statement(statement.sql, StatementKind.SELECT, query)
         analysis.unsafe.extend(reason for reason in parse_time_reasons(view_query, flavor) if reason not in analysis.unsafe)
     _note_context(analysis, ast)
+    if catalog.routines:
+        _add_functions(analysis, catalog, session_id, flavor, statement, seen)
     for table in analysis.writes:
         # A join reaches a target's rows through the other tables' values: a table lock.
         analysis.key_reach[table.name.lower()] = None if multi_table else _key_reach(statement, table)
@@ -162,7 +167,7 @@ def _prelock(analysis: Analysis, catalog: Catalog, session_id: int, flavor: Flav
                 if any(trigger is fired for fired in analysis.triggers):
                     continue
                 analysis.triggers.append(trigger)
-                queue.extend((used, _events(trigger.body)) for used in _add_body(analysis, catalog, session_id, flavor, trigger, seen))
+                queue.extend(_add_body(analysis, catalog, session_id, flavor, trigger, seen))
 
 
 def _prelock_foreign_keys(analysis: Analysis, catalog: Catalog, written: list[Table], events: set[TriggerEvent]) -> None:
@@ -187,12 +192,47 @@ def _prelock_foreign_keys(analysis: Analysis, catalog: Catalog, written: list[Ta
                 queue.append((child, child_events))
 
 
-def _add_body(analysis: Analysis, catalog: Catalog, session_id: int, flavor: Flavor, trigger: TriggerDefinition, seen: set[int]) -> list[Table]:
-    """A trigger body's unsafe reasons, context and tables; returns the tables it writes."""
-    body = trigger.body
-    if body is None:  # SET NEW.col = ...: its expressions, read as a SELECT of them
-        select = exp.select(*(expression for _, expression in trigger.assignments))
-        body = Statement(trigger.sql, StatementKind.SELECT, select)
+def _add_functions(analysis: Analysis, catalog: Catalog, session_id: int, flavor: Flavor, statement: Statement, seen: set[int], calling: tuple[str, ...] = ()) -> None:
+    """The stored functions a statement calls, as prelocking adds them: their bodies'
+    statements' tables and unsafe reasons are the statement's (a call of one is no UDF)."""
+    called = [name.lower() for name in statement.calls if name.lower() not in catalog.udfs and (RoutineKind.FUNCTION.value, name.lower()) in catalog.routines]
+    if not called:
+        return
+    if UnsafeReason.UDF in analysis.unsafe and not any(is_udf_call(node) and node.name.lower() not in called for node in statement.ast.find_all(exp.Anonymous)):
+        analysis.unsafe.remove(UnsafeReason.UDF)
+    for name in dict.fromkeys(called):
+        if name in calling:
+            continue
+        routine = catalog.routines[(RoutineKind.FUNCTION.value, name)]
+        bodies = [sql.statement for sql in plain_statements(routine.body)]
+        bodies.append(Statement(routine.sql, StatementKind.SELECT, exp.select(*(tree.copy() for tree in expressions(routine.body)))))
+        for body in bodies:
+            for used in _add_statement(analysis, catalog, session_id, flavor, body, seen):
+                _prelock(analysis, catalog, session_id, flavor, [used], _events(body), seen)
+            _add_functions(analysis, catalog, session_id, flavor, body, seen, (*calling, name))
+
+
+def _add_body(analysis: Analysis, catalog: Catalog, session_id: int, flavor: Flavor, trigger: TriggerDefinition, seen: set[int]) -> list[tuple[Table, set[TriggerEvent]]]:
+    """A trigger body's unsafe reasons, context and tables; returns the tables it writes,
+    each with the row operations it performs on them."""
+    if trigger.compound is not None:
+        program = trigger_program(trigger.compound)
+        bodies = [sql.statement for sql in plain_statements(program)]
+        bodies.append(Statement(trigger.sql, StatementKind.SELECT, exp.select(*(tree.copy() for tree in expressions(program)))))
+    elif trigger.body is None:  # SET NEW.col = ...: its expressions, read as a SELECT of them
+        bodies = [Statement(trigger.sql, StatementKind.SELECT, exp.select(*(expression for _, expression in trigger.assignments)))]
+    else:
+        bodies = [trigger.body]
+    found: list[tuple[Table, set[TriggerEvent]]] = []
+    for body in bodies:
+        found.extend((table, _events(body)) for table in _add_statement(analysis, catalog, session_id, flavor, body, seen))
+        if catalog.routines:
+            _add_functions(analysis, catalog, session_id, flavor, body, seen)
+    return found
+
+
+def _add_statement(analysis: Analysis, catalog: Catalog, session_id: int, flavor: Flavor, body: Statement, seen: set[int]) -> list[Table]:
+    """A sub-statement's unsafe reasons, context and tables; returns the tables it writes."""
     analysis.unsafe.extend(reason for reason in parse_time_reasons(body, flavor) if reason not in analysis.unsafe)
     _note_context(analysis, body.ast)
     if body.kind is StatementKind.SELECT:

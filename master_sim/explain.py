@@ -16,6 +16,8 @@ from pathlib import Path
 
 from server_sim.binlog.events import Log_event, type_name_of
 from server_sim.catalog import Table
+from server_sim.compound.program import plain_statements
+from server_sim.compound.reader import trigger_program
 from server_sim.errors import Condition, ErrorCode, SqlError
 from server_sim.flavor import Flavor
 from server_sim.parser import parse_statement
@@ -25,7 +27,9 @@ from sqlglot import exp
 
 from .analysis import analyze
 from .binlog_cache import LogTarget
+from .decision import TransactionState
 from .master import Master
+from .results import StepResult
 from .row_injection import injected_rows
 from .unsafe import parse_time_reasons
 
@@ -66,7 +70,8 @@ class TriggerUse:
 
     @classmethod
     def of(cls, trigger: TriggerDefinition) -> TriggerUse:
-        written = [node.name for node in target_tables(trigger.body)] if trigger.body is not None else []
+        bodies = [sql.statement for sql in plain_statements(trigger_program(trigger.compound))] if trigger.compound is not None else [trigger.body]
+        written = list(dict.fromkeys(node.name for body in bodies if body is not None for node in target_tables(body)))
         return cls(trigger.name, trigger.timing.value, trigger.event.value, trigger.table, written)
 
     @property
@@ -124,6 +129,40 @@ class ViewUse:
         return f"{self.name} AS {self.query}: unsafe {', '.join(self.unsafe) or 'no'}"
 
 
+class BodyStatement:
+    """A statement a CALL ran: decided and logged as a statement of its own, with the
+    procedure's variables as NAME_CONST in its text."""
+
+    statement: str
+    reads: list[str]  # "table (Engine)"
+    writes: list[str]
+    unsafe: list[Unsafe]
+    logging_format: str | None
+    error: Condition | None
+    caches: list[CacheUse]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "statement": self.statement,
+            "reads": self.reads,
+            "writes": self.writes,
+            "unsafe": [vars(reason) for reason in self.unsafe],
+            "decision": {"format": self.logging_format},
+            "error": self.error.as_dict() if self.error else None,
+            "caches": [_cache_dict(use) for use in self.caches],
+        }
+
+    def lines(self) -> list[tuple[str, str]]:
+        found = [("body", " ".join(self.statement.split())), ("", f"  reads {', '.join(self.reads) or 'none'}; writes {', '.join(self.writes) or 'none'}")]
+        found.extend(("", f"  unsafe {u.reason} ({u.code}): {u.message}") for u in self.unsafe)
+        outcome = f"error {_condition_text(self.error)}" if self.error else (self.logging_format or "not logged")
+        found.append(("", f"  decision {outcome}"))
+        for use in self.caches:
+            found.append(("", f"  events {_cache_text(use)}"))
+            found.extend(("", f"    {event.type}  {event.info}".rstrip()) for event in use.events)
+        return found
+
+
 @dataclass(frozen=True)
 class Explanation:
     flavor: str
@@ -143,6 +182,9 @@ class Explanation:
     caches: list[CacheUse]
     notes: list[Condition]
     views: list[ViewUse] = field(default_factory=list)  # nested views after the views naming them
+
+
+    body: list[BodyStatement] = field(default_factory=list)  # a CALL's statements
 
     def as_dict(self) -> dict[str, object]:
         """The JSON document of `rplharness explain --json` (keys documented in README.md)."""
@@ -166,15 +208,8 @@ class Explanation:
                 "affected_rows": self.affected_rows,
                 "notes": [note.as_dict() for note in self.notes],
             },
-            "caches": [
-                {
-                    "cache": use.cache.value,
-                    "flushed_at": use.flushed_at.value,
-                    "on_rollback": use.on_rollback,
-                    "events": [vars(event) for event in use.events],
-                }
-                for use in self.caches
-            ],
+            "caches": [_cache_dict(use) for use in self.caches],
+            "body": [statement.as_dict() for statement in self.body],
         }
 
 
@@ -199,7 +234,7 @@ class Explanation:
             lines.append(("decision", f"error {_condition_text(self.decision_error)}"))
             lines.append(("result", "not executed"))
         else:
-            lines.append(("decision", self.logging_format or "not logged"))
+            lines.append(("decision", self.logging_format or ("not logged: each statement the CALL ran is, on its own (body)" if self.body else "not logged")))
             outcome = f"error {_condition_text(self.error)}" if self.error else f"{self.affected_rows} row(s) affected"
             lines.append(("result", outcome))
         lines.extend(("", f"{note.level} {_condition_text(note)}") for note in self.notes)
@@ -208,8 +243,14 @@ class Explanation:
             lines.extend(("", f"  {event.type}  {event.info}".rstrip()) for event in use.events)
         if not self.caches:
             lines.append(("events", "none"))
+        for statement in self.body:
+            lines.extend(statement.lines())
         width = max(len(label) for label, _ in lines) + 2
         return "\n".join(f"{label:<{width}}{text}".rstrip() for label, text in lines) + "\n"
+
+
+def _cache_dict(use: CacheUse) -> dict[str, object]:
+    return {"cache": use.cache.value, "flushed_at": use.flushed_at.value, "on_rollback": use.on_rollback, "events": [vars(event) for event in use.events]}
 
 
 def _transaction_text(multi_statement: bool, trx_cache_nonempty: bool) -> str:
@@ -278,9 +319,9 @@ def _parse(sql: str, flavor: Flavor) -> Statement:
         applies_rows = statement.kind is not StatementKind.BINLOG or bool(injected_rows(statement))
     except SqlError as error:
         raise ExplainError(str(error)) from None
-    if not (statement.kind.is_dml or statement.kind.is_ddl or statement.kind is StatementKind.SELECT):
+    if not (statement.kind.is_dml or statement.kind.is_ddl or statement.kind in (StatementKind.SELECT, StatementKind.CALL)):
         raise ExplainError(
-            f"cannot explain a {statement.kind.value} statement: explain takes one DML, SELECT or DDL statement "
+            f"cannot explain a {statement.kind.value} statement: explain takes one DML, SELECT, DDL or CALL statement "
             "(put BEGIN, SET and the like in --before)"
         )
     if not applies_rows:
@@ -313,6 +354,8 @@ def _explain(master: Master, statement: Statement) -> Explanation:
         raise ExplainError(f"{result.error.message}: give its CREATE TABLE in --schema")
     if result.error is not None and result.error.code == ErrorCode.ER_NOT_SUPPORTED_YET.code:
         raise ExplainError(f"ERROR {result.error.code} ({result.error.name}): {result.error.message}: the simulator does not model it")
+    if statement.kind is StatementKind.CALL:
+        return _explain_call(master, statement, result, variables, state)
     decision = result.decision
     if decision is None:
         # Only a BINLOG statement stops before the decision: its events did not pass the checks.
@@ -354,6 +397,41 @@ def _views(master: Master, statement: Statement) -> list[ViewUse]:
         found.append(ViewUse(view.name, " ".join(view.source.split()), [reason.name for reason in reasons]))
         queue.extend(view.query.find_all(exp.Table))
     return found
+
+
+def _explain_call(master: Master, statement: Statement, result: StepResult, variables: dict[str, str], state: TransactionState) -> Explanation:
+    """CALL is not logged: each statement it ran is, as a statement of its own."""
+    body = [
+        BodyStatement(
+            statement=step.sql,
+            reads=list(step.reads),
+            writes=list(step.writes),
+            unsafe=[Unsafe(reason.name, reason.code, reason.message(master.flavor)) for reason in (step.decision.unsafe if step.decision else [])],
+            logging_format=step.decision.format.value if step.decision is not None and step.decision.format is not None else None,
+            error=step.error,
+            caches=[_cache_use(master, cached.target, cached.events) for cached in step.logged_to],
+        )
+        for step in result.statements
+    ]
+    return Explanation(
+        flavor=master.flavor.name,
+        statement=statement.sql,
+        variables=variables,
+        multi_statement_transaction=state.multi_statement,
+        trx_cache_nonempty=state.trx_cache_nonempty,
+        row_injection=False,
+        reads=[],
+        writes=[],
+        triggers=[],
+        unsafe=[],
+        logging_format=None,
+        decision_error=None,
+        error=result.error,
+        affected_rows=result.affected_rows,
+        caches=[],
+        notes=list(result.notes),
+        body=body,
+    )
 
 
 def _cache_use(master: Master, target: LogTarget, events: list[Log_event]) -> CacheUse:

@@ -9,9 +9,10 @@ from dataclasses import dataclass, replace
 
 from server_sim.applier.row_applier import RowApplier
 from server_sim.checkpoint import StatementCheckpoint
-from server_sim.errors import ErrorCode, SqlError
+from server_sim.errors import ErrorCode, SqlError, not_supported
 from server_sim.execute.executor import Executor
 from server_sim.execute.outcome import Outcome
+from server_sim.execute.routine_ddl import check_body
 from server_sim.flavor import Flavor
 from server_sim.functions.statement import StatementContext
 from server_sim.parser import parse_statement
@@ -25,11 +26,13 @@ from .prepared_statements import PreparedStatements
 from .lock_requests import row_lock_requests, statement_lock_requests
 from .locks import Deadlock, LockManager, LockRequest
 from .results import RowEffect, StepResult
+from .routine_call import CallHost, run_call
 from .row_injection import check_events, inject, injected_rows
 from .sessions import MasterSession
 from .set_statement import SetStatement
 from .statement_log import StatementLogger
 from .transactions import TransactionControl, transaction_state
+from .unsafe import UnsafeReason
 
 
 class MustWait(Exception):
@@ -79,6 +82,7 @@ class StatementPipeline:
         """Run `result`'s statement; False when it must wait for a lock."""
         try:
             statement = parse_statement(result.sql, self.flavor.comment_rules)
+            check_body(statement)
         except SqlError as error:
             result.fail(error)
             return True
@@ -87,7 +91,10 @@ class StatementPipeline:
                 statement = self.prepared.run(ms, statement)  # EXECUTE's statement, run as sent
                 if statement is None:
                     return True
-            if statement.kind is StatementKind.SET:
+            if statement.kind is StatementKind.CALL:
+                result.restart()  # a CALL that waited runs again from its start
+                run_call(CallHost(self.server, self.executor, self._sub_statement, ms, result), statement)
+            elif statement.kind is StatementKind.SET:
                 result.notes.extend(self.set_statement.run(ms, statement))
             elif statement.kind.is_transaction_control:
                 self.transactions.run(ms, statement, result)
@@ -100,15 +107,36 @@ class StatementPipeline:
             result.fail(error)
         return True
 
-    def _run(self, ms: MasterSession, statement: Statement, result: StepResult) -> None:
+    def _sub_statement(self, ms: MasterSession, statement: Statement, result: StepResult, carried: frozenset[UnsafeReason], restartable: bool) -> Outcome | None:
+        """One statement of a procedure's body, run as a statement of its own (with the
+        unsafe reasons it `carried` from earlier CALLs). When it must wait for a lock, the
+        whole CALL waits and runs again from its start if nothing before it changed a row,
+        a user variable or the binlog (`restartable`); otherwise the wait is refused: what
+        ran before cannot run again."""
+        try:
+            if statement.kind is StatementKind.SET:
+                self.set_statement.run(ms, statement)
+            elif statement.kind.is_transaction_control:
+                self.transactions.run(ms, statement, result)
+            else:
+                return self._run(ms, statement, result, carried)
+        except MustWait:
+            if restartable:
+                raise
+            raise not_supported("a statement of a procedure that waits for a lock another transaction holds after the procedure changed rows") from None
+        except SqlError as error:
+            result.fail(error)
+        return None
+
+    def _run(self, ms: MasterSession, statement: Statement, result: StepResult, carried: frozenset[UnsafeReason] = frozenset()) -> Outcome | None:
         """A statement that reads or writes tables: DML, DDL, SELECT, BINLOG '...'."""
         ddl = statement.kind.is_ddl and not statement.temporary
         if ddl:
             self.transactions.commit(ms)  # DDL commits the open transaction first
         statement = expand_views(statement, self.server.catalog, ms.session.thread_id, self.flavor)  # as written, over base tables
-        planned = self._plan(ms, statement, result)
+        planned = self._plan(ms, statement, result, carried)
         if planned is None or planned.decision.error is not None:
-            return
+            return None
         self._lock(ms, statement_lock_requests(self.server.catalog, ms.name, ms.session, statement, planned.analysis))
         checkpoint = StatementCheckpoint.take(self.server, ms.session, [*planned.analysis.writes, *planned.analysis.prelocked_writes])
         outcome, context = self._execute(ms, planned)
@@ -129,8 +157,9 @@ class StatementPipeline:
         if ddl:
             self.transactions.commit(ms)
         self.transactions.end_statement(ms)
+        return outcome
 
-    def _plan(self, ms: MasterSession, statement: Statement, result: StepResult) -> _Planned | None:
+    def _plan(self, ms: MasterSession, statement: Statement, result: StepResult, carried: frozenset[UnsafeReason] = frozenset()) -> _Planned | None:
         """Analyze and decide_logging_format; None for a BINLOG statement with no rows."""
         session = ms.session
         injection = statement.kind is StatementKind.BINLOG
@@ -139,6 +168,8 @@ class StatementPipeline:
             if not injected_rows(statement):
                 return None  # a format description alone: remembered, nothing to apply or log
         analysis = analyze(statement, self.server.catalog, session.thread_id, self.flavor)
+        if carried:
+            analysis.unsafe = sorted({*analysis.unsafe, *carried}, key=list(UnsafeReason).index)
         state = replace(transaction_state(ms), row_injection=injection)
         logging = session.variables.get("sql_log_bin", "ON") == "ON"
         decision = self._decide(statement, analysis, state, logging)

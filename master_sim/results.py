@@ -33,6 +33,19 @@ class StepResult:
     # wrote (a statement that waits for a lock runs again later): its own events, and a
     # transaction it committed (COMMIT, autocommit, DDL's implicit commit).
     binlog_ranges: list[tuple[int, int]] = field(default_factory=list)
+    # A CALL's statements, each run, decided and logged as a statement of its own.
+    statements: list[StepResult] = field(default_factory=list)
+
+    def restart(self) -> None:
+        """Forget what an attempt that had to wait left (a CALL runs again from its start)."""
+        self.notes.clear()
+        self.unsafe.clear()
+        self.reads.clear()
+        self.writes.clear()
+        self.logged_to.clear()
+        self.statements.clear()
+        self.logged_as = "none"
+        self.decision = None
 
     def fail(self, error: SqlError) -> None:
         self.status = "error"

@@ -9,6 +9,7 @@ from server_sim.session import Session
 
 from .binlog_cache import BinlogCache
 from .results import StepResult
+from .unsafe import UnsafeReason
 
 
 @dataclass(frozen=True)
@@ -37,3 +38,6 @@ class MasterSession:
     binlog_participant: bool = False
     queue: deque[StepResult] = field(default_factory=deque)
     touched_transactional: bool = False
+    # Unsafe reasons a procedure's statement keeps from earlier CALLs of the session, by
+    # the statement's id (the statement itself kept with them, so the id stays its own).
+    routine_unsafe: dict[int, tuple[object, set[UnsafeReason]]] = field(default_factory=dict)

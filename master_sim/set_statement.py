@@ -89,6 +89,8 @@ class SetStatement:
         if scope == "GLOBAL":
             self.server.global_variables[variable.name] = value
             return warning
+        if variable.global_only:
+            raise SqlError(ErrorCode.ER_GLOBAL_VARIABLE, variable.name)
         if variable.name == "binlog_format" and session.in_transaction and session.in_multi_statement_transaction:
             raise SqlError(ErrorCode.ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_BINLOG_FORMAT)
         if variable.name == "autocommit" and value == "ON" and not session.autocommit:

@@ -15,8 +15,10 @@ from server_sim.binlog.events import Log_event
 from server_sim.binlog.file import BinlogWriter
 from server_sim.catalog import Table
 from server_sim.checkpoint import StatementCheckpoint
+from server_sim.compound.routine import logged_create_routine
 from server_sim.errors import ErrorCode, note
 from server_sim.execute.outcome import Outcome
+from server_sim.execute.routine_ddl import routine_of
 from server_sim.flavor import Flavor
 from server_sim.functions.statement import StatementContext
 from server_sim.server import Server
@@ -134,6 +136,11 @@ class StatementLogger:
             text = logged_create_trigger(statement.trigger, ms.session.user)
         elif statement.view is not None:
             text = logged_view(statement.view, ms.session.user)
+
+
+        elif statement.kind is StatementKind.CREATE_PROCEDURE or (statement.kind is StatementKind.CREATE_FUNCTION and statement.udf is None):
+            variables = ms.session.variables
+            text = logged_create_routine(routine_of(statement.sql), ms.session.user, variables["character_set_database"], variables["collation_database"])
         elif statement.kind is StatementKind.DROP_TABLE and isinstance(statement.ast, exp.Drop):
             text = logged_drop_table(statement.ast, statement.temporary)
         if statement.delayed and self.flavor.insert_delayed_logged_without_keyword:

@@ -16,6 +16,7 @@ import sqlglot
 from sqlglot import exp
 
 from .engines import BUILTIN_ENGINES, DEFAULT_ENGINE, SYSTEM_ENGINES, Engine, EngineRegistry
+from .compound.routine import Routine
 from .errors import ErrorCode, SqlError, not_supported
 from .expressions import MAX_COLUMN_NAME, constant_value, is_constant
 from .foreign_keys import ForeignKey, is_foreign_key_clause
@@ -419,6 +420,9 @@ class Catalog:
     triggers: list[TriggerDefinition] = field(default_factory=list)  # in firing order
     udfs: dict[str, Udf] = field(default_factory=dict)  # loadable functions, by lower-case name
     views: dict[str, ViewDefinition] = field(default_factory=dict)  # by name, case-sensitive as tables
+
+
+    routines: dict[tuple[str, str], Routine] = field(default_factory=dict)  # stored ones, by Routine.key
 
     def other_database(self, database: str) -> SqlError:
         """1235 for a statement on a database other than the modelled one."""

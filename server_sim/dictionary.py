@@ -16,6 +16,7 @@ import sqlglot
 from .catalog import Catalog, Column, DefaultKind, Key, KeyKind, Table
 from .engines import Engine
 from .foreign_keys import ForeignKey, ReferentialAction
+from .compound.routine import parse_create_routine
 from .parser import parse_create_trigger
 from .udf import parse_create_function
 from .views import ViewDefinition, parse_view
@@ -29,6 +30,9 @@ def catalog_to_json(catalog: Catalog) -> dict[str, Any]:
         "triggers": [trigger.sql for trigger in catalog.triggers],  # in firing order
         "udfs": [udf.sql for udf in catalog.udfs.values()],
         "views": [{"sql": view.sql, "query": view.query.sql(dialect="mysql")} for view in catalog.views.values()],
+
+
+        "routines": [routine.sql for routine in catalog.routines.values()],
         "databases": sorted(catalog.databases),
     }
 
@@ -41,6 +45,9 @@ def catalog_from_json(document: dict[str, Any]) -> Catalog:
     catalog.triggers = [parse_create_trigger(sql) for sql in document.get("triggers", [])]
     catalog.udfs = {udf.name.lower(): udf for udf in map(parse_create_function, document.get("udfs", []))}
     catalog.views = {view.name: view for view in map(_view_from_json, document.get("views", []))}
+
+
+    catalog.routines = {routine.key: routine for routine in map(parse_create_routine, document.get("routines", []))}
     return catalog
 
 

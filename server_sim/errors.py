@@ -78,6 +78,10 @@ class ErrorCode(Enum):
     ER_TRUNCATED_WRONG_VALUE = (1292, "Truncated incorrect %s value: '%s'")
     ER_TOO_LONG_IDENT = (1059, "Identifier name '%s' is too long")
     ER_STACK_OVERRUN_NEED_MORE = (1436, "Thread stack overrun:  %s")
+
+
+    ER_SP_STACK_TRACE = (4094, "At line %d in %s")
+    ER_GLOBAL_VARIABLE = (1229, "Variable '%s' is a GLOBAL variable and should be set with SET GLOBAL")
     # The handler's error for an auto-increment value beyond its column's type, which the
     # server reports with its own number (handler::print_error).
     HA_ERR_AUTOINC_ERANGE = (167, "Out of range value for column '%s' at row %d")
@@ -119,6 +123,32 @@ class ErrorCode(Enum):
     ER_WARNING_NOT_COMPLETE_ROLLBACK = (1196, "Some non-transactional changed tables couldn't be rolled back")
     ER_SP_DOES_NOT_EXIST = (1305, "FUNCTION %s does not exist")
     ER_SP_DOES_NOT_EXIST_SAVEPOINT = (1305, "SAVEPOINT %s does not exist", "ER_SP_DOES_NOT_EXIST")
+    ER_SP_DOES_NOT_EXIST_PROCEDURE = (1305, "PROCEDURE %s does not exist", "ER_SP_DOES_NOT_EXIST")
+    ER_SP_ALREADY_EXISTS = (1304, "%s %s already exists")
+    ER_TOO_MANY_ROWS = (1172, "Result consisted of more than one row")
+    ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT = (1222, "The used SELECT statements have a different number of columns")
+    ER_SP_LILABEL_MISMATCH = (1308, "%s with no matching label: %s")
+    ER_SP_BADRETURN = (1313, "RETURN is only allowed in a FUNCTION")
+    ER_SP_WRONG_NO_OF_ARGS = (1318, "Incorrect number of arguments for %s %s; expected %d, got %d")
+    ER_SP_NORETURN = (1320, "No RETURN found in FUNCTION %s")
+    ER_SP_NORETURNEND = (1321, "FUNCTION %s ended without RETURN")
+    ER_SP_CURSOR_ALREADY_OPEN = (1325, "Cursor is already open")
+    ER_SP_CURSOR_NOT_OPEN = (1326, "Cursor is not open")
+    ER_SP_UNDECLARED_VAR = (1327, "Undeclared variable: %s")
+    ER_SP_WRONG_NO_OF_FETCH_ARGS = (1328, "Incorrect number of FETCH variables")
+    ER_SP_FETCH_NO_DATA = (1329, "No data - zero rows fetched, selected, or processed")
+    ER_SP_DUP_VAR = (1331, "Duplicate variable: %s")
+    ER_SP_CURSOR_MISMATCH = (1324, "Undefined CURSOR: %s")
+    ER_SP_CASE_NOT_FOUND = (1339, "Case not found for CASE statement")
+    ER_SP_NO_RETSET = (1415, "Not allowed to return a result set from a %s")
+    ER_SP_NOT_VAR_ARG = (1414, "OUT or INOUT argument %d for routine %s is not a variable or NEW pseudo-variable in BEFORE trigger")
+    ER_BINLOG_UNSAFE_ROUTINE = (
+        1418,
+        "This function has none of DETERMINISTIC, NO SQL, or READS SQL DATA in its declaration and binary logging is enabled "
+        "(you *might* want to use the less safe log_bin_trust_function_creators variable)",
+    )
+    ER_SP_NO_RECURSION = (1424, "Recursive stored functions and triggers are not allowed")
+    ER_COMMIT_NOT_ALLOWED_IN_SF_OR_TRG = (1422, "Explicit or implicit commit is not allowed in stored function or trigger")
     ER_TRG_ALREADY_EXISTS = (1359, "Trigger '%s' already exists")
     ER_TRG_DOES_NOT_EXIST = (1360, "Trigger does not exist")
     ER_TRG_ON_VIEW_OR_TEMP_TABLE = (1361, "Trigger's '%s' is a view, temporary table or sequence")

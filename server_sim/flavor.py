@@ -140,6 +140,18 @@ class Flavor:
     # ErrorCode member's name), once per use: MySQL 8.0.17+ FOUND_ROWS() and
     # SQL_CALC_FOUND_ROWS, 8.0.20+ VALUES(col).
     deprecated_syntax: Mapping[str, str] = field(default_factory=dict)
+    # MariaDB adds a Note 4094 "At line N in db.routine" to an error a stored routine's
+    # statement raised and no handler caught (ER_SP_STACK_TRACE); MySQL adds nothing.
+    routine_error_line_note: bool = False
+    # MariaDB keeps a procedure's statements parsed in the session's routine cache, and the
+    # unsafe flags decide_logging_format sets on one from the transaction's state
+    # (NONTRANS_AFTER_TRANS, MIXED_STATEMENT) stay on it for the session's later CALLs
+    # (recorded on 10.11: a CALL in autocommit after one inside BEGIN ... COMMIT).
+    routine_unsafe_flags_stick: bool = False
+    # sp_head::subst_spvars: MySQL keeps the blanks before a procedure variable it replaces
+    # with " NAME_CONST(...)" (`a =  NAME_CONST('n',2)`); MariaDB's replacement takes their
+    # place (`a = NAME_CONST('n',2)`, recorded on 10.11).
+    name_const_keeps_blanks: bool = True
     # MariaDB 10.10+: UUID() returns the UUID data type, which mixes with no number
     # (COALESCE(1, UUID()) is 4078); MySQL's UUID() is a string.
     uuid_data_type: bool = False
@@ -261,6 +273,11 @@ MARIADB_1011 = Flavor(
     drop_view_atomic=False,
     view_check_option_recurses=False,
     view_check_failed_error="ER_VIEW_CHECK_FAILED_MARIADB",
+
+
+    routine_error_line_note=True,
+    routine_unsafe_flags_stick=True,
+    name_const_keeps_blanks=False,
     multi_table_update_order_limit_error=False,
     logs_create_if_not_exists_over_existing=False,
     uuid_data_type=True,

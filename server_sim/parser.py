@@ -32,6 +32,7 @@ from .modifiers import (
     without_neutral_modifiers,
     without_optimizer_hints,
 )
+from .routine_statements import block_change, routine_statement, without_name_const
 from .statement import (
     ROW_STATEMENTS,
     RowVersion,
@@ -239,6 +240,8 @@ def _parsed_statement(text: str) -> Statement:
     refuse_foreign_syntax(text, tree)
     if "/*+" in text:
         without_optimizer_hints(tree)
+    if "NAME_CONST" in text.upper():
+        tree = without_name_const(tree)
     refuse_unread_clauses(tree)
     if "PARTITION" in text.upper():
         refuse_partition_selection(tree)
@@ -288,6 +291,9 @@ def _special_form(text: str) -> Statement | None:
             return Statement(text, kind, savepoint=match.group(2))
     if CREATE_TRIGGER_START.match(text):
         return Statement(text, StatementKind.CREATE_TRIGGER, trigger=parse_create_trigger(text))
+    routine = routine_statement(text)
+    if routine is not None:
+        return routine
     if CREATE_FUNCTION_START.match(text):
         return Statement(text, StatementKind.CREATE_FUNCTION, udf=parse_create_function(text))
     if _RENAME_TABLE.match(text):
@@ -379,6 +385,10 @@ def _classified(text: str, tree: exp.Expression, mode: WriteMode, is_replace: bo
             return Statement(text, StatementKind.DROP_FUNCTION, tree)
         if tree.kind == "VIEW":
             return Statement(text, StatementKind.DROP_VIEW, tree)
+
+
+        if tree.kind == "PROCEDURE":
+            return Statement(text, StatementKind.DROP_PROCEDURE, tree)
         if tree.kind != "TABLE":
             raise not_supported(f"DROP {tree.kind}")
         return Statement(text, StatementKind.DROP_TABLE, tree)
@@ -416,6 +426,7 @@ _CREATE_TRIGGER = re.compile(
 )
 CREATE_TRIGGER_START = re.compile(rf"^\s*CREATE\s+(?:{_DEFINER}\s+)?TRIGGER\b", re.IGNORECASE)
 _SET_BODY = re.compile(r"^\s*SET\s+", re.IGNORECASE)
+_COMPOUND_BODY = re.compile(r"^\s*(?:\w+\s*:\s*)?(?:BEGIN|IF|CASE|WHILE|REPEAT|LOOP)\b", re.IGNORECASE)
 
 
 def _unquoted(name: str) -> str:
@@ -428,8 +439,6 @@ def parse_create_trigger(text: str) -> TriggerDefinition:
     if match is None:
         raise SqlError(ErrorCode.ER_PARSE_ERROR, f"CREATE TRIGGER needs `name {{BEFORE|AFTER}} {{INSERT|UPDATE|DELETE}} ON table FOR EACH ROW statement` (statement: {text!r})")
     body_text = match.group("body").strip()
-    if re.match(r"^BEGIN\b", body_text, re.IGNORECASE):
-        raise not_supported(f"trigger body {body_text!r} (BEGIN ... END compound statements)")
     header = {
         "name": _unquoted(match.group("name")),
         "timing": TriggerTiming(match.group("timing").upper()),
@@ -440,6 +449,8 @@ def parse_create_trigger(text: str) -> TriggerDefinition:
         "order": TriggerOrder(match.group("order").upper()) if match.group("order") else None,
         "other": _unquoted(match.group("other")) if match.group("other") else None,
     }
+    if _COMPOUND_BODY.match(body_text):
+        return TriggerDefinition(**header, compound=body_text)  # read by compound/reader.py when it runs
     if _SET_BODY.match(body_text):
         definition = TriggerDefinition(**header, assignments=_new_row_assignments(body_text))
     else:
@@ -487,19 +498,22 @@ def unparse(statement: Statement, tree: exp.Expression) -> str:
 
 
 def split_statements(text: str) -> list[str]:
-    """The `;`-separated statements of a SQL script, as written (a `;` inside a string or comment does not split)."""
+    """The `;`-separated statements of a SQL script, as written (a `;` inside a string or
+    comment, or inside the BEGIN ... END of a CREATE PROCEDURE, FUNCTION or TRIGGER, does not split)."""
     try:
         tokens = _MYSQL.tokenize(text)
     except TokenError:
         raise syntax_error(text, max(text.rfind("'"), text.rfind('"'), 0)) from None
     statements: list[str] = []
     start: int | None = None
-    end = 0
-    for token in tokens:
-        if token.token_type is TokenType.SEMICOLON:
+    end = depth = 0
+    for index, token in enumerate(tokens):
+        if start is not None and text[start : start + 6].upper() == "CREATE":
+            depth += block_change(tokens, index)
+        if token.token_type is TokenType.SEMICOLON and depth <= 0:
             if start is not None:
                 statements.append(text[start : end + 1])
-            start = None
+            start, depth = None, 0
             continue
         start = token.start if start is None else start
         end = token.end

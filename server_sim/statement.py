@@ -37,7 +37,7 @@ class StatementKind(Enum):
     USE = "USE"
     CREATE_TRIGGER = "CREATE TRIGGER"
     DROP_TRIGGER = "DROP TRIGGER"
-    CREATE_FUNCTION = "CREATE FUNCTION"  # a loadable function (SONAME)
+    CREATE_FUNCTION = "CREATE FUNCTION"  # a loadable function (SONAME, `udf` set) or a stored one
     DROP_FUNCTION = "DROP FUNCTION"
     BEGIN = "BEGIN"
     COMMIT = "COMMIT"
@@ -54,6 +54,11 @@ class StatementKind(Enum):
     DEALLOCATE_PREPARE = "DEALLOCATE PREPARE"
     CREATE_VIEW = "CREATE VIEW"  # CREATE [OR REPLACE] VIEW and ALTER VIEW
     DROP_VIEW = "DROP VIEW"
+
+
+    CREATE_PROCEDURE = "CREATE PROCEDURE"
+    DROP_PROCEDURE = "DROP PROCEDURE"
+    CALL = "CALL"  # runs a procedure's statements, each logged on its own; never logged itself
 
     @property
     def is_dml(self) -> bool:
@@ -77,6 +82,10 @@ class StatementKind(Enum):
             StatementKind.ANALYZE_TABLE,
             StatementKind.CREATE_VIEW,
             StatementKind.DROP_VIEW,
+
+
+            StatementKind.CREATE_PROCEDURE,
+            StatementKind.DROP_PROCEDURE,
         )
 
     @property
@@ -150,6 +159,7 @@ class TriggerDefinition:
     assignments: tuple[tuple[str, exp.Expression], ...] = ()  # SET NEW.col = expr, in order
     order: TriggerOrder | None = None
     other: str | None = None  # the trigger FOLLOWS/PRECEDES names
+    compound: str | None = None  # a compound body (BEGIN ... END, IF, ...) as written
 
     def row_references(self) -> list[tuple[RowVersion, str]]:
         """Every NEW.col / OLD.col the body reads or assigns."""
@@ -162,13 +172,14 @@ class TriggerDefinition:
                     found.append((version, node.name))
         return found
 
-    def check(self) -> None:
-        """The body's row references against the event and timing (1363, 1362)."""
+    def check(self, references: list[tuple[RowVersion, str]] | None = None, assigns: bool = False) -> None:
+        """The body's row references against the event and timing (1363, 1362); a
+        compound body's are given."""
         allowed = _ROWS_OF_EVENT[self.event]
-        for version, _ in self.row_references():
+        for version, _ in self.row_references() if references is None else references:
             if version not in allowed:
                 raise SqlError(ErrorCode.ER_TRG_NO_SUCH_ROW_IN_TRG, version.value, self.event.value)
-        if self.assignments and self.timing is TriggerTiming.AFTER:
+        if (self.assignments or assigns) and self.timing is TriggerTiming.AFTER:
             raise SqlError(ErrorCode.ER_TRG_CANT_CHANGE_ROW, "NEW", "after ")
 
 

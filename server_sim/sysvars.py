@@ -54,6 +54,8 @@ class SystemVariable:
             return value, None
         return str(min(max(number, low), high)), note(ErrorCode.ER_TRUNCATED_WRONG_VALUE, self.name, value, level="Warning")
 
+    global_only: bool = False  # SET SESSION of it is 1229
+
     def normalise(self, value: object) -> str:
         """The canonical text of `value`, or ER_WRONG_VALUE_FOR_VAR."""
         if value is None:
@@ -126,7 +128,7 @@ UNMODELLED_VARIABLES = frozenset(
         "end_markers_in_json", "enforce_gtid_consistency", "explicit_defaults_for_timestamp",
         "group_concat_max_len", "gtid_domain_id", "gtid_mode", "gtid_next", "gtid_seq_no", "identity",
         "innodb_lock_wait_timeout", "innodb_strict_mode", "interactive_timeout", "last_insert_id",
-        "lc_messages", "lock_wait_timeout", "log_bin_trust_function_creators", "low_priority_updates",
+        "lc_messages", "lock_wait_timeout", "low_priority_updates",
         "max_allowed_packet", "max_error_count", "max_execution_time", "max_heap_table_size",
         "max_join_size", "max_sort_length", "max_statement_time", "net_read_timeout", "net_write_timeout",
         "old_alter_table", "optimizer_switch", "pseudo_slave_mode", "pseudo_thread_id", "rand_seed1",
@@ -256,6 +258,8 @@ def _variables(flavor: Flavor) -> list[SystemVariable]:
         SystemVariable("slave_exec_mode", ("STRICT", "IDEMPOTENT"), "STRICT"),
         SystemVariable("slave_type_conversions", TYPE_CONVERSIONS, "", is_set=True),
         SystemVariable("slave_transaction_retries", None, "10", integer=True),
+        # Whether CREATE FUNCTION may define a function that is not declared safe to log (1418).
+        SystemVariable("log_bin_trust_function_creators", ON_OFF, "OFF", global_only=True),
     ] + _session_variables(flavor) + (
         [SystemVariable("server_uuid", None, "", read_only=True)] if flavor.server_uuid else []
     ) + (

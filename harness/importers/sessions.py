@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from harness.importers.classify import Kind, kind_of, named_databases
 from harness.importers.model import Capture, Captured, ImportFailure, Origin, Skipped
 from harness.importers.text import open_quote, split_sql
+from server_sim.parser import split_statements
 
 _USE = re.compile(r"^\s*USE\s+(`(?:[^`]|``)+`|\S+?)\s*;?\s*$", re.IGNORECASE | re.DOTALL)
 _OPENS = re.compile(r"^\s*(?:BEGIN\b(?!\s*;?\s*$\s*END)|START\s+TRANSACTION\b)", re.IGNORECASE)
@@ -54,7 +55,12 @@ class SessionTracker:
         if open_quote(text) is not None:
             self.skip(origin, f"statement cut inside {open_quote(text)!r} (the log is truncated there): {_short(text)}")
             return
-        for sql, line in split_sql(text, origin.line):
+        pieces = split_sql(text, origin.line)
+        if len(pieces) > 1 and len(split_statements(text)) == 1:
+            # CREATE PROCEDURE, FUNCTION or TRIGGER with a BEGIN ... END body: the server reads
+            # the `;` inside the body as part of the one statement.
+            pieces = [(text.strip().rstrip(";").rstrip(), origin.line)]
+        for sql, line in pieces:
             self.statement(name, sql, Origin(origin.file, line))
 
     def statement(self, name: str, sql: str, origin: Origin, errors: tuple[int | str, ...] = ()) -> None:

@@ -22,8 +22,10 @@ from .object_ddl import create_function, create_trigger, drop_function, drop_tri
 from .outcome import Outcome
 from .reads import evaluate
 from .rename import rename_tables
+from .routine_ddl import create_routine, drop_procedure
 from .run import ForcedAutoIncrement, StatementHandler, StatementRun, StatementScope
 from .select import run_select
+from .stored_functions import with_stored_functions
 from .alter_table import alter_table
 from .table_ddl import create_table, drop_table, truncate
 from .update import run_update
@@ -57,6 +59,10 @@ HANDLERS: Mapping[StatementKind, StatementHandler] = {
     StatementKind.ANALYZE_TABLE: run_analyze_table,
     StatementKind.CREATE_VIEW: create_view,
     StatementKind.DROP_VIEW: drop_view,
+
+
+    StatementKind.CREATE_PROCEDURE: create_routine,
+    StatementKind.DROP_PROCEDURE: drop_procedure,
 }
 
 
@@ -99,6 +105,7 @@ class Executor:
                 handler = HANDLERS.get(kind)
                 if handler is None:
                     raise not_supported(f"{kind.value} in the executor")
+                run.statement = with_stored_functions(run, statement)
                 handler(run)
             except SqlError as error:
                 outcome.error = error

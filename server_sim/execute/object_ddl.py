@@ -1,13 +1,17 @@
 """DDL on the catalog's other objects: CREATE/DROP TRIGGER (their place in the firing
-order, FOLLOWS/PRECEDES) and CREATE/DROP FUNCTION ... SONAME (loadable functions)."""
+order, FOLLOWS/PRECEDES) and CREATE/DROP FUNCTION ... SONAME (loadable functions; stored
+functions are `routine_ddl`'s)."""
 
 from __future__ import annotations
 
 from sqlglot import exp
 
 from ..errors import ErrorCode, SqlError, note
+from ..compound.program import assigned_columns, row_references
+from ..compound.reader import trigger_program
 from ..statement import TriggerOrder
 from ..udf import check_loadable
+from .routine_ddl import create_routine
 from .run import StatementRun
 
 
@@ -20,7 +24,12 @@ def create_trigger(run: StatementRun) -> None:
         raise SqlError(ErrorCode.ER_TRG_ON_VIEW_OR_TEMP_TABLE, table.name)
     if catalog.find_trigger(definition.name) is not None:
         raise SqlError(ErrorCode.ER_TRG_ALREADY_EXISTS, f"{catalog.database}.{definition.name}")
-    for version, name in definition.row_references():
+    references = definition.row_references()
+    if definition.compound is not None:
+        program = trigger_program(definition.compound)
+        references = row_references(program)
+        definition.check(references, assigns=bool(assigned_columns(program)))
+    for version, name in references:
         if table.find_column(name) is None:
             raise SqlError(ErrorCode.ER_BAD_FIELD_ERROR, name, version.value)
     siblings = catalog.triggers_of(table, definition.event, definition.timing)
@@ -48,7 +57,9 @@ def drop_trigger(run: StatementRun) -> None:
 
 def create_function(run: StatementRun) -> None:
     udf = run.statement.udf
-    assert udf is not None
+    if udf is None:
+        create_routine(run)  # a stored function
+        return
     udfs = run.catalog.udfs
     if udf.name.lower() in udfs:
         if udf.if_not_exists:
@@ -64,6 +75,8 @@ def drop_function(run: StatementRun) -> None:
     assert isinstance(ast, exp.Drop)
     for node in ast.args.get("tables") or []:
         if run.catalog.udfs.pop(node.name.lower(), None) is not None:
+            continue
+        if run.catalog.routines.pop(("FUNCTION", node.name.lower()), None) is not None:
             continue
         missing = SqlError(ErrorCode.ER_SP_DOES_NOT_EXIST, f"{run.catalog.database}.{node.name}")
         if not ast.args.get("exists"):

@@ -1,7 +1,8 @@
 """Firing triggers: each row a statement writes, updates or deletes runs the table's
 triggers for that operation. A BEFORE trigger's `SET NEW.col = ...` changes the row about
 to be stored; a trigger's statement runs as a sub-statement whose row changes, warnings
-and first auto-increment value are the statement's."""
+and first auto-increment value are the statement's. A compound body (BEGIN ... END) runs
+in the program runner, with this module's host."""
 
 from __future__ import annotations
 
@@ -10,11 +11,16 @@ import dataclasses
 from sqlglot import exp
 
 from ..catalog import Catalog, Table
-from ..errors import ErrorCode, SqlError
+from ..compound.binding import NameConstStyle, name_const_style
+from ..compound.program import SqlStatement, assigned_columns
+from ..compound.reader import trigger_program
+from ..errors import Condition, ErrorCode, SqlError, not_supported
 from ..functions.context import literal
-from ..statement import RowVersion, TriggerDefinition, TriggerEvent, TriggerTiming, row_version, target_tables
+from ..statement import ROW_STATEMENTS, RowVersion, Statement, TriggerDefinition, TriggerEvent, TriggerTiming, row_version, target_tables
+from .program import ProgramRunner
 from .reads import evaluate
 from .run import StatementRun
+from .select import run_select
 
 Rows = dict[RowVersion, "tuple | None"]
 
@@ -23,7 +29,10 @@ def fire(run: StatementRun, table: Table, event: TriggerEvent, timing: TriggerTi
     """Run the triggers of one row operation; returns the NEW row as BEFORE triggers left it."""
     for trigger in run.catalog.triggers_of(table, event, timing):
         rows: Rows = {RowVersion.OLD: old, RowVersion.NEW: new}
-        if trigger.body is None:
+        if trigger.compound is not None:
+            ProgramRunner(TriggerHost(run, table, trigger, rows)).run(trigger_program(trigger.compound))
+            new = rows[RowVersion.NEW]
+        elif trigger.body is None:
             new = _assign_new_row(run, table, trigger, rows)
         else:
             _run_body(run, table, trigger, rows)
@@ -37,9 +46,16 @@ def trigger_write_set(catalog: Catalog, table: Table, event: TriggerEvent) -> fr
     return frozenset(
         column.name
         for trigger in catalog.triggers_of(table, event, TriggerTiming.BEFORE)
-        for name, _ in trigger.assignments
+        for name in assigned_by(trigger)
         if (column := table.find_column(name)) is not None
     )
+
+
+def assigned_by(trigger: TriggerDefinition) -> list[str]:
+    """The NEW columns a trigger assigns."""
+    if trigger.compound is not None:
+        return assigned_columns(trigger_program(trigger.compound))
+    return [name for name, _ in trigger.assignments]
 
 
 def _bound(tree: exp.Expression, table: Table, rows: Rows) -> exp.Expression:
@@ -66,9 +82,12 @@ def _assign_new_row(run: StatementRun, table: Table, trigger: TriggerDefinition,
 
 
 def _run_body(run: StatementRun, table: Table, trigger: TriggerDefinition, rows: Rows) -> None:
-    """A trigger's statement, run as a sub-statement of `run` (1442 when it changes a table in use)."""
     assert trigger.body is not None
-    body = dataclasses.replace(trigger.body, ast=_bound(trigger.body.ast, table, rows))
+    run_sub_statement(run, dataclasses.replace(trigger.body, ast=_bound(trigger.body.ast, table, rows)), trigger.body.sql)
+
+
+def run_sub_statement(run: StatementRun, body: Statement, text: str) -> None:
+    """A trigger's statement, run as a sub-statement of `run` (1442 when it changes a table in use)."""
     for node in target_tables(body):
         if node.name.lower() in run.tables_in_use:
             raise SqlError(ErrorCode.ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, node.name)
@@ -83,8 +102,53 @@ def _run_body(run: StatementRun, table: Table, trigger: TriggerDefinition, rows:
         session.last_insert_id = last_insert_id
         changes = sub.outcome.changes
         outcome.changes.extend(changes)
-        outcome.trigger_statements.update({id(change): sub.outcome.trigger_statements.get(id(change), trigger.body.sql) for change in changes})
+        outcome.trigger_statements.update({id(change): sub.outcome.trigger_statements.get(id(change), text) for change in changes})
         outcome.duplicates.extend(sub.outcome.duplicates)
         outcome.warnings.extend(sub.outcome.warnings)
         if outcome.insert_id is None:
             outcome.insert_id = sub.outcome.insert_id
+
+
+class TriggerHost:
+    """A compound trigger body's host: its statements and expressions see the row's NEW and
+    OLD values, its statements run as sub-statements, `SET NEW.col` changes the row."""
+
+    def __init__(self, run: StatementRun, table: Table, trigger: TriggerDefinition, rows: Rows) -> None:
+        self.run = run
+        self.table = table
+        self.trigger = trigger
+        self.rows = rows
+
+    def run_statement(self, statement: Statement) -> None:
+        if statement.kind not in ROW_STATEMENTS or statement.ast is None:
+            raise not_supported(f"{statement.kind.value} in a trigger body")
+        run_sub_statement(self.run, dataclasses.replace(statement, ast=_bound(statement.ast, self.table, self.rows)), statement.sql)
+
+    def query(self, statement: Statement) -> list[tuple]:
+        assert statement.ast is not None
+        sub = self.run.sub_run(dataclasses.replace(statement, ast=_bound(statement.ast, self.table, self.rows)))
+        run_select(sub)
+        return list(sub.outcome.rows or [])
+
+    def evaluate(self, trees: list[exp.Expression]) -> list[object]:
+        return evaluate(self.run, [_bound(tree, self.table, self.rows) for tree in trees])
+
+    def assign_row(self, column: str, value: object) -> None:
+        values = list(self.rows[RowVersion.NEW] or ())
+        values[self.table.column_index(column)] = value
+        self.rows[RowVersion.NEW] = tuple(values)
+
+    def set_user_variable(self, name: str, value: object) -> None:
+        self.run.session.user_variables[name] = value
+
+    def warn(self, condition: Condition) -> None:
+        self.run.outcome.warnings.append(condition)
+
+    def starting(self, source: SqlStatement) -> None:
+        """Nothing is kept per statement of the body."""
+
+    def clear_warnings(self) -> None:
+        """The statement's own conditions stay: the trigger's handler clears only its own."""
+
+    def name_const_style(self) -> NameConstStyle:
+        return name_const_style(self.run.server.flavor, self.run.session.variables)

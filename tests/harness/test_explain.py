@@ -42,7 +42,7 @@ def explain_text(capsys: pytest.CaptureFixture[str], schema: Path, *arguments: s
 
 def test_json_document_has_the_documented_keys(capsys, schema: Path) -> None:
     document = explain_json(capsys, schema, "UPDATE t SET b = 5 WHERE a = 1")
-    assert list(document) == ["flavor", "statement", "variables", "transaction", "row_injection", "reads", "writes", "triggers", "views", "unsafe", "decision", "result", "caches"]
+    assert list(document) == ["flavor", "statement", "variables", "transaction", "row_injection", "reads", "writes", "triggers", "views", "unsafe", "decision", "result", "caches", "body"]
     assert document["flavor"] == MYSQL
     assert document["variables"] == {
         "binlog_format": "ROW",
@@ -294,3 +294,57 @@ def test_a_multi_table_update_of_a_replicated_and_a_system_table(capsys, schema:
     assert [(use["table"], use["replicated"]) for use in document["writes"]] == [("t", True), ("performance_schema.setup_consumers", False)]
     mapped = [event["info"] for cache in document["caches"] for event in cache["events"] if event["type"] == "Table_map"]
     assert all("setup_consumers" not in info for info in mapped)
+
+
+PROCEDURE = """
+CREATE TABLE t (a INT PRIMARY KEY, b VARCHAR(40)) ENGINE=InnoDB;
+CREATE PROCEDURE fill(IN n INT)
+BEGIN
+  DECLARE i INT DEFAULT 1;
+  WHILE i <= n DO
+    INSERT INTO t VALUES (i, UUID());
+    SET i = i + 1;
+  END WHILE;
+  UPDATE t SET b = 'x' WHERE a = n;
+END;
+"""
+
+
+@pytest.mark.parametrize(
+    ("binlog_format", "formats", "first_events"),
+    [
+        ("STATEMENT", ["STATEMENT", "STATEMENT", "STATEMENT"], ["Query"]),
+        ("MIXED", ["ROW", "ROW", "STATEMENT"], ["Annotate_rows", "Table_map", "Write_rows"]),
+        ("ROW", ["ROW", "ROW", "ROW"], ["Annotate_rows", "Table_map", "Write_rows"]),
+    ],
+)
+def test_a_call_is_explained_statement_by_statement(capsys, tmp_path: Path, binlog_format: str, formats: list[str], first_events: list[str]) -> None:
+    schema = tmp_path / "schema.sql"
+    schema.write_text(PROCEDURE, encoding="utf-8")
+    document = explain_json(capsys, schema, "--flavor", MARIADB, "--set", f"binlog_format={binlog_format}", "CALL fill(2)")
+    assert document["decision"]["format"] is None and document["caches"] == []
+    body = document["body"]
+    assert [statement["statement"] for statement in body] == [
+        "INSERT INTO t VALUES ( NAME_CONST('i',1), UUID())",
+        "INSERT INTO t VALUES ( NAME_CONST('i',2), UUID())",
+        "UPDATE t SET b = 'x' WHERE a = NAME_CONST('n',2)",
+    ]
+    assert [statement["decision"]["format"] for statement in body] == formats
+    assert [[u["reason"] for u in statement["unsafe"]] for statement in body] == [["SYSTEM_FUNCTION"], ["SYSTEM_FUNCTION"], []]
+    assert [event["type"] for event in body[0]["caches"][0]["events"]] == first_events
+    assert [note["code"] for note in document["result"]["notes"]] == ([1592, 1592] if binlog_format == "STATEMENT" else [])
+
+
+def test_explain_lists_a_compound_trigger_with_the_tables_its_statements_write(capsys, tmp_path: Path) -> None:
+    path = tmp_path / "triggers.sql"
+    path.write_text(
+        "CREATE TABLE t1 (id INT PRIMARY KEY, v VARCHAR(40)) ENGINE=InnoDB;"
+        "CREATE TABLE audit (id INT, what VARCHAR(40)) ENGINE=InnoDB;"
+        "CREATE TRIGGER t1_bi BEFORE INSERT ON t1 FOR EACH ROW BEGIN DECLARE k VARCHAR(10) DEFAULT 'x';"
+        " SET NEW.v = CONCAT(k, UUID()); INSERT INTO audit VALUES (NEW.id, NEW.v); END;",
+        encoding="utf-8",
+    )
+    document = explain_json(capsys, path, "--flavor", MARIADB, "--set", "binlog_format=MIXED", "INSERT INTO t1 VALUES (1, 'a')")
+    assert document["triggers"] == [{"name": "t1_bi", "timing": "BEFORE", "event": "INSERT", "table": "t1", "writes": ["audit"]}]
+    assert [reason["reason"] for reason in document["unsafe"]] == ["SYSTEM_FUNCTION"]
+    assert document["decision"]["format"] == "ROW"

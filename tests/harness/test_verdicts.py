@@ -92,7 +92,7 @@ def test_a_declared_error_that_does_not_happen_fails_as_in_mysqltest(spark, tmp_
     ("section", "sql"),
     [
         ("steps", "INSRT INTO t VALUES (2, 2)"),
-        ("steps", "CALL p()"),
+        ("steps", "DO 1"),
         ("steps", "LOAD DATA INFILE 'x' INTO TABLE t"),
         ("master_schema", "CREATE TABEL u (a INT)"),
     ],
@@ -114,7 +114,7 @@ def test_sql_the_simulator_cannot_run_is_never_consistent(spark, tmp_path: Path,
 
 
 def test_a_declared_refusal_is_not_unsupported(spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = write(tmp_path, "refusal", SCHEMA + 'settings: {binlog_format: ROW}\nsteps:\n  - {session: con1, sql: "CALL p()", error: ER_NOT_SUPPORTED_YET}\n')
+    path = write(tmp_path, "refusal", SCHEMA + 'settings: {binlog_format: ROW}\nsteps:\n  - {session: con1, sql: "DO 1", error: ER_NOT_SUPPORTED_YET}\n')
     code, report = run_command(tmp_path / "out", str(path))
     capsys.readouterr()
     assert (code, report["runs"][0]["verdict"]) == (0, "consistent")
@@ -226,3 +226,20 @@ def test_statement_kinds_of_a_signature(sql: str, kind: str) -> None:
 
 def scenario_of(tmp_path: Path, text: str) -> Scenario:
     return load_scenario(write(tmp_path, "s", text))
+
+
+@pytest.mark.parametrize(
+    ("notes", "verdict"),
+    [
+        ([Condition("Note", 1592, "ER_BINLOG_UNSAFE_STATEMENT", "Unsafe statement written to the binary log")], Verdict.DIVERGENT),
+        ([], Verdict.FINDING),
+    ],
+)
+def test_a_real_servers_note_1592_explains_its_divergence(tmp_path: Path, notes: list[Condition], verdict: Verdict) -> None:
+    """A real server's steps carry no logging decision: its own Note 1592 says it logged an
+    unsafe statement as a statement (a CALL's statements included)."""
+    record = run_variant(scenario_of(tmp_path, UUID), {"binlog_format": "STATEMENT"}, MYSQL_80, tmp_path / "binlogs")
+    diff = diff_snapshots(record.master_snapshot, record.slave_snapshot)
+    for step in record.steps:
+        step.logged_as, step.unsafe, step.notes = "none", [], list(notes)
+    assert judge(record, diff).verdict is verdict

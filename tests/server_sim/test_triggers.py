@@ -61,7 +61,6 @@ def test_create_trigger_forms_parse(sql: str, name: str, timing: str, event: str
         ("CREATE TRIGGER tr AFTER INSERT ON t FOR EACH ROW SET NEW.v = 1", 1362, "Updating of NEW row is not allowed in after trigger"),
         ("CREATE TRIGGER tr BEFORE UPDATE ON t FOR EACH ROW SET OLD.v = 1", 1362, "Updating of OLD row is not allowed in trigger"),
         ("CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SELECT 1", 1235, None),
-        ("CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW BEGIN SET NEW.v = 1; END", 1235, None),
         ("CREATE TRIGGER tr BEFORE INSERT t FOR EACH ROW SET NEW.v = 1", 1064, None),
     ],
 )
@@ -287,3 +286,33 @@ def test_columns_a_before_trigger_assigns_join_the_write_set(db: Db, statement: 
     outcome = db.ok(statement)
     change = next(c for c in outcome.changes if c.table.name == "t")
     assert [column.name in change.assigned for column in change.table.columns] == after_columns
+
+
+@pytest.mark.parametrize(
+    ("body", "inserted", "stored", "logged"),
+    [
+        ("BEGIN DECLARE k INT DEFAULT 3; IF NEW.v > 10 THEN SET NEW.v = NEW.v * k; ELSE SET NEW.v = 0; END IF; END", (1, 11), [(1, 33)], []),
+        ("BEGIN DECLARE k INT DEFAULT 3; IF NEW.v > 10 THEN SET NEW.v = NEW.v * k; ELSE SET NEW.v = 0; END IF; END", (1, 2), [(1, 0)], []),
+        ("BEGIN INSERT INTO log (what) VALUES (CONCAT('a', NEW.v)); INSERT INTO log (what) VALUES ('b'); END", (1, 2), [(1, 2)], ["a2", "b"]),
+        ("CASE WHEN NEW.v < 0 THEN SET NEW.v = -NEW.v; ELSE BEGIN END; END CASE", (1, -4), [(1, 4)], []),
+    ],
+)
+def test_a_compound_trigger_body_runs_per_row(db: Db, body: str, inserted: tuple, stored: list[tuple], logged: list[str]) -> None:
+    db.ok(f"CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW {body}")
+    db.ok(f"INSERT INTO t VALUES {inserted}")
+    assert db.rows("t") == stored
+    assert [row[1] for row in db.rows("log")] == logged
+
+
+@pytest.mark.parametrize(
+    ("sql", "code"),
+    [
+        ("CREATE TRIGGER tr AFTER INSERT ON t FOR EACH ROW BEGIN SET NEW.v = 1; END", 1362),
+        ("CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW BEGIN SIGNAL SQLSTATE '45000'; END", 1235),
+        ("CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW BEGIN SELECT 1; END", 1415),
+        ("CREATE TRIGGER tr BEFORE DELETE ON t FOR EACH ROW BEGIN IF NEW.v THEN SET @a = 1; END IF; END", 1363),
+        ("CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW BEGIN SET NEW.nothing = 1; END", 1054),
+    ],
+)
+def test_compound_trigger_bodies_are_checked_when_created(db: Db, sql: str, code: int) -> None:
+    assert db.error(sql).code == code

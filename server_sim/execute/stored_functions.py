@@ -1,0 +1,181 @@
+"""Calls of stored functions inside a statement. The statement is logged as written: the
+function's body runs as part of it (its rows are the statement's rows, its unsafe reasons
+the statement's, which the master's analysis adds), never logged on its own.
+
+A function whose body is `RETURN expr` is put in the call's place: its expression with
+each parameter the argument given (cast to the parameter's type) and the whole cast to the
+RETURNS type, so both evaluators run it row by row. A compound body runs in the program
+runner, its statements as sub-statements of the calling one; the simulator does that
+only where the server calls it exactly once (an argument list of constants, in a one-row
+INSERT ... VALUES or a SELECT of expressions); anywhere else it is refused."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from sqlglot import exp
+
+from ..compound.binding import NameConstStyle, Variable, name_const_style
+from ..compound.program import Return, SqlStatement, plain_statements
+from ..compound.routine import Routine, RoutineKind
+from ..errors import Condition, ErrorCode, SqlError, not_supported
+from ..expressions import constant_value, is_constant
+from ..functions.context import literal
+from ..statement import ROW_STATEMENTS, Statement, StatementKind, target_tables
+from ..types import ColumnType
+from .program import ProgramRunner
+from .reads import evaluate
+from .run import StatementRun
+from .select import run_select
+
+
+def stored_function(run: StatementRun, node: exp.Expression) -> Routine | None:
+    if not isinstance(node, exp.Anonymous) or node.name.lower() in run.catalog.udfs:
+        return None
+    return run.catalog.routines.get((RoutineKind.FUNCTION.value, node.name.lower()))
+
+
+def with_stored_functions(run: StatementRun, statement: Statement, calling: tuple[str, ...] = ()) -> Statement:
+    """`statement` with each call of a stored function replaced by what it stands for."""
+    if not run.catalog.routines or statement.ast is None:
+        return statement
+    if not any((RoutineKind.FUNCTION.value, name.lower()) in run.catalog.routines for name in statement.calls):
+        return statement
+
+    def replace(node: exp.Expression) -> exp.Expression:
+        routine = stored_function(run, node)
+        if routine is None:
+            return node
+        if routine.name.lower() in calling:
+            raise SqlError(ErrorCode.ER_SP_NO_RECURSION)
+        arguments = list(node.expressions)
+        if len(arguments) != len(routine.parameters):
+            qualified = f"{run.catalog.database}.{routine.name}"
+            raise SqlError(ErrorCode.ER_SP_WRONG_NO_OF_ARGS, "FUNCTION", qualified, len(routine.parameters), len(arguments))
+        if len(routine.body) == 1 and isinstance(routine.body[0], Return):
+            return _inlined(run, routine, arguments, calling)
+        return _called(run, statement, routine, arguments, calling)
+
+    return dataclasses.replace(statement, ast=statement.ast.copy().transform(replace))
+
+
+def _cast(tree: exp.Expression, column_type: ColumnType) -> exp.Expression:
+    """A value stored in a parameter or result of `column_type`: an integer is rounded as a
+    column stores it (10.5 is 11), not truncated by the cast."""
+    if column_type.is_integer:
+        tree = exp.Round(this=tree)
+    return exp.Cast(this=tree, to=exp.DataType.build(column_type.sql, dialect="mysql"))
+
+
+def _inlined(run: StatementRun, routine: Routine, arguments: list[exp.Expression], calling: tuple[str, ...]) -> exp.Expression:
+    """`RETURN expr` with the arguments in the parameters' places."""
+    body = routine.body[0]
+    assert isinstance(body, Return)
+    by_name = {parameter.name.lower(): (parameter, argument) for parameter, argument in zip(routine.parameters, arguments)}
+    uses: dict[str, int] = {}
+
+    def bind(node: exp.Expression) -> exp.Expression:
+        if not isinstance(node, exp.Column) or node.table or node.name.lower() not in by_name:
+            return node
+        parameter, argument = by_name[node.name.lower()]
+        uses[parameter.name.lower()] = uses.get(parameter.name.lower(), 0) + 1
+        if is_constant(argument):
+            return literal(parameter.type.coerce(constant_value(argument), parameter.name))
+        return exp.Paren(this=_cast(argument.copy(), parameter.type))
+
+    tree = body.value.tree.copy().transform(bind)
+    for name, count in uses.items():
+        argument = by_name[name][1]
+        if count > 1 and any(isinstance(node, exp.Func) for node in argument.walk()):
+            raise not_supported(f"argument {argument.sql(dialect='mysql')!r} of {routine.name}() read more than once by its body")
+    inner = Statement(f"SELECT {body.value.text}", StatementKind.SELECT, exp.select(tree))
+    tree = with_stored_functions(run, inner, (*calling, routine.name.lower())).ast.expressions[0]
+    return _cast(tree, routine.returns) if routine.returns is not None else tree
+
+
+def changes_data(routine: Routine) -> bool:
+    return any(sql.statement.kind in ROW_STATEMENTS for sql in plain_statements(routine.body))
+
+
+def _called(run: StatementRun, statement: Statement, routine: Routine, arguments: list[exp.Expression], calling: tuple[str, ...]) -> exp.Expression:
+    """A compound body run once, its value put in the call's place."""
+    once = _one_row_values(statement) or (statement.kind is StatementKind.SELECT and not statement.table_nodes)
+    if not once or not all(is_constant(argument) for argument in arguments):
+        raise not_supported(f"stored function {routine.name}() with a compound body called where it may run more than once, or with arguments that are not constants")
+    if statement.kind is StatementKind.SELECT and changes_data(routine):
+        raise not_supported(f"a SELECT calling {routine.name}(), which changes data (the server logs the SELECT for it)")
+    parameters = {}
+    for parameter, argument in zip(routine.parameters, arguments):
+        parameters[parameter.name.lower()] = Variable(parameter.name, parameter.type)
+        parameters[parameter.name.lower()].assign(constant_value(argument))
+    runner = ProgramRunner(FunctionHost(run, (*calling, routine.name.lower())), parameters)
+    value = runner.run(routine.body)
+    if not runner.returned:
+        raise SqlError(ErrorCode.ER_SP_NORETURNEND, f"{run.catalog.database}.{routine.name}")
+    return literal(routine.returns.coerce(value, routine.name) if routine.returns is not None else value)
+
+
+def _one_row_values(statement: Statement) -> bool:
+    ast = statement.ast
+    return isinstance(ast, exp.Insert) and isinstance(ast.expression, exp.Values) and len(ast.expression.expressions) == 1
+
+
+class FunctionHost:
+    """A function body's statements run as sub-statements of the calling statement."""
+
+    def __init__(self, run: StatementRun, calling: tuple[str, ...]) -> None:
+        self.run = run
+        self.calling = calling
+
+    def _sub(self, statement: Statement) -> StatementRun:
+        statement = with_stored_functions(self.run, statement, self.calling)
+        for node in target_tables(statement):
+            if node.name.lower() in self.run.tables_in_use:
+                raise SqlError(ErrorCode.ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, node.name)
+        return self.run.sub_run(statement)
+
+    def run_statement(self, statement: Statement) -> None:
+        if statement.kind not in ROW_STATEMENTS:
+            raise not_supported(f"{statement.kind.value} in a stored function")
+        sub = self._sub(statement)
+        try:
+            self.run.row_statements[statement.kind](sub)
+        finally:
+            self._merge(sub, statement.sql)
+
+    def query(self, statement: Statement) -> list[tuple]:
+        sub = self._sub(statement)
+        run_select(sub)
+        return list(sub.outcome.rows or [])
+
+    def _merge(self, sub: StatementRun, text: str) -> None:
+        """The sub-statement's rows are the statement's; MariaDB annotates them with its text."""
+        outcome = self.run.outcome
+        changes = sub.outcome.changes
+        outcome.changes.extend(changes)
+        outcome.trigger_statements.update({id(change): sub.outcome.trigger_statements.get(id(change), text) for change in changes})
+        outcome.duplicates.extend(sub.outcome.duplicates)
+        outcome.warnings.extend(sub.outcome.warnings)
+        if outcome.insert_id is None:
+            outcome.insert_id = sub.outcome.insert_id
+
+    def evaluate(self, trees: list[exp.Expression]) -> list[object]:
+        return evaluate(self.run, trees)
+
+    def assign_row(self, column: str, value: object) -> None:
+        raise not_supported("SET NEW.column outside a trigger")  # the reader reads it only in triggers
+
+    def set_user_variable(self, name: str, value: object) -> None:
+        self.run.session.user_variables[name] = value
+
+    def warn(self, condition: Condition) -> None:
+        self.run.outcome.warnings.append(condition)
+
+    def starting(self, source: SqlStatement) -> None:
+        """Nothing is kept per statement of the body."""
+
+    def clear_warnings(self) -> None:
+        """A handler's conditions replace the function's so far (the statement's own stay)."""
+
+    def name_const_style(self) -> NameConstStyle:
+        return name_const_style(self.run.server.flavor, self.run.session.variables)
