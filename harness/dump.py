@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from server_sim.catalog import Table, table_from_create
+from server_sim.catalog import table_from_create
+from server_sim.table import Table
 from server_sim.engines import EngineRegistry
 from server_sim.errors import ErrorCode, SqlError, not_supported
 from server_sim.executable_comments import executable_marker

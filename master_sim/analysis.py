@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from server_sim.catalog import Catalog, Table
+from server_sim.catalog import Catalog
+from server_sim.table import Table
 from server_sim.compound.program import expressions, plain_statements
 from server_sim.compound.reader import trigger_program
 from server_sim.compound.routine import RoutineKind

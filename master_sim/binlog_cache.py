@@ -36,7 +36,7 @@ from server_sim.binlog.events import (
 from server_sim.binlog.binary.columns import column_info
 from server_sim.binlog.binary.format_description import default_charset
 from server_sim.binlog.file import flavor_format
-from server_sim.catalog import Column, Table
+from server_sim.table import Column, Table
 from server_sim.flavor import Flavor
 from server_sim.session import ChangeKind, RowChange
 from server_sim.sysvars import charset_ids, option_bits

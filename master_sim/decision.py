@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from enum import Enum
 
-from server_sim.catalog import Table
+from server_sim.table import Table
 from server_sim.errors import ErrorCode, SqlError
 from server_sim.flavor import Flavor
 from server_sim.statement import StatementKind

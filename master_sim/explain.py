@@ -15,7 +15,7 @@ from enum import Enum
 from pathlib import Path
 
 from server_sim.binlog.events import Log_event, type_name_of
-from server_sim.catalog import Table
+from server_sim.table import Table
 from server_sim.compound.program import plain_statements
 from server_sim.compound.reader import trigger_program
 from server_sim.errors import Condition, ErrorCode, SqlError

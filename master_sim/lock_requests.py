@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from server_sim.catalog import Catalog, Table
+from server_sim.catalog import Catalog
+from server_sim.table import Table
 from server_sim.execute.outcome import Outcome
 from server_sim.session import Session
 from server_sim.statement import Statement, StatementKind, source_nodes, target_tables

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from server_sim.applier.row_applier import RowApplier
 from server_sim.binlog.events import Format_description_log_event, Rows_log_event, Rows_query_log_event, Table_map_log_event, type_name_of
-from server_sim.catalog import Catalog, Table
+from server_sim.catalog import Catalog
+from server_sim.table import Table
 from server_sim.errors import ErrorCode, SqlError
 from server_sim.execute.outcome import Outcome
 from server_sim.session import Session

@@ -13,7 +13,7 @@ from sqlglot import exp
 
 from server_sim.binlog.events import Log_event
 from server_sim.binlog.file import BinlogWriter
-from server_sim.catalog import Table
+from server_sim.table import Table
 from server_sim.checkpoint import StatementCheckpoint
 from server_sim.compound.routine import logged_create_routine
 from server_sim.errors import ErrorCode, note

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .catalog import Table
+from .table import Table
 from .server import GeneratorState, Server
 from .session import Session, Transaction
 

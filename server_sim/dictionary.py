@@ -13,11 +13,13 @@ from typing import Any
 
 import sqlglot
 
-from .catalog import Catalog, Column, DefaultKind, Key, KeyKind, Table
+from .catalog import Catalog
+from .table import Column, DefaultKind, Key, KeyKind, Table
 from .engines import Engine
 from .foreign_keys import ForeignKey, ReferentialAction
 from .compound.routine import parse_create_routine
-from .parser import parse_create_trigger
+from .parser import parse_statement
+from .trigger_definition import parse_create_trigger
 from .udf import parse_create_function
 from .views import ViewDefinition, parse_view
 from .types import ColumnType
@@ -42,7 +44,7 @@ def catalog_from_json(document: dict[str, Any]) -> Catalog:
     catalog.foreign_keys_defined = any(entry.get("foreign_keys") for entry in document["tables"])
     for entry in document["tables"]:
         catalog.add(_table_from_json(entry))
-    catalog.triggers = [parse_create_trigger(sql) for sql in document.get("triggers", [])]
+    catalog.triggers = [parse_create_trigger(sql, parse_statement) for sql in document.get("triggers", [])]
     catalog.udfs = {udf.name.lower(): udf for udf in map(parse_create_function, document.get("udfs", []))}
     catalog.views = {view.name: view for view in map(_view_from_json, document.get("views", []))}
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 from sqlglot import exp
 
-from .catalog import Table
+from .table import Table
 from .declined import Declined, none_when_declined
 from .mirror.compiler import Compiler, Source, Subqueries, is_context_value
 from .mirror.joins import Joined, NestedLoop, compile_conditions, join_sources, scanned, too_many_rows

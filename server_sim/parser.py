@@ -23,7 +23,7 @@ from sqlglot.tokens import Token, TokenType
 
 from .binlog.base64_events import decode_events
 from .ddl_clauses import check_alter_table, check_create_table, index_statement_as_alter
-from .errors import ErrorCode, SqlError, not_supported, stack_overrun
+from .errors import SqlError, not_supported, stack_overrun
 from .executable_comments import expand_executable_comments, has_executable_comment
 from .flavor import DEFAULT_FLAVOR, CommentRules
 from .foreign_syntax import refuse_foreign_syntax
@@ -34,18 +34,12 @@ from .modifiers import (
 )
 from .routine_statements import block_change, routine_statement, without_name_const
 from .statement import (
-    ROW_STATEMENTS,
-    RowVersion,
     Statement,
     StatementKind,
-    TriggerDefinition,
-    TriggerEvent,
-    TriggerOrder,
-    TriggerTiming,
     WriteMode,
-    row_version,
 )
 from .syntax import parse_error_position, syntax_error, unrecognised
+from .trigger_definition import CREATE_TRIGGER_START, parse_create_trigger
 from .udf import CREATE_FUNCTION_START, parse_create_function
 from .prepared import PreparedAction, parse_prepared_command
 from .views import VIEW_START, parse_view
@@ -290,7 +284,7 @@ def _special_form(text: str) -> Statement | None:
         if match:
             return Statement(text, kind, savepoint=match.group(2))
     if CREATE_TRIGGER_START.match(text):
-        return Statement(text, StatementKind.CREATE_TRIGGER, trigger=parse_create_trigger(text))
+        return Statement(text, StatementKind.CREATE_TRIGGER, trigger=parse_create_trigger(text, parse_statement))
     routine = routine_statement(text)
     if routine is not None:
         return routine
@@ -409,77 +403,6 @@ def _classified(text: str, tree: exp.Expression, mode: WriteMode, is_replace: bo
     # CREATE USER, DROP EVENT, ...: the object names the statement; else its first word does.
     named = " ".join(words[:2]) if words[0].upper() in ("CREATE", "DROP", "ALTER") and len(words) > 1 else words[0]
     raise unrecognised(text) or not_supported(f"{named.upper()} statements (the simulator models DML, DDL on tables, SET, SHOW, ANALYZE TABLE and transaction control)")
-
-
-# -- CREATE TRIGGER ---------------------------------------------------------------------
-# sqlglot reads CREATE TRIGGER only as an opaque command, so the header (name, timing,
-# event, table, FOLLOWS/PRECEDES) is read here and the one-statement body is parsed as a
-# statement: an INSERT, REPLACE, UPDATE or DELETE, or `SET NEW.col = expr, ...`.
-
-_NAME = r"(?:`(?:[^`]|``)+`|\w+)"
-_DEFINER = r"DEFINER\s*=\s*(?:CURRENT_USER(?:\s*\(\s*\))?|(?:`[^`]*`|'[^']*'|\"[^\"]*\"|[\w.%-]+)(?:\s*@\s*(?:`[^`]*`|'[^']*'|\"[^\"]*\"|[\w.%-]+))?)"
-_CREATE_TRIGGER = re.compile(
-    rf"^\s*CREATE\s+(?:{_DEFINER}\s+)?(?P<keyword>TRIGGER)\s+(?:(?P<db>{_NAME})\s*\.\s*)?(?P<name>{_NAME})\s+"
-    rf"(?P<timing>BEFORE|AFTER)\s+(?P<event>INSERT|UPDATE|DELETE)\s+ON\s+(?:{_NAME}\s*\.\s*)?(?P<table>{_NAME})\s+"
-    rf"FOR\s+EACH\s+ROW\s+(?:(?P<order>FOLLOWS|PRECEDES)\s+(?P<other>{_NAME})\s+)?(?P<body>.+)$",
-    re.IGNORECASE | re.DOTALL,
-)
-CREATE_TRIGGER_START = re.compile(rf"^\s*CREATE\s+(?:{_DEFINER}\s+)?TRIGGER\b", re.IGNORECASE)
-_SET_BODY = re.compile(r"^\s*SET\s+", re.IGNORECASE)
-_COMPOUND_BODY = re.compile(r"^\s*(?:\w+\s*:\s*)?(?:BEGIN|IF|CASE|WHILE|REPEAT|LOOP)\b", re.IGNORECASE)
-
-
-def _unquoted(name: str) -> str:
-    return name[1:-1].replace("``", "`") if name.startswith("`") else name
-
-
-def parse_create_trigger(text: str) -> TriggerDefinition:
-    """Read a CREATE TRIGGER statement; raises 1064 on a malformed one, 1235 on a body not modelled."""
-    match = _CREATE_TRIGGER.match(text)
-    if match is None:
-        raise SqlError(ErrorCode.ER_PARSE_ERROR, f"CREATE TRIGGER needs `name {{BEFORE|AFTER}} {{INSERT|UPDATE|DELETE}} ON table FOR EACH ROW statement` (statement: {text!r})")
-    body_text = match.group("body").strip()
-    header = {
-        "name": _unquoted(match.group("name")),
-        "timing": TriggerTiming(match.group("timing").upper()),
-        "event": TriggerEvent(match.group("event").upper()),
-        "table": _unquoted(match.group("table")),
-        "sql": text,
-        "body_start": match.start("keyword"),
-        "order": TriggerOrder(match.group("order").upper()) if match.group("order") else None,
-        "other": _unquoted(match.group("other")) if match.group("other") else None,
-    }
-    if _COMPOUND_BODY.match(body_text):
-        return TriggerDefinition(**header, compound=body_text)  # read by compound/reader.py when it runs
-    if _SET_BODY.match(body_text):
-        definition = TriggerDefinition(**header, assignments=_new_row_assignments(body_text))
-    else:
-        body = parse_statement(body_text)
-        if body.kind not in ROW_STATEMENTS:
-            raise not_supported(f"trigger body {body_text!r} (the simulator models one INSERT, REPLACE, UPDATE, DELETE or SET NEW.col = ...)")
-        definition = TriggerDefinition(**header, body=body)
-    definition.check()
-    return definition
-
-
-def _new_row_assignments(body_text: str) -> tuple[tuple[str, exp.Expression], ...]:
-    """A `SET NEW.col = expr, ...` body, read as the SET clause of an UPDATE."""
-    source = "UPDATE _trigger_row " + body_text
-    try:
-        trees = [tree for tree in sqlglot.parse(source, read="mysql") if tree is not None]
-    except (ParseError, TokenError) as error:
-        raise SqlError(ErrorCode.ER_PARSE_ERROR, f"{str(error).splitlines()[0]} (trigger body: {body_text!r})") from None
-    if len(trees) != 1:
-        raise not_supported(f"trigger body {body_text!r} (BEGIN ... END and compound bodies)")
-    assignments = []
-    for item in trees[0].expressions:
-        target = item.this if isinstance(item, exp.EQ) else None
-        if not isinstance(target, exp.Column) or row_version(target) is None:
-            raise not_supported(f"trigger body {body_text!r} (a SET body assigns NEW.column only)")
-        if row_version(target) is RowVersion.OLD:
-            raise SqlError(ErrorCode.ER_TRG_CANT_CHANGE_ROW, "OLD", "")
-        assignments.append((target.name, item.expression))
-    return tuple(assignments)
 
 
 def unparse(statement: Statement, tree: exp.Expression) -> str:

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import duckdb
 
-from .catalog import Catalog, Table
+from .catalog import Catalog
+from .table import Table
 from .dictionary import catalog_from_json, catalog_to_json
 from .duckdb_connection import ConnectionPool, lock_configuration, open_connection
 from .engines import EngineRegistry

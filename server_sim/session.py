@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from .catalog import Table
+from .table import Table
 from .prepared import PreparedText
 from .storage import Storage
 

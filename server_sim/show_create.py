@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
-from .catalog import Column, DefaultKind, KeyKind, Table
+from .table import Column, DefaultKind, KeyKind, Table
 
 
 def show_create_table(table: Table) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from .catalog import Column, Table
+from .table import Column, Table
 from .declined import Declined
 from .duckdb_connection import execute, quote
 from .expressions import HIDDEN_ROW_ID

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from .catalog import Table
+from .table import Table
 from .collation import without_collation
 from .duckdb_connection import quote
 from .expressions import HIDDEN_ROW_ID as ROW_ID

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from server_sim.catalog import Column, DefaultKind, Key, Table
+from server_sim.table import Column, DefaultKind, Key, Table
 from server_sim.duckdb_connection import quote
 from server_sim.flavor import Flavor
 from server_sim.storage import Storage

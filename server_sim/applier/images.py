@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from server_sim.binlog.binary.columns import master_column_type
 from server_sim.binlog.events import ColumnInfo
-from server_sim.catalog import DefaultKind, Table
+from server_sim.table import DefaultKind, Table
 from server_sim.errors import Condition, ErrorCode, SqlError, note
 from server_sim.flavor import Flavor
 from server_sim.types import ColumnType, TypeFamily

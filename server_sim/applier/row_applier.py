@@ -20,7 +20,7 @@ from server_sim.binlog.events import (
     Table_map_log_event,
     Write_rows_log_event,
 )
-from server_sim.catalog import Table
+from server_sim.table import Table
 from server_sim.errors import Condition, ErrorCode, SqlError
 from server_sim.execute.executor import Executor
 from server_sim.execute.handler import RowHandler, coerce_row

@@ -8,7 +8,8 @@ import dataclasses
 
 from sqlglot import exp
 
-from ..catalog import Column, DefaultKind, Key, KeyKind, Table, column_from_definition, key_from_constraint
+from ..catalog import column_from_definition, key_from_constraint
+from ..table import Column, DefaultKind, Key, KeyKind, Table
 from ..ddl_clauses import ignored_primary_key_names
 from ..errors import Condition, ErrorCode, SqlError, not_supported
 from ..expressions import constant_value, is_constant

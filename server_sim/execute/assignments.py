@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from ..catalog import Column, Table
+from ..table import Column, Table
 from ..errors import not_supported
 
 Assignments = list[tuple[Column, exp.Expression]]

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from sqlglot import exp
 
-from ..catalog import Table
+from ..table import Table
 from ..declined import Declined
 from ..errors import SqlError
 from ..mirror.compiler import Subqueries

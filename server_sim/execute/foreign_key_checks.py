@@ -12,7 +12,7 @@ foreign_key_checks off nothing is checked or cascaded.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from ..catalog import Table
+from ..table import Table
 from ..collation import equality_key
 from ..declined import Declined
 from ..errors import ErrorCode, SqlError

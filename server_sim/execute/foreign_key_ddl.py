@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from ..catalog import Key, KeyKind, Table, TableBuilder
+from ..catalog import TableBuilder
+from ..table import Key, KeyKind, Table
 from ..errors import ErrorCode, SqlError, not_supported
 from ..foreign_keys import ForeignKey, ReferentialAction, foreign_key_from_clause, generated_name
 from .foreign_key_checks import checks_on, first_orphan

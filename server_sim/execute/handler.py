@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..catalog import Key, Table
+from ..table import Key, Table
 from ..errors import ErrorCode, SqlError
 from ..server import Server
 from ..session import ChangeKind, RowChange, Session

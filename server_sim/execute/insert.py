@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from ..catalog import Column, DefaultKind, Table
+from ..table import Column, DefaultKind, Table
 from ..errors import ErrorCode, SqlError, not_supported, note
 from ..functions.context import literal
 from ..statement import TriggerEvent, TriggerTiming, WriteMode

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from ..catalog import Column, Table
+from ..table import Column, Table
 from ..duckdb_connection import quote
 from ..errors import ErrorCode, SqlError, not_supported
 from ..expressions import constant_value, is_constant

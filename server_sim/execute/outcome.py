@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..catalog import Table
+from ..table import Table
 from ..errors import Condition, SqlError
 from ..session import RowChange
 

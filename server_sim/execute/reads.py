@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from ..catalog import Table
+from ..table import Table
 from ..duckdb_connection import quote
 from ..errors import ErrorCode, SqlError, not_supported
 from ..expressions import Translator, constant_value, is_constant

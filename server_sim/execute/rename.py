@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from ..catalog import Table
+from ..table import Table
 from ..errors import ErrorCode, SqlError, not_supported
 from .foreign_key_ddl import refuse_changes_to_constrained
 from .run import StatementRun

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..catalog import Table
+from ..table import Table
 from ..statement import TriggerEvent, TriggerTiming, WriteMode
 from .assignments import Assignments, touch_on_update, update_write_set
 from .handler import coerce_row

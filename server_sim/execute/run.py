@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from ..catalog import Catalog, Table
+from ..catalog import Catalog
+from ..table import Table
 from ..expressions import Translator
 from ..functions.statement import StatementContext
 from ..server import Server

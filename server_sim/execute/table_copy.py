@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from ..catalog import Column, DefaultKind, Key, Table, TableBuilder
+from ..catalog import TableBuilder
+from ..table import Column, DefaultKind, Key, Table
 from ..collation import equality_key
 from ..declined import Declined
 from ..errors import ErrorCode, SqlError, not_supported

@@ -7,7 +7,8 @@ import dataclasses
 
 from sqlglot import exp
 
-from ..catalog import Column, Table, table_from_create
+from ..catalog import table_from_create
+from ..table import Column, Table
 from ..errors import ErrorCode, SqlError, not_supported, note
 from ..statement import target_tables
 from ..foreign_keys import foreign_key_clauses

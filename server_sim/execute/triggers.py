@@ -10,7 +10,8 @@ import dataclasses
 
 from sqlglot import exp
 
-from ..catalog import Catalog, Table
+from ..catalog import Catalog
+from ..table import Table
 from ..compound.binding import NameConstStyle, name_const_style
 from ..compound.program import SqlStatement, assigned_columns
 from ..compound.reader import trigger_program

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from ..catalog import Table
+from ..table import Table
 from ..errors import ErrorCode, SqlError, note
 from ..functions.context import literal
 from ..statement import target_tables

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from ..catalog import Table
+from ..table import Table
 from ..declined import Declined
 from ..expressions import HIDDEN_ROW_ID
 from ..functions import lookup

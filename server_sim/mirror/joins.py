@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from ..catalog import Table
+from ..table import Table
 from ..declined import Declined
 from .compiler import Compiler, Source
 from ..operands import Predicate, Value, Values

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from ..catalog import Table
+from ..table import Table
 from ..collation import ordered_key, text_key
 from ..declined import Declined, none_when_declined
 from ..types import TypeFamily

@@ -7,7 +7,8 @@ import pytest
 from master_sim.analysis import Analysis, analyze
 from master_sim.decision import LoggingFormat, TransactionState, decide_logging_format
 from master_sim.unsafe import UnsafeReason
-from server_sim.catalog import Column, Table, system_table
+from server_sim.catalog import system_table
+from server_sim.table import Column, Table
 from server_sim.engines import BUILTIN_ENGINES, Engine
 from server_sim.execute.executor import Executor
 from server_sim.flavor import MARIADB_1011, MYSQL_80, Flavor
