@@ -13,8 +13,10 @@ dependencies (duckdb, pyarrow, sqlglot) must already be in the executors' Python
 
 from __future__ import annotations
 
+import atexit
 import math
 import pickle
+import shutil
 import sys
 import tempfile
 import time
@@ -30,7 +32,7 @@ from pyspark.sql import functions as F
 
 from .compare import SIDES, ComparisonBatch, RunDiff, assemble, collect_found, compare_in_process, comparison_query
 from .spark import SparkUnavailable
-from .spark_tasks import RESULT_DDL, SPEC_DDL, RemoteRuns, RemoteWork, python_of
+from .spark_tasks import RESULT_DDL, RemoteRuns, RemoteWork, python_of
 
 PACKAGES = ("scenarios", "server_sim", "master_sim", "slave_sim", "harness")
 ROOT = Path(__file__).resolve().parent.parent
@@ -119,11 +121,11 @@ def run_on_spark(
 
 def _run_chunk(spark: SparkSession, runner: RemoteWork, chunk: _Chunk) -> _Chunk:
     """One job of one task: the chunk's specs in, its results cached where they were made."""
-    specs = [(chunk.start + offset, pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)) for offset, item in enumerate(chunk.items)]
+    specs = tuple(pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL) for item in chunk.items)
     chunk.submitted = time.time()
     try:
-        frame = spark.createDataFrame(spark.sparkContext.parallelize(specs, 1), SPEC_DDL)
-        chunk.frame = frame.mapInArrow(RemoteRuns(runner), RESULT_DDL).persist()
+        positions = spark.range(chunk.start, chunk.start + len(specs), 1, 1)
+        chunk.frame = positions.mapInArrow(RemoteRuns(runner, chunk.start, specs), RESULT_DDL).persist()
         chunk.rows = chunk.frame.drop("master_rows", "slave_rows").collect()
     except Exception as error:  # the job failed after Spark's retries: the chunk's items did not run
         chunk.error = _first_line(error)
@@ -182,6 +184,7 @@ def prepare_executors(spark: SparkSession) -> int:
 def ship_code(context: object) -> Path:
     """Zip the project's packages (their .py files) and add the zip to every task's path."""
     directory = Path(tempfile.mkdtemp(prefix="rplharness-code-"))
+    atexit.register(shutil.rmtree, directory, True)
     archive = directory / "rplharness.zip"
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
         for package in PACKAGES:
@@ -202,7 +205,8 @@ def check_python(spark: SparkSession) -> None:
         text = str(error)
         if "PYTHON_VERSION_MISMATCH" in text or "different version" in text:
             raise SparkUnavailable(python_mismatch(text)) from None
-        raise
+        cause = next((line.strip() for line in text.splitlines() if "Cannot run program" in line), _first_line(error))
+        raise SparkUnavailable(f"the Spark executors cannot run Python ({cause[:300]}); PYSPARK_PYTHON names the executors' interpreter") from None
     other = sorted({(major, minor, executable) for major, minor, executable, _ in found if (major, minor) != sys.version_info[:2]})
     if other:
         raise SparkUnavailable(python_mismatch(", ".join(f"{executable} is Python {major}.{minor}" for major, minor, executable in other)))

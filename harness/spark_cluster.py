@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -77,14 +78,16 @@ class Daemon:
 
 @dataclass
 class StandaloneCluster:
-    """A master and `workers` workers of `cores` cores each, all on 127.0.0.1. With `user`
-    (a uid, when running as root) the workers and their executors run as that user, so
-    that they cannot read what the driver writes in a directory only it may read."""
+    """A master and `workers` workers of `cores` cores each, all on 127.0.0.1. With
+    `hidden`, the workers and their executors cannot see those directories (the driver's
+    output, in the tests)."""
 
     workers: int = 1
     cores: int = 1
     memory: str = "1g"
-    user: int | None = None
+    # Directories the workers and their executors do not see: each is covered by an empty
+    # tmpfs in a mount namespace of their own (needs root); the driver still sees them.
+    hidden: tuple[Path, ...] = ()
     root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="rplh-spark-cluster-")))
     master: Daemon | None = None
     worker_daemons: list[Daemon] = field(default_factory=list)
@@ -114,8 +117,6 @@ class StandaloneCluster:
         number = len(self.worker_daemons)
         work_dir = self.root / f"worker-{number}"
         work_dir.mkdir()
-        if self.user is not None:
-            os.chown(work_dir, self.user, self.user)
         webui = free_port()
         arguments = ["org.apache.spark.deploy.worker.Worker", "--host", LOOPBACK, "--port", str(free_port()), "--webui-port", str(webui)]
         arguments += ["--cores", str(self.cores), "--memory", self.memory, "--work-dir", str(work_dir), self.url]
@@ -161,14 +162,14 @@ class StandaloneCluster:
         log = self.root / f"{name}.log"
         env = {key: value for key, value in os.environ.items() if not key.startswith(("SPARK_", "PYSPARK_", "PYTHONPATH"))}
         env |= {"SPARK_HOME": str(SPARK_HOME), "SPARK_LOCAL_IP": LOOPBACK, "SPARK_LOG_DIR": str(self.root)}
-        user = self.user if work_dir is not None else None
-        if user is not None:
-            env["HOME"] = str(work_dir)
         command = [str(SPARK_HOME / "bin" / "spark-class"), *arguments, "--properties-file", str(self._properties)]
+        if work_dir is not None and self.hidden:
+            mounts = " && ".join(f"mount -t tmpfs -o size=1m,mode=0755 none {shlex.quote(str(path))}" for path in self.hidden)
+            command = ["unshare", "--mount", "--propagation", "private", "sh", "-c", f'{mounts} && exec "$@"', "sh", *command]
         with open(log, "wb") as sink:
             process = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=sink, stderr=sink, env=env, cwd=work_dir or self.root,
-                start_new_session=True, user=user, group=user, extra_groups=[] if user is not None else None,
+                start_new_session=True,
             )  # fmt: skip
         return Daemon(name, process, log, webui_port, work_dir)
 

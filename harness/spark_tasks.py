@@ -46,7 +46,6 @@ RESULT_SCHEMA = pa.schema(
     [("position", pa.int64()), ("payload", pa.binary()), ("binlogs", pa.list_(BINLOG)), ("master_rows", pa.list_(ROW)), ("slave_rows", pa.list_(ROW))]
     + TASK_FIELDS
 )
-SPEC_DDL = "position LONG, spec BINARY"
 RESULT_DDL = (
     "position LONG, payload BINARY, binlogs ARRAY<STRUCT<name: STRING, data: BINARY>>, "
     "master_rows ARRAY<STRUCT<run_id: STRING, table_name: STRING, row_key: STRING, pk_key: STRING>>, "
@@ -73,9 +72,13 @@ class RemoteWork(Protocol):
 
 @dataclass(frozen=True)
 class RemoteRuns:
-    """The function `mapInArrow` runs: specs in, one result row per spec out."""
+    """The function `mapInArrow` runs over a range of positions: the specs of positions
+    `start`, `start + 1`, ... travel with the function (Spark ships it with the task), so
+    the input needs no conversion in Python; one result row per position out."""
 
     runner: RemoteWork
+    start: int
+    specs: tuple[bytes, ...]
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         task = {"pid": os.getpid(), "cwd": os.getcwd(), "code": _code_origin(), "task_started": time.time(), "worker_started": _process_started()}
@@ -83,8 +86,8 @@ class RemoteRuns:
         with tempfile.TemporaryDirectory(prefix="rplharness-task-") as work:
             runner = replace(self.runner, binlog_dir=Path(work))  # type: ignore[type-var]
             for batch in batches:
-                columns = batch.to_pydict()
-                rows = [self._one(runner, position, spec, task) for position, spec in zip(columns["position"], columns["spec"])]
+                positions = batch.column(0).to_pylist()
+                rows = [self._one(runner, position, self.specs[position - self.start], task) for position in positions]
                 yield pa.RecordBatch.from_pylist(rows, schema=RESULT_SCHEMA)
 
     def _one(self, runner: RemoteWork, position: int, spec: bytes, task: dict[str, object]) -> dict[str, object]:
