@@ -67,6 +67,7 @@ class SparkRuns:
     missing: list[str] = field(default_factory=list)
     tasks: list[TaskStats] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)  # wall time per phase: prepare, runs, compare
 
 
 @dataclass
@@ -89,7 +90,9 @@ def run_on_spark(
     chunk_size: int | None = None,
 ) -> SparkRuns:
     """Run `runner(item)` for every item on the executors and compare every run there."""
+    started = time.perf_counter()
     slots = prepare_executors(spark)
+    prepared = time.perf_counter()
     size = chunk_size or max(1, min(MAX_CHUNK, math.ceil(len(items) / (slots * CHUNKS_PER_SLOT))))
     chunks = [_Chunk(start, items[start : start + size]) for start in range(0, len(items), size)]
     runs = SparkRuns()
@@ -111,7 +114,9 @@ def run_on_spark(
                     if on_result is not None:
                         on_result(result)
         runs.results = [by_position[position] for position in sorted(by_position)]
+        ran = time.perf_counter()
         runs.diffs = _compare(spark, chunks, batch, runner, runs)
+        runs.seconds = {"prepare": prepared - started, "runs": ran - prepared, "compare": time.perf_counter() - ran}
     finally:
         for chunk in chunks:
             if chunk.frame is not None:
