@@ -67,7 +67,7 @@ def measure(name: str, master: str | None, count: int, seed: int) -> dict[str, o
     started = time.perf_counter()
     result = fuzz(config, DEFAULT_FLAVOR, out, lambda: session, executor=executor)
     wall = time.perf_counter() - started
-    slots = session.sparkContext.defaultParallelism if executor == "spark" else default_workers()
+    slots = len({stats.pid for stats in captured[0].tasks}) if captured else default_workers()  # Python workers that ran tasks
     stop_spark(session)
     figures: dict[str, object] = {"name": name, "session": session_seconds, "wall": wall, "runs": result.exploration.runs, "slots": slots}
     if captured:

@@ -157,9 +157,13 @@ def _compare(spark: SparkSession, chunks: list[_Chunk], batch: ComparisonBatch, 
     frames = [chunk.frame for chunk in chunks if chunk.frame is not None]
     if not frames or not batch.compared:
         return assemble(batch, {})
-    cached = reduce(DataFrame.unionByName, frames)
+    slots = max(1, spark.sparkContext.defaultParallelism)
+    # One scan task per slot instead of one per chunk, and as many shuffle partitions as
+    # slots (Spark's 200 are for far larger data): each costs a task launch per stage.
+    cached = reduce(DataFrame.unionByName, frames).coalesce(slots)
     sides = [cached.select(F.explode(f"{side}_rows").alias("row")).select("row.*") for side in SIDES]
     try:
+        spark.conf.set("spark.sql.shuffle.partitions", str(slots))
         return assemble(batch, collect_found(comparison_query(*sides)))
     except Exception as error:
         runs.notes.append(f"the comparison job failed ({_first_line(error)}); compared in this process instead")
