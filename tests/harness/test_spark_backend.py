@@ -19,7 +19,7 @@ from harness.spark_backend import python_mismatch, run_on_spark
 from harness.suite import SuiteResult, judge_records, run_suite
 from scenarios.model import Verdict
 from server_sim.flavor import MYSQL_80
-from tests.support import ROOT, scenario_from
+from tests.support import ROOT, scenario_file, scenario_from
 
 # The runner below is defined here, not in the project: Spark's Python workers get its
 # definition with the task instead of importing this module.
@@ -103,3 +103,46 @@ def test_a_python_mismatch_is_one_line_saying_what_to_do(detail: str, message: s
         f"the Spark executors' Python is not the driver's Python {ours} ({message}); give the executors a Python {ours} "
         "with the project's dependencies (PYSPARK_PYTHON, or a packed environment through spark.archives)"
     )
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["run", "{tiny}", "--executor", "spark", "--compare", "python"], "--executor spark compares where the runs ran"),
+        (["run", "{tiny}", "--executor", "spark", "--oracle", "mariadb"], "--executor spark runs the simulator only"),
+        (["fuzz", "--executor", "spark", "--from", "{tiny}"], "--executor spark runs generated workloads"),
+    ],
+)
+def test_what_the_spark_executor_cannot_do_is_a_usage_error(arguments: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.cli import main
+
+    tiny = scenario_file_path(tmp_path)
+    with pytest.raises(SystemExit) as exit:
+        main([argument.format(tiny=tiny) for argument in arguments] + ["--out", str(tmp_path / "out")])
+    assert exit.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "executor"),
+    [
+        (["run", "{tiny}"], "local"),
+        (["run", "{tiny}", "--spark-master", "spark://10.0.0.5:7077"], "spark"),
+        (["run", "{tiny}", "--spark-master", "spark://10.0.0.5:7077", "--executor", "local"], "local"),
+        (["run", "{tiny}", "--spark-master", "spark://10.0.0.5:7077", "--oracle", "mariadb"], "local"),
+        (["fuzz", "--spark-master", "spark://10.0.0.5:7077"], "spark"),
+        (["fuzz", "--spark-master", "spark://10.0.0.5:7077", "--from", "{tiny}"], "local"),
+        (["fuzz", "--executor", "spark"], "spark"),
+    ],
+)
+def test_spark_master_alone_means_the_spark_executor(arguments: list[str], executor: str, tmp_path: Path) -> None:
+    from harness.cli import _executor_problem, _parser
+
+    parsed = _parser().parse_args([argument.format(tiny=scenario_file_path(tmp_path)) for argument in arguments])
+    assert _executor_problem(parsed) is None
+    assert parsed.executor == executor
+
+
+def scenario_file_path(directory: Path) -> Path:
+    return scenario_file(directory, SCENARIO.format(name="tiny"), "tiny.yaml")
