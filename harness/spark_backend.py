@@ -38,7 +38,7 @@ PACKAGES = ("scenarios", "server_sim", "master_sim", "slave_sim", "harness")
 ROOT = Path(__file__).resolve().parent.parent
 CHUNKS_PER_SLOT = 8
 MAX_CHUNK = 500
-_SHIPPED: dict[int, Path] = {}  # id of a JVM SparkContext -> the zip it was given
+_SHIPPED: dict[str, Path] = {}  # a context's application id -> the zip it was given
 
 
 @dataclass(frozen=True)
@@ -160,10 +160,12 @@ def _compare(spark: SparkSession, chunks: list[_Chunk], batch: ComparisonBatch, 
     slots = max(1, spark.sparkContext.defaultParallelism)
     # One scan task per slot instead of one per chunk, and as many shuffle partitions as
     # slots (Spark's 200 are for far larger data): each costs a task launch per stage.
+    # Adaptive execution re-plans stages, which costs more than it saves on data this small.
     cached = reduce(DataFrame.unionByName, frames).coalesce(slots)
     sides = [cached.select(F.explode(f"{side}_rows").alias("row")).select("row.*") for side in SIDES]
     try:
         spark.conf.set("spark.sql.shuffle.partitions", str(slots))
+        spark.conf.set("spark.sql.adaptive.enabled", "false")
         return assemble(batch, collect_found(comparison_query(*sides)))
     except Exception as error:
         runs.notes.append(f"the comparison job failed ({_first_line(error)}); compared in this process instead")
@@ -183,7 +185,7 @@ def prepare_executors(spark: SparkSession) -> int:
     """Ship the project's code once per context, check the executors' Python against the
     driver's, and return the task slots (cores) the executors offer."""
     context = spark.sparkContext
-    key = id(context._jsc)  # type: ignore[attr-defined]
+    key = context.applicationId
     if key not in _SHIPPED:
         _SHIPPED[key] = ship_code(context)
         check_python(spark)
