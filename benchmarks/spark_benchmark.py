@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -69,6 +70,7 @@ def measure(name: str, master: str | None, count: int, seed: int) -> dict[str, o
     wall = time.perf_counter() - started
     slots = len({stats.pid for stats in captured[0].tasks}) if captured else default_workers()  # Python workers that ran tasks
     stop_spark(session)
+    shutil.rmtree(out, ignore_errors=True)
     figures: dict[str, object] = {"name": name, "session": session_seconds, "wall": wall, "runs": result.exploration.runs, "slots": slots}
     if captured:
         figures |= breakdown(captured[0], wall)
