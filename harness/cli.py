@@ -13,6 +13,7 @@ from harness.compare import COMPARE_MODES
 from harness.fuzz import VARIANT_MODES
 from harness.importers.binlog import ROWS_AS
 from harness.oracle.suite import ORACLES
+from harness.suite import EXECUTORS
 from harness.spark import SparkUnavailable
 from harness.version import version
 from harness.workload_check import ROW_IMAGES
@@ -70,6 +71,7 @@ def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     run_parser.add_argument("--step-timeout", type=float, default=0.5, metavar="SECONDS", help="with --oracle: a step not done by then is recorded as blocked (default %(default)s)")
     _add_master_option(run_parser)
+    _add_executor_option(run_parser)
 
 
 def _add_fuzz(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -97,6 +99,7 @@ def _add_fuzz(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     add("--out", type=Path, default=Path("rplharness-out"), help="output directory (default %(default)s)")
     _add_spark_options(fuzz_parser)
     _add_verbose_option(fuzz_parser)
+    _add_executor_option(fuzz_parser)
     add("--workers", type=int, default=None, metavar="N", help="worker processes (default: one per core)")
     add("--shrink-limit", type=int, default=10, metavar="N", help="findings to shrink, each kind in turn (default %(default)s)")
     add("--shrink-budget", type=int, default=300, metavar="RUNS", help="candidate runs per shrink (default %(default)s)")
@@ -348,6 +351,35 @@ def _add_spark_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_executor_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default=None,
+        help="where the runs run: local, this machine's process pool; spark, Spark tasks on the executors of "
+        "--spark-master (or of an embedded local[*]), compared there too (default: spark with --spark-master, else local)",
+    )
+
+
+def _executor_problem(arguments: argparse.Namespace) -> str | None:
+    """Settle --executor (`--spark-master` alone means spark); what conflicts with it."""
+    if not hasattr(arguments, "executor"):
+        return None
+    oracle = getattr(arguments, "oracle", None)
+    if arguments.executor is None:
+        implied = arguments.spark_master and not oracle and getattr(arguments, "from_scenario", None) is None
+        arguments.executor = "spark" if implied else "local"
+    if arguments.executor != "spark":
+        return None
+    if getattr(arguments, "compare", "spark") == "python":
+        return "--executor spark compares where the runs ran, with Spark; --compare python compares in this process"
+    if oracle:
+        return "--executor spark runs the simulator only; --oracle runs here, beside the real server"
+    if getattr(arguments, "from_scenario", None) is not None:
+        return "--executor spark runs generated workloads; --from runs here"
+    return None
+
+
 def _add_verbose_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--verbose",
@@ -361,6 +393,9 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parser.parse_args(argv)
     if getattr(arguments, "compare", None) == "python" and arguments.spark_master:
         parser.error("--spark-master is where Spark compares; --compare python compares without Spark")
+    conflict = _executor_problem(arguments)
+    if conflict is not None:
+        parser.error(conflict)
     out = getattr(arguments, "out", None)
     if isinstance(out, Path) and (problem := out_problem(out)) is not None:
         print(f"rplharness: {problem}", file=sys.stderr)

@@ -99,12 +99,19 @@ class _Found:
 
 
 @dataclass
-class _Batch:
-    """The runs to compare, split into what needs no row comparison and the rows that do."""
+class ComparisonBatch:
+    """The runs to compare, split into what needs no row comparison and the rows that do.
+    Made per run where the run was made, and merged where the runs are compared."""
 
     settled: dict[str, list[TableDiff]]
     compared: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]]  # columns, key
     rows: dict[str, list[tuple[str, str, str, str | None]]]  # side -> (run, table, row key, pk key)
+
+    def merge(self, other: ComparisonBatch) -> None:
+        self.settled |= other.settled
+        self.compared |= other.compared
+        for side in SIDES:
+            self.rows[side].extend(other.rows[side])
 
 
 def compare_runs(
@@ -117,7 +124,7 @@ def compare_runs(
     Tables present on one side only are settled here; the rows of all other tables go
     through a single Spark job. Spark is not touched when there is no row to compare.
     """
-    batch = _prepare(pairs)
+    batch = prepare(pairs)
     found: dict[tuple[str, str], _Found] = {}
     if any(batch.rows[side] for side in SIDES):
         workdir.mkdir(parents=True, exist_ok=True)
@@ -125,20 +132,28 @@ def compare_runs(
         for side, path in zip(SIDES, paths):
             columns = list(zip(*batch.rows[side])) or [[] for _ in SCHEMA]
             pq.write_table(pa.table(dict(zip(SCHEMA.names, map(list, columns))), schema=SCHEMA), path)
-        for row in _comparison_query(spark, *paths).collect():
-            table = found.setdefault((row.run_id, row.table_name), _Found())
-            if row.side in SIDES:
-                table.surplus[row.side] = _Surplus(row.surplus, row.samples)
-            else:
-                table.key_matched = row.key_matched
-                table.mismatches = dict(row.mismatches)
-    return _assemble(batch, found)
+        sides = [spark.read.schema(SPARK_SCHEMA).parquet(str(path)) for path in paths]
+        found = collect_found(comparison_query(*sides))
+    return assemble(batch, found)
+
+
+def collect_found(query: DataFrame) -> dict[tuple[str, str], _Found]:
+    """The comparison query's answer, per (run, table)."""
+    found: dict[tuple[str, str], _Found] = {}
+    for row in query.collect():
+        table = found.setdefault((row.run_id, row.table_name), _Found())
+        if row.side in SIDES:
+            table.surplus[row.side] = _Surplus(row.surplus, row.samples)
+        else:
+            table.key_matched = row.key_matched
+            table.mismatches = dict(row.mismatches)
+    return found
 
 
 def diff_snapshots(master: ServerSnapshot, slave: ServerSnapshot) -> RunDiff:
     """One run's comparison without Spark, the same as compare_runs gives: for checking
     a single candidate run quickly, as the shrinker does hundreds of times."""
-    batch = _prepare({"run": (master, slave)})
+    batch = prepare({"run": (master, slave)})
     counts = {side: Counter(batch.rows[side]) for side in SIDES}
     differing: dict[tuple[str, str], dict[str, list[tuple[str, str | None, int]]]] = defaultdict(lambda: {side: [] for side in SIDES})
     for row in counts["master"].keys() | counts["slave"].keys():
@@ -166,7 +181,7 @@ def diff_snapshots(master: ServerSnapshot, slave: ServerSnapshot) -> RunDiff:
                     if _as_text(value) != _as_text(other):
                         result.mismatches[position] = result.mismatches.get(position, 0) + 1
         result.key_matched = len(matched)
-    return _assemble(batch, found)["run"]
+    return assemble(batch, found)["run"]
 
 
 def compare_in_process(pairs: Mapping[str, tuple[ServerSnapshot, ServerSnapshot]]) -> dict[str, RunDiff]:
@@ -181,9 +196,9 @@ def _as_text(value: object) -> str | None:
     return json.dumps(value)
 
 
-def _prepare(pairs: Mapping[str, tuple[ServerSnapshot, ServerSnapshot]]) -> _Batch:
+def prepare(pairs: Mapping[str, tuple[ServerSnapshot, ServerSnapshot]]) -> ComparisonBatch:
     """Settle tables on one side only; key every other table's rows on their common columns."""
-    batch = _Batch({run_id: [] for run_id in pairs}, {}, {side: [] for side in SIDES})
+    batch = ComparisonBatch({run_id: [] for run_id in pairs}, {}, {side: [] for side in SIDES})
     for run_id, (master, slave) in pairs.items():
         for name in sorted(master.tables.keys() | slave.tables.keys()):
             on_master, on_slave = master.tables.get(name), slave.tables.get(name)
@@ -199,7 +214,7 @@ def _prepare(pairs: Mapping[str, tuple[ServerSnapshot, ServerSnapshot]]) -> _Bat
     return batch
 
 
-def _assemble(batch: _Batch, found: Mapping[tuple[str, str], _Found]) -> dict[str, RunDiff]:
+def assemble(batch: ComparisonBatch, found: Mapping[tuple[str, str], _Found]) -> dict[str, RunDiff]:
     diffs = {run_id: list(tables) for run_id, tables in batch.settled.items()}
     for (run_id, name), result in found.items():
         columns, key = batch.compared[run_id, name]
@@ -221,8 +236,8 @@ def _assemble(batch: _Batch, found: Mapping[tuple[str, str], _Found]) -> dict[st
     return {run_id: RunDiff(tuple(sorted(tables, key=lambda diff: diff.table))) for run_id, tables in diffs.items()}
 
 
-def _comparison_query(spark: SparkSession, master_path: Path, slave_path: Path) -> DataFrame:
-    """Per (run, table, side): rows in surplus on that side and the first few of them by
+def comparison_query(master: DataFrame, slave: DataFrame) -> DataFrame:
+    """`master` and `slave`: a side's rows as (run_id, table_name, row_key, pk_key). Per (run, table, side): rows in surplus on that side and the first few of them by
     key; and per (run, table) with a primary key, side `matched`: how many keys are on
     both sides among those rows and how many of them differ in each column position.
 
@@ -230,8 +245,8 @@ def _comparison_query(spark: SparkSession, master_path: Path, slave_path: Path) 
     fastest method measured; the window keeps samples bounded however large a diff is.
     """
     counts = [
-        spark.read.schema(SPARK_SCHEMA).parquet(str(path)).groupBy(*KEYS).agg(F.count(F.lit(1)).alias(side), F.first("pk_key").alias(f"{side}_pk"))
-        for side, path in zip(SIDES, (master_path, slave_path))
+        rows.groupBy(*KEYS).agg(F.count(F.lit(1)).alias(side), F.first("pk_key").alias(f"{side}_pk"))
+        for side, rows in zip(SIDES, (master, slave))
     ]
     surplus = F.coalesce(F.col("master"), F.lit(0)) - F.coalesce(F.col("slave"), F.lit(0))
     differing = (

@@ -35,10 +35,18 @@ def summary_table(result: SuiteResult) -> str:
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row[:5], widths)) + "  " + row[5] for row in rows]
     for error in result.input_errors:
         lines.append(f"INPUT ERROR  {error}")
-    if not result.runs and not result.input_errors:
+    if not result.runs and not result.input_errors and not result.not_run:
         lines.append("no scenario found")
+    lines.extend(not_run_lines(result))
     lines.append(summary_line(result))
     return "\n".join(line.rstrip() for line in lines)
+
+
+def not_run_lines(result: SuiteResult) -> list[str]:
+    """The report is partial: what did not run, and why."""
+    if not result.not_run:
+        return []
+    return [f"PARTIAL  {len(result.not_run)} did not run; the report holds the rest"] + [f"NOT RUN  {line}" for line in result.not_run]
 
 
 def run_check(run: RunOutcome) -> str:
@@ -135,6 +143,7 @@ def fuzz_summary(result: FuzzResult) -> str:
     for outcome in result.suite.runs:
         if outcome.judgement.verdict in (Verdict.ERROR, Verdict.UNSUPPORTED):
             lines.append(f"{outcome.judgement.verdict.value.upper():<8} {outcome.record.run_id}: {outcome.judgement.explanation[0]}")
+    lines.extend(not_run_lines(result.suite))
     for group in result.groups:
         example = group.example
         runs = "run" if len(group.findings) == 1 else "runs"

@@ -40,6 +40,7 @@ from .runner import RunRecord, run_variant
 from .shrink import shrink
 from .shrink.core import PassStats
 from .snapshot import ServerSnapshot, canonical
+from .spark_backend import run_on_spark
 from .suite import RunOutcome, SuiteResult, judge_records
 
 ROW_IMAGES: tuple[str, ...] = ("FULL", "MINIMAL", "NOBLOB")
@@ -112,9 +113,7 @@ class WorkloadRunner:
             interleavings = explore(workload, config.interleavings, rng_seed=config.seed * 1_000_003 + index)
             scenarios = [workload.scenario(order) for order in interleavings]
         except Exception:  # a generator failure is this workload's error, not the command's
-            record = RunRecord(f"fuzz-s{config.seed}-{index:05d}", Scenario(f"fuzz-s{config.seed}-{index:05d}", None), {}, "", 0)
-            record.error = traceback.format_exc()
-            return WorkloadRuns(index, 0, [FuzzRun(record, None, None, False)])
+            return self.failed(index, traceback.format_exc())
         runs = []
         for scenario in scenarios:
             for variant in workload_variants(config.seed, index, config.variants):
@@ -122,6 +121,16 @@ class WorkloadRunner:
                 record = run_variant(pinned, pinned.variants()[0], self.flavor, self.binlog_dir, config.seed)
                 runs.append(self._summarise(record))
         return WorkloadRuns(index, len(interleavings), runs)
+
+    def records(self, result: WorkloadRuns) -> list[RunRecord]:
+        return [run.record for run in result.runs]
+
+    def failed(self, index: int, text: str) -> WorkloadRuns:
+        """The workload's one run when making it raised: an error verdict."""
+        name = f"fuzz-s{self.config.seed}-{index:05d}"
+        record = RunRecord(name, Scenario(name, None), {}, "", 0)
+        record.error = text
+        return WorkloadRuns(index, 0, [FuzzRun(record, None, None, False)])
 
     def _summarise(self, record: RunRecord) -> FuzzRun:
         """Digests, and the single-run verdict: it counts findings as they come, and a
@@ -247,17 +256,25 @@ def fuzz(
     start_spark: Callable[[], object],
     workers: int | None = None,
     progress: Progress | None = None,
+    executor: str = "local",
 ) -> FuzzResult:
     """Generate, run, compare in one Spark job, judge, shrink: the whole command. A
-    `Prestart` of Spark begins once the first workload is back (the workers are forked)."""
+    `Prestart` of Spark begins once the first workload is back (the workers are forked).
+    `executor` "spark": the workloads run and are compared as Spark tasks; the findings
+    are shrunk here."""
     binlog_dir = out / "binlogs"
     per_workload: list[WorkloadRuns] = []
-    for workload in _run_workloads(config, flavor, binlog_dir, workers, progress):
+    diffs: dict[str, RunDiff] | None = None
+    not_run: list[str] = []
+    if executor == "spark":
+        on_spark = run_on_spark(start_spark(), WorkloadRunner(config, flavor, binlog_dir), range(config.count), lambda index: f"workload {index}", _advance(progress))
+        per_workload, diffs, not_run = on_spark.results, on_spark.diffs, on_spark.missing  # type: ignore[assignment]
+    for workload in _run_workloads(config, flavor, binlog_dir, workers, progress) if executor == "local" else ():
         per_workload.append(workload)
         if isinstance(start_spark, Prestart):
             start_spark.begin()
     runs = [run for workload in per_workload for run in workload.runs]
-    outcomes = judge_records([run.record for run in runs], out, start_spark)
+    outcomes = judge_records([run.record for run in runs], out, start_spark, diffs=diffs)
     for outcome in outcomes:
         outcome.explained_allowed = True
     exploration = Exploration(
@@ -272,15 +289,25 @@ def fuzz(
     shrinker = Shrinker(flavor, out / "findings", config.seed, config.shrink_budget)
     for finding, shrunk in zip(chosen, parallel_map(shrinker, [(finding.outcome.record, finding.kind) for finding in chosen], workers)):
         finding.shrunk = shrunk
-    return FuzzResult(SuiteResult(outcomes, []), exploration, findings)
+    return FuzzResult(SuiteResult(outcomes, [], not_run), exploration, findings)
 
 
 def _run_workloads(config: FuzzConfig, flavor: Flavor, binlog_dir: Path, workers: int | None, progress: Progress | None) -> Iterator[WorkloadRuns]:
     runner = WorkloadRunner(config, flavor, binlog_dir)
+    advance = _advance(progress)
     for workload in parallel_map(runner, range(config.count), workers):
+        advance(workload)
+        yield workload
+
+
+def _advance(progress: Progress | None) -> Callable[[WorkloadRuns], None]:
+    """What tells the progress line of each workload that came back."""
+
+    def advance(workload: WorkloadRuns) -> None:
         if progress is not None:
             progress.advance(runs=len(workload.runs), findings=sum(run.finding for run in workload.runs))
-        yield workload
+
+    return advance
 
 
 def _distinct(per_workload: list[WorkloadRuns], digest: Callable[[FuzzRun], str | None]) -> int:

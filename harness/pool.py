@@ -19,7 +19,7 @@ from typing import TypeVar
 from scenarios.model import Scenario
 from server_sim.flavor import Flavor
 
-from .runner import RunRecord, run_variant
+from .runner import RunRecord, run_id_for, run_variant
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -77,3 +77,13 @@ class VariantRunner:
 
     def __call__(self, task: RunTask) -> RunRecord:
         return run_variant(task.scenario, task.variant, self.flavor, self.binlog_dir, self.seed)
+
+    def records(self, result: RunRecord) -> list[RunRecord]:
+        return [result]
+
+    def failed(self, task: RunTask, text: str) -> RunRecord:
+        """The record of a run that raised before the simulator's own catch: an error verdict."""
+        label = task.scenario.variant_label(task.variant)
+        record = RunRecord(run_id_for(task.scenario, label), task.scenario, task.variant, label, self.seed, flavor=self.flavor.name)
+        record.error = text
+        return record

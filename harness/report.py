@@ -24,7 +24,7 @@ from .suite import RunOutcome, SuiteResult
 if TYPE_CHECKING:
     from .fuzz import Finding, FindingGroup, FuzzConfig, FuzzResult
 
-REPORT_FORMAT_VERSION = 4
+REPORT_FORMAT_VERSION = 5
 
 
 def _condition(condition: Condition | None) -> dict[str, object] | None:
@@ -156,6 +156,7 @@ def report_json(result: SuiteResult, flavor: str, fidelity: FidelityResult | Non
         "input_errors": [{"file": str(e.source), "key": e.key, "message": e.message} for e in result.input_errors],
         "runs": [run_json(run, detailed or run.judgement.verdict is not Verdict.CONSISTENT) for run in result.runs],
         **({"fidelity": fidelity.to_json()} if fidelity is not None else {}),
+        **({"not_run": list(result.not_run)} if result.not_run else {}),
     }
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -101,6 +102,10 @@ def start_spark(master: str | None = None, log: Path | None = None, driver_host:
     unreachable = master_unreachable(options["spark.master"])
     if unreachable is not None:
         raise SparkUnavailable(unreachable)
+    # The executors' Python is the one the driver names when its context starts (the
+    # builder's spark.pyspark.python is read too late): this interpreter, unless the user
+    # named another (a packed environment's, on a cluster).
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     if driver_host is None:
         # Only the env var silences the "hostname resolves to a loopback address" warning;
         # it must be set before the JVM starts.

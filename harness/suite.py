@@ -16,7 +16,11 @@ from .judgement import Judgement
 from .pool import RunTask, VariantRunner, parallel_map
 from .runner import RunRecord, run_id_for, validate_scenario
 from .snapshot import ServerSnapshot
+from .spark_backend import SparkRuns, run_on_spark
 
+# Where the runs run: `local`, this machine's process pool; `spark`, Spark tasks on the
+# executors of the command's Spark (a cluster with --spark-master), compared there too.
+EXECUTORS: tuple[str, ...] = ("local", "spark")
 BINLOG_DIR = "binlogs"  # OUT/binlogs: every run's binlog file (and an oracle run's server binlogs)
 
 # Told (runs done, runs in all) before the first run and after each: a progress line's feed.
@@ -62,6 +66,9 @@ class RunOutcome:
 class SuiteResult:
     runs: list[RunOutcome] = field(default_factory=list)
     input_errors: list[ScenarioError] = field(default_factory=list)
+    # What did not run, a line each (the Spark backend: a chunk's job failed); the report
+    # is partial when there is any.
+    not_run: list[str] = field(default_factory=list)
 
     @property
     def partial(self) -> str | None:
@@ -75,11 +82,11 @@ class SuiteResult:
     def exit_code(self) -> int:
         """As pt-table-checksum's: 0 when every run is consistent or as its `expect`
         entries say; 1 when a check failed or a run diverged, stopped its slave, was a
-        finding or unsupported with no `expect` entry allowing it; 2 on input errors or
-        when there was no scenario to run."""
-        if self.input_errors or not self.runs:
+        finding or unsupported with no `expect` entry allowing it, or did not run; 2 on
+        input errors or when there was no scenario to run."""
+        if self.input_errors or not (self.runs or self.not_run):
             return 2
-        return 0 if all(run.passed for run in self.runs) else 1
+        return 0 if all(run.passed for run in self.runs) and not self.not_run else 1
 
 
 def load_runnable(paths: Iterable[Path | str], flavor: Flavor, only_flavor: bool = False) -> tuple[list[Scenario], list[ScenarioError]]:
@@ -124,15 +131,20 @@ def _distinct_run_ids(scenarios: list[Scenario], errors: list[ScenarioError]) ->
     return kept, errors
 
 
-def judge_records(records: list[RunRecord], out: Path, start_spark: Callable[[], object], compare: str = "spark") -> list[RunOutcome]:
+def judge_records(
+    records: list[RunRecord], out: Path, start_spark: Callable[[], object], compare: str = "spark", diffs: dict[str, RunDiff] | None = None
+) -> list[RunOutcome]:
     """Compare every run's master and slave in one Spark job (`compare` "spark") or in this
-    process ("python", no JVM started), then judge each run."""
+    process ("python", no JVM started), then judge each run. `diffs`: the comparison made
+    already, where the runs were made."""
     pairs = {
         record.run_id: (record.master_snapshot, record.slave_snapshot)
         for record in records
         if record.master_snapshot is not None and record.slave_snapshot is not None
     }
-    diffs, failure = _compare(pairs, out, start_spark, compare) if pairs else ({}, None)
+    failure = None
+    if diffs is None:
+        diffs, failure = _compare(pairs, out, start_spark, compare) if pairs else ({}, None)
     outcomes = []
     for record in records:
         diff = diffs.get(record.run_id)
@@ -164,9 +176,14 @@ def run_suite(
     seed: int = 0,
     progress: RunsProgress | None = None,
     compare: str = "spark",
+    executor: str = "local",
 ) -> SuiteResult:
-    """Run every variant of every scenario under `paths`; a bad scenario is reported and skipped."""
+    """Run every variant of every scenario under `paths`; a bad scenario is reported and
+    skipped. `executor` "spark": the runs and their comparison are Spark's."""
     scenarios, errors = load_runnable(paths, flavor)
+    if executor == "spark":
+        runs = simulate_on_spark(scenarios, flavor, out, start_spark(), seed, progress)
+        return SuiteResult(judge_records(runs.results, out, start_spark, diffs=runs.diffs), errors, runs.missing)  # type: ignore[arg-type]
     return SuiteResult(judge_records(simulate(scenarios, flavor, out, seed, progress=progress), out, start_spark, compare), errors)
 
 
@@ -189,3 +206,20 @@ def simulate(
         if progress is not None:
             progress(len(records), len(tasks))
     return records
+
+
+def simulate_on_spark(scenarios: list[Scenario], flavor: Flavor, out: Path, spark: object, seed: int = 0, progress: RunsProgress | None = None) -> SparkRuns:
+    """simulate() as Spark tasks: the same records and binlogs, and every run compared on
+    the executors."""
+    tasks = [RunTask(scenario, variant) for scenario in scenarios for variant in scenario.variants()]
+    done = [0]
+
+    def advance(_: object) -> None:
+        done[0] += 1
+        if progress is not None:
+            progress(done[0], len(tasks))
+
+    if progress is not None:
+        progress(0, len(tasks))
+    runner = VariantRunner(flavor, out / BINLOG_DIR, seed)
+    return run_on_spark(spark, runner, tasks, lambda task: f"{task.scenario.name} [{task.scenario.variant_label(task.variant)}]", advance)  # type: ignore[arg-type]

@@ -26,7 +26,7 @@ def run(arguments: argparse.Namespace) -> int:
         if arguments.oracle:
             return _run_with_oracle(arguments, spark, console)
         flavor = get_flavor(arguments.flavor)
-        result = run_suite(arguments.paths, flavor, arguments.out, spark, arguments.seed, progress=console.runs("simulator"), compare=arguments.compare)
+        result = run_suite(arguments.paths, flavor, arguments.out, spark, arguments.seed, progress=console.runs("simulator"), compare=arguments.compare, executor=arguments.executor)
     finally:
         console.close()
         spark.stop()

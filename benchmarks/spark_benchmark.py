@@ -1,0 +1,167 @@
+"""Runs per second of `fuzz` on each execution backend, for the same workloads, and where
+the Spark backend's time goes: prints the figures as tables.
+
+    .venv/bin/python benchmarks/spark_benchmark.py [--count 2000] [--seed 1]
+
+Four configurations, each in a process of its own with its Spark session started before
+the clock starts (session start is a fixed cost, reported apart):
+
+1. the local process pool (`--executor local`; its comparison on local[*] Spark);
+2. the Spark backend on local[*];
+3. the Spark backend on a standalone cluster (harness/spark_cluster.py) of one 1-core worker;
+4. the same cluster with a second 1-core worker.
+
+Timed: `fuzz` without shrinking (generation, runs, comparison, judging). For the Spark
+backend, the executors' Python workers report when each task began and how long its
+runs and its result packing took; the rest of the wall time is split into Python worker
+start (process start to its first task), the gaps between a worker's tasks (scheduling,
+task launch, results to the driver), the comparison job, and the driver's own share.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from harness import fuzz as fuzz_module  # noqa: E402
+from harness.fuzz import FuzzConfig, fuzz  # noqa: E402
+from harness.pool import default_workers  # noqa: E402
+from harness.spark import start_spark, stop_spark  # noqa: E402
+from harness.spark_backend import SparkRuns, TaskStats  # noqa: E402
+from harness.spark_cluster import StandaloneCluster  # noqa: E402
+from server_sim.flavor import DEFAULT_FLAVOR  # noqa: E402
+
+CONFIGS = {
+    "local pool": ("local", None),
+    "spark local[*]": ("spark", None),
+    "cluster 1 worker x 1 core": ("spark", "cluster"),
+    "cluster 2 workers x 1 core": ("spark", "cluster"),
+}
+
+
+def measure(name: str, master: str | None, count: int, seed: int) -> dict[str, object]:
+    """One configuration, in this process: fuzz's wall time and the Spark backend's stats."""
+    executor = CONFIGS[name][0]
+    out = Path(tempfile.mkdtemp(prefix="rplh-spark-bench-"))
+    started = time.perf_counter()
+    session = start_spark(master, log=out / "spark.log")
+    session_seconds = time.perf_counter() - started
+    captured: list[SparkRuns] = []
+    original = fuzz_module.run_on_spark
+
+    def recording(*args, **kwargs) -> SparkRuns:
+        runs = original(*args, **kwargs)
+        captured.append(runs)
+        return runs
+
+    fuzz_module.run_on_spark = recording
+    config = FuzzConfig(count=count, seed=seed, shrink_limit=0)
+    started = time.perf_counter()
+    result = fuzz(config, DEFAULT_FLAVOR, out, lambda: session, executor=executor)
+    wall = time.perf_counter() - started
+    slots = len({stats.pid for stats in captured[0].tasks}) if captured else default_workers()  # Python workers that ran tasks
+    stop_spark(session)
+    shutil.rmtree(out, ignore_errors=True)
+    figures: dict[str, object] = {"name": name, "session": session_seconds, "wall": wall, "runs": result.exploration.runs, "slots": slots}
+    if captured:
+        figures |= breakdown(captured[0], wall)
+    return figures
+
+
+def breakdown(runs: SparkRuns, wall: float) -> dict[str, float]:
+    """Where the Spark backend's wall time went, summed over the task slots (Python workers)."""
+    per_worker: dict[int, list[TaskStats]] = defaultdict(list)
+    for stats in runs.tasks:
+        per_worker[stats.pid].append(stats)
+    first_submit = min(stats.job_submitted for stats in runs.tasks)
+    python_start = between = waiting = 0.0
+    for tasks in per_worker.values():
+        by_task: dict[float, list[TaskStats]] = defaultdict(list)
+        for stats in tasks:
+            by_task[stats.task_started].append(stats)
+        ordered = sorted(by_task.items())
+        first = ordered[0][0]
+        python_start += max(0.0, first - max(ordered[0][1][0].worker_started, first_submit))
+        waiting += max(0.0, min(first, ordered[0][1][0].worker_started) - first_submit)
+        for (start, items), (next_start, _) in zip(ordered, ordered[1:]):
+            between += max(0.0, next_start - start - sum(s.run_seconds + s.pack_seconds for s in items))
+    return {
+        "python_workers": len(per_worker),
+        "run_sum": sum(stats.run_seconds for stats in runs.tasks),
+        "pack_sum": sum(stats.pack_seconds for stats in runs.tasks),
+        "python_start_sum": python_start,
+        "executor_wait_sum": waiting,
+        "between_tasks_sum": between,
+        "tasks": len({(stats.pid, stats.task_started) for stats in runs.tasks}),
+        "prepare": runs.seconds.get("prepare", 0.0),
+        "compare": runs.seconds.get("compare", 0.0),
+        "after_runs": wall - runs.seconds.get("prepare", 0.0) - runs.seconds.get("runs", 0.0),
+    }
+
+
+def child(name: str, master: str | None, count: int, seed: int) -> dict[str, object]:
+    command = [sys.executable, __file__, "--count", str(count), "--seed", str(seed), "--only", name] + (["--master", master] if master else [])
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_all(count: int, seed: int) -> list[dict[str, object]]:
+    results = [child("local pool", None, count, seed), child("spark local[*]", None, count, seed)]
+    with StandaloneCluster(workers=1, cores=1) as cluster:
+        results.append(child("cluster 1 worker x 1 core", cluster.url, count, seed))
+        cluster.add_worker()
+        results.append(child("cluster 2 workers x 1 core", cluster.url, count, seed))
+    return results
+
+
+def report(results: list[dict[str, object]], count: int) -> str:
+    base = next(r for r in results if r["name"] == "local pool")
+    lines = [f"fuzz --count {count}: runs, comparison and judging (session start apart)", ""]
+    lines.append(f"{'configuration':<28} {'slots':>5} {'session s':>9} {'wall s':>8} {'runs/s':>8} {'vs pool':>8}")
+    for r in results:
+        rate = r["runs"] / r["wall"]
+        lines.append(f"{r['name']:<28} {r['slots']:>5} {r['session']:>9.1f} {r['wall']:>8.1f} {rate:>8.1f} {rate / (base['runs'] / base['wall']):>7.2f}x")
+    one = next((r for r in results if r["name"].startswith("cluster 1")), None)
+    two = next((r for r in results if r["name"].startswith("cluster 2")), None)
+    if one and two:
+        lines.append(f"\ncluster with 2 workers / with 1: {one['wall'] / two['wall']:.2f}x")
+    lines += ["", "where the Spark backend's time goes, seconds summed over its task slots:", ""]
+    keys = [
+        ("runs (in tasks)", "run_sum"), ("result packing (in tasks)", "pack_sum"), ("Python worker start", "python_start_sum"),
+        ("waiting for an executor", "executor_wait_sum"), ("between tasks (launch, results)", "between_tasks_sum"),
+    ]  # fmt: skip
+    spark = [r for r in results if "run_sum" in r]
+    lines.append(f"{'':<34}" + "".join(f"{r['name'][:26]:>28}" for r in spark))
+    for label, key in keys:
+        lines.append(f"{label:<34}" + "".join(f"{r[key]:>28.1f}" for r in spark))
+    lines.append(f"{'slots x wall':<34}" + "".join(f"{r['slots'] * r['wall']:>28.1f}" for r in spark))
+    lines.append(f"{'tasks':<34}" + "".join(f"{r['tasks']:>28}" for r in spark))
+    lines.append(f"{'code shipping and Python check':<34}" + "".join(f"{r['prepare']:>28.1f}" for r in spark))
+    lines.append(f"{'after the runs (comparison, judging)':<34}" + "".join(f"{r['after_runs']:>28.1f}" for r in spark))
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", choices=sorted(CONFIGS), help=argparse.SUPPRESS)
+    parser.add_argument("--master", default=None, help=argparse.SUPPRESS)
+    arguments = parser.parse_args()
+    if arguments.only:
+        print(json.dumps(measure(arguments.only, arguments.master, arguments.count, arguments.seed)))
+        return
+    print(report(run_all(arguments.count, arguments.seed), arguments.count))
+
+
+if __name__ == "__main__":
+    main()
