@@ -233,11 +233,11 @@ def _add_binlog(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     show_parser.add_argument(
         "--base64-output",
-        default="DECODE-ROWS",
+        default="AUTO",
         type=str.upper,
         choices=BASE64_OUTPUT,
-        help="AUTO also prints the format description and each statement's row events as BINLOG '...' statements, "
-        "which replay on a master (default %(default)s: no BINLOG statements)",
+        help="AUTO (the default, as mysqlbinlog's) also prints the format description and each statement's row events "
+        "as BINLOG '...' statements, which replay on a master; DECODE-ROWS leaves them out",
     )
     show_parser.add_argument(
         "--start-position",
