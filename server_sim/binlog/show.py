@@ -39,6 +39,7 @@ from .control_events import (
 )
 from .events import (
     STMT_END_F,
+    TM_BIT_HAS_TRIGGERS_F,
     Annotate_rows_log_event,
     Format_description_log_event,
     Intvar_log_event,
@@ -137,7 +138,8 @@ class _Printer:
         elif isinstance(event, Table_map_log_event):
             self.table_maps[event.table_id] = event
             self.statement_events.append(positioned)
-            self.out.append(f"{header}\tTable_map: `{event.database}`.`{event.table}` mapped to number {event.table_id}")
+            triggers = " (has triggers)" if event.map_flags & TM_BIT_HAS_TRIGGERS_F else ""
+            self.out.append(f"{header}\tTable_map: `{event.database}`.`{event.table}` mapped to number {event.table_id}{triggers}")
         elif isinstance(event, Rows_log_event):
             self.rows_event(positioned, header, _COMPRESSED_NAMES.get(self._raw_type(positioned) or 0, event.type_name))
         elif isinstance(event, Gtid_log_event):
