@@ -81,7 +81,7 @@ class SessionPrinter:
         """The lines between a Query event's header and its statement."""
         lines = self._use(event)
         fraction = status_int(event, Q_HRNOW)
-        lines.append(f"SET TIMESTAMP={event.timestamp}{f'.{fraction}' if fraction else ''}{DELIMITER}")
+        lines.append(f"SET TIMESTAMP={event.timestamp}{f'.{fraction:06d}' if fraction else ''}{DELIMITER}")
         if self.thread_id is None or (event.flags & LOG_EVENT_THREAD_SPECIFIC_F and event.thread_id != self.thread_id):
             lines.append(f"SET @@session.pseudo_thread_id={event.thread_id}{DELIMITER}")
             self.thread_id = event.thread_id

@@ -55,6 +55,7 @@ from server_sim.binlog.binary.registry import encode_event
 from server_sim.binlog.control_events import FRAMING_EVENTS, Stop_log_event
 from server_sim.binlog.file import BinlogCorruptError, BinlogWriter, PositionedEvent, read_binlog
 from server_sim.binlog.show import show
+from server_sim.binlog.show_session import SessionPrinter
 from server_sim.flavor import MARIADB_1011, MYSQL_80, Flavor
 from server_sim.types import ColumnType
 from slave_sim.slave import Slave
@@ -715,3 +716,24 @@ def test_binlog_show_start_and_stop_positions_as_mysqlbinlog(tmp_path: Path, cap
 
     assert main(["binlog", "show", "--start-position", str(schema_end + 1), str(path)]) == 1
     assert f"position {schema_end + 1}: the position is not the start of an event" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("flavor", "flags"),
+    [(MARIADB_1011, {"t": 0x4001, "u": 0x0001}), (MYSQL_80, {"t": 0x0001, "u": 0x0001})],
+    ids=lambda value: getattr(value, "name", ""),
+)
+def test_table_map_of_a_table_with_triggers_is_marked_as_the_flavor_marks_it(tmp_path: Path, flavor: Flavor, flags: dict[str, int]) -> None:
+    """MariaDB sets TM_BIT_HAS_TRIGGERS_F on the Table_map of a table that has triggers (a
+    real MariaDB 10.11 does: test_binlog_real_mariadb's flags test); MySQL 8.0 has no such flag."""
+    schema = [CREATE_T, "CREATE TABLE u (a INT PRIMARY KEY, b INT) ENGINE=InnoDB", "CREATE TRIGGER t_ai AFTER INSERT ON t FOR EACH ROW INSERT INTO u VALUES (NEW.a, NEW.b)"]
+    _, events = run_master(tmp_path / "triggers.binlog", flavor, schema, ["INSERT INTO t VALUES (1, 1)"])
+    assert {p.event.table: p.event.map_flags for p in events if isinstance(p.event, Table_map_log_event)} == flags
+
+
+@pytest.mark.parametrize(("microseconds", "shown"), [(None, "SET TIMESTAMP=1767268800/*!*/;"), (73551, "SET TIMESTAMP=1767268800.073551/*!*/;"), (999999, "SET TIMESTAMP=1767268800.999999/*!*/;")])
+def test_set_timestamp_shows_the_query_events_microseconds_as_mariadb_binlog(microseconds: int | None, shown: str) -> None:
+    """MariaDB's Q_HRNOW status variable (128): the statement's microseconds, six digits."""
+    status = ((128, microseconds.to_bytes(3, "little")),) if microseconds is not None else ()
+    event = Query_log_event(timestamp=T0, query="INSERT INTO t VALUES (NOW(6))", other_status=status)
+    assert SessionPrinter(mariadb=True).query_lines(event)[0] == shown
