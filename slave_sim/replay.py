@@ -44,11 +44,11 @@ def replay(
     slave = Slave(flavor, VariableRegistry(flavor).validate(settings), seed, database=database)
     try:
         result = ReplayResult(slave.status.applied_position if slave.resumed else None, slave.status)
+        binlogs = [binlog] if isinstance(binlog, Path) else list(binlog)
         if not slave.resumed:
-            result.schema_errors = slave.provision(split_statements(slave_schema or ""), binlog.name, start_position)
+            result.schema_errors = slave.provision(split_statements(slave_schema or ""), binlogs[0].name, start_position)
             if result.schema_errors:
                 return result
-        binlogs = [binlog] if isinstance(binlog, Path) else list(binlog)
         slave.apply_files(binlogs, start=0 if slave.resumed else start_position)
         return result
     finally:
