@@ -13,6 +13,7 @@ varchar(80 octets)).
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -74,8 +75,10 @@ def test_a_real_server_fed_the_simulators_row_binlogs_ends_with_the_masters_tabl
             cursor.execute("DROP DATABASE IF EXISTS test")
             cursor.execute("CREATE DATABASE test")
         text = subprocess.run([find_program("mariadb-binlog"), str(record.binlog)], capture_output=True, check=True, timeout=60).stdout
-        client = [find_program("mariadb"), f"--socket={real_server.socket_path}", "--user=root"]
-        fed = subprocess.run(client, input=text, capture_output=True, check=False, timeout=120)
+        admin = real_server.admin  # BINLOG statements need the BINLOG REPLAY privilege
+        assert admin is not None
+        client = [find_program("mariadb"), f"--socket={real_server.socket_path}", f"--user={admin.user}"]
+        fed = subprocess.run(client, input=text, capture_output=True, check=False, timeout=120, env={**os.environ, "MYSQL_PWD": admin.password})
         assert fed.returncode == 0, (scenario.name, fed.stderr.decode())
         diff = diff_snapshots(record.master_snapshot, snapshot(real_server))
         assert diff.consistent, (scenario.name, diff.tables)
