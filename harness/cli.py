@@ -160,7 +160,9 @@ def _add_replay(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     replay_parser = commands.add_parser(
         "replay",
         help="apply a binlog to a slave database kept in a DuckDB file, resuming where the last run stopped",
-        description="Apply BINLOG (as `rplharness run` writes it) to the slave database in --db. Each binlog "
+        description="Apply BINLOG (as `rplharness run` or a real server writes it) to the slave database in --db. "
+        "Given several files, or a server's binlog index file (master-bin.index), the slave follows each file's "
+        "closing Rotate event to the next file, as a replica does. Each binlog "
         "transaction commits together with the position after it, so a run that is killed resumes, when run "
         "again, exactly after the last transaction it applied. A new database is first provisioned with "
         "--slave-schema and starts at --start-position. Exit 0 when the whole binlog is applied, 1 when the "
@@ -168,7 +170,7 @@ def _add_replay(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     replay_parser.set_defaults(handler=replay.replay)
     add = replay_parser.add_argument
-    add("binlog", type=Path, metavar="BINLOG")
+    add("binlog", type=Path, nargs="+", metavar="BINLOG")
     add("--db", type=Path, required=True, metavar="FILE", help="the slave's DuckDB database file (created when missing)")
     add(
         "--slave-schema", type=Path, default=None, metavar="FILE",
@@ -236,11 +238,11 @@ def _add_binlog(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     show_parser.add_argument(
         "--base64-output",
-        default="DECODE-ROWS",
+        default="AUTO",
         type=str.upper,
         choices=BASE64_OUTPUT,
-        help="AUTO also prints the format description and each statement's row events as BINLOG '...' statements, "
-        "which replay on a master (default %(default)s: no BINLOG statements)",
+        help="AUTO (the default, as mysqlbinlog's) also prints the format description and each statement's row events "
+        "as BINLOG '...' statements, which replay on a master; DECODE-ROWS leaves them out",
     )
     show_parser.add_argument(
         "--start-position",

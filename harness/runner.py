@@ -54,6 +54,7 @@ class RunRecord:
     # Oracle mode: the real master's binlog files of the run (or of the same variant, on the
     # simulator's record), copied into OUT/binlogs/<run id>@oracle/ for `replay` to read.
     server_binlogs: list[Path] = field(default_factory=list)
+    schema_end: int | None = None  # the binlog position after the master schema's events
 
 
 # A run id names files (its binlog, `@oracle` directories, shrunk `.yaml` and `.test`
@@ -124,7 +125,7 @@ def run_variant(scenario: Scenario, variant: dict[str, str], flavor: Flavor, bin
         master = Master(flavor, registry.validate(variant), binlog_dir / f"{run_id}.binlog", seed, engines)
         record.binlog = master.binlog_path
         record.schema_steps = [master.submit(SETUP_SESSION, sql) for sql in scenario.master_schema]
-        schema_end = master.writer.position
+        schema_end = record.schema_end = master.writer.position
         for step in scenario.steps:
             record.steps.append(master.submit(step.session, step.sql, step.index))
         master.finish()

@@ -17,6 +17,8 @@ from server_sim.binlog.events import (
     INTVAR_INSERT_ID,
     INTVAR_LAST_INSERT_ID,
     STMT_END_F,
+    TM_BIT_HAS_TRIGGERS_F,
+    TM_BIT_LEN_EXACT_F,
     Annotate_rows_log_event,
     ColumnInfo,
     Delete_rows_log_event,
@@ -167,6 +169,16 @@ class EventFactory:
             events.append(User_var_log_event(**self.header(timestamp), name=name, value=_user_var_value(value), value_type=_user_var_type(value)))
         return events
 
+    def _table_map(self, table: Table, header: dict[str, int], triggered: frozenset[str]) -> Table_map_log_event:
+        return Table_map_log_event(
+            **header,
+            table_id=self.table_id(table),
+            database=self.database,
+            table=table.name,
+            columns=[self._column_info(c) for c in table.columns],
+            map_flags=TM_BIT_LEN_EXACT_F | (TM_BIT_HAS_TRIGGERS_F if table.name.lower() in triggered else 0),
+        )
+
     def table_id(self, table: Table) -> int:
         key = table.storage_name
         if key not in self._table_ids:
@@ -174,12 +186,21 @@ class EventFactory:
         return self._table_ids[key]
 
     def rows(
-        self, changes: Sequence[RowChange], timestamp: int, row_image: str, statement_text: str | None, written: Sequence[Table] = (), flags: int = 0
+        self,
+        changes: Sequence[RowChange],
+        timestamp: int,
+        row_image: str,
+        statement_text: str | None,
+        written: Sequence[Table] = (),
+        flags: int = 0,
+        triggered: frozenset[str] = frozenset(),
     ) -> list[Log_event]:
         """Table maps and row events for one statement's changes in one cache. Once a row is
         logged, every table the statement opened for writing (`written`, in the order it
         opens them: those it names, then each fired trigger's) is mapped, changed or not
-        (write_locked_table_maps). `flags`: the checks the session switched off (rows_flags)."""
+        (write_locked_table_maps). `flags`: the checks the session switched off (rows_flags);
+        `triggered`: the (lower-case) names of the tables that have triggers, whose table
+        maps the flavor may mark."""
         if not changes:
             return []
         header = self.header(timestamp)
@@ -191,16 +212,7 @@ class EventFactory:
         for change in changes:
             if all(change.table is not table for table in mapped):
                 mapped.append(change.table)
-        for table in mapped:
-            events.append(
-                Table_map_log_event(
-                    **header,
-                    table_id=self.table_id(table),
-                    database=self.database,
-                    table=table.name,
-                    columns=[self._column_info(c) for c in table.columns],
-                )
-            )
+        events.extend(self._table_map(table, header, triggered) for table in mapped)
         rows_events: list[Rows_log_event] = []
         # A row whose column bitmaps differ from the pending event's starts a new event.
         for (_, kind, before_bits, after_bits), group in groupby(changes, key=lambda c: (id(c.table), c.kind, *self._bitmaps(c, row_image))):

@@ -165,7 +165,8 @@ class StatementLogger:
             text = outcome.statement_of(changes[0], statement.sql) if annotate else None
             kind = changes[0].table.engine.transactional
             maps = [t for t in analysis.table_maps if t.engine.transactional == kind and not t.temporary]
-            events = self.events.rows(changes, timestamp, row_image, text, maps, rows_flags(variables))
+            triggered = frozenset(t.table.lower() for t in self.server.catalog.triggers) if self.flavor.table_map_marks_triggers else frozenset()
+            events = self.events.rows(changes, timestamp, row_image, text, maps, rows_flags(variables), triggered)
             self._cache(ms, result, target, events, nontransactional=target is LogTarget.STMT_CACHE)
 
     def _cache(self, ms: MasterSession, result: StepResult, target: LogTarget, events: list[Log_event], nontransactional: bool = False) -> None:

@@ -74,6 +74,8 @@ class Flavor:
     # Last_SQL_Errno when the applier stops on "Query caused different errors on master and
     # slave": MySQL reports ER_INCONSISTENT_ERROR (3002), MariaDB reports 0 with the text.
     inconsistent_error_code: int = 3002
+    # MariaDB marks the Table_map of a table that has triggers (TM_BIT_HAS_TRIGGERS_F).
+    table_map_marks_triggers: bool = False
     # MariaDB's applier runs each event with the event's server_id as its session
     # @@server_id (so re-logged events keep it); MySQL's @@server_id is global only.
     applier_server_id_from_event: bool = False
@@ -256,6 +258,7 @@ MARIADB_1011 = Flavor(
     temporary_tables_logged_formats=frozenset({"STATEMENT", "MIXED"}),
     inconsistent_error_code=0,
     applier_server_id_from_event=True,
+    table_map_marks_triggers=True,
     unsafe_reason_final_period=False,
     full_row_images_without_primary_key=True,
     server_variable_names={"transaction_isolation": "tx_isolation"},

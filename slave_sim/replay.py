@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +25,7 @@ class ReplayResult:
 
 
 def replay(
-    binlog: Path,
+    binlog: Path | Sequence[Path],
     database: Path,
     flavor: Flavor,
     settings: dict[str, str],
@@ -32,7 +33,8 @@ def replay(
     start_position: int = 0,
     seed: int = 0,
 ) -> ReplayResult:
-    """Apply `binlog` to the slave kept in `database`.
+    """Apply `binlog` to the slave kept in `database`: one file, or a sequence of them the
+    slave follows from one to the next by each file's closing Rotate event.
 
     A new database is first provisioned with `slave_schema` (SQL statements run locally,
     as a DBA prepares a replica from a dump) and starts at `start_position`, the binlog
@@ -42,11 +44,12 @@ def replay(
     slave = Slave(flavor, VariableRegistry(flavor).validate(settings), seed, database=database)
     try:
         result = ReplayResult(slave.status.applied_position if slave.resumed else None, slave.status)
+        binlogs = [binlog] if isinstance(binlog, Path) else list(binlog)
         if not slave.resumed:
-            result.schema_errors = slave.provision(split_statements(slave_schema or ""), binlog.name, start_position)
+            result.schema_errors = slave.provision(split_statements(slave_schema or ""), binlogs[0].name, start_position)
             if result.schema_errors:
                 return result
-        slave.apply(binlog, start=0 if slave.resumed else start_position)
+        slave.apply_files(binlogs, start=0 if slave.resumed else start_position)
         return result
     finally:
         slave.close()

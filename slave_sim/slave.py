@@ -11,6 +11,7 @@ without losing or repeating a change.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 import duckdb
 from tenacity import RetryCallState, Retrying, retry_if_exception, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from server_sim.binlog.control_events import Gtid_log_event, Mysql_gtid_log_event
+from server_sim.binlog.control_events import Gtid_log_event, Mysql_gtid_log_event, Rotate_log_event
 from server_sim.binlog.events import type_name_of
 from server_sim.binlog.file import BinlogCorruptError, BinlogReader, PositionedEvent
 from server_sim.engines import EngineRegistry
@@ -78,6 +79,7 @@ class Slave:
         self._event_name = ""
         self._relay_log_info = RelayLogInfo(self.server.connection) if database is not None else None
         self.master_log_name = ""
+        self.rotate: Rotate_log_event | None = None  # the Rotate the last apply ended with
         recorded = self._relay_log_info.load() if self._relay_log_info is not None else None
         if recorded is None:
             self._begin()
@@ -223,6 +225,26 @@ class Slave:
             self._stop(SqlError(ErrorCode.ER_SLAVE_RELAY_LOG_READ_FAILURE, str(error)), error.position, "corrupt event")
         return status
 
+    def apply_files(self, binlogs: Sequence[Path], start: int = 0) -> SlaveStatus:
+        """Apply a sequence of binlog files as a replica reads its master's: from the file
+        the slave is at (the first one for a new slave, at `start`) to its end, then, where
+        the file ends in a Rotate naming the next file of the sequence, on in that file from
+        the Rotate's position; the position recorded names the file."""
+        files = {path.name: path for path in binlogs}
+        current = files.get(self.master_log_name) if self.resumed else None
+        if self.resumed and current is None:
+            raise SlaveConfigurationError(f"the slave is applying {self.master_log_name} (position {self.status.applied_position}), which is not among the binlogs given")
+        current = current or binlogs[0]
+        while True:
+            self.rotate = None
+            status = self.apply(current, start)
+            rotate = self.rotate or (_rotate_ending_at(current, status.applied_position) if status.running else None)
+            if not status.running or rotate is None or rotate.new_log_ident not in files:
+                return status
+            current, start = files[rotate.new_log_ident], rotate.position
+            self.master_log_name = current.name
+            self._checkpoint(start)
+
     def _apply_with_retries(self, reader: BinlogReader, position: int, stop: int | None) -> int | None:
         """One transaction, run again after a transient error up to slave_transaction_retries times."""
         if not self.crash_safe:
@@ -274,6 +296,8 @@ class Slave:
                 raise TransientStop(halt.error) from None
             raise
         self.events.pending_events += 1
+        if isinstance(positioned.event, Rotate_log_event):
+            self.rotate = positioned.event  # where the master's next file starts
         if self.session.transaction is not None or isinstance(positioned.event, GROUP_OPENERS):
             return False
         try:
@@ -317,6 +341,18 @@ class Slave:
         if self.crash_safe:
             self.server.connection.execute("ROLLBACK")
         self.server.close()
+
+
+def _rotate_ending_at(binlog: Path, position: int) -> Rotate_log_event | None:
+    """The Rotate a slave resumed at `position` applied before (its file's last event)."""
+    try:
+        with BinlogReader(binlog) as reader:
+            for positioned in reader.events():
+                if positioned.end_log_pos == position and isinstance(positioned.event, Rotate_log_event):
+                    return positioned.event
+    except BinlogCorruptError:
+        return None
+    return None
 
 
 def _database_locked(error: BaseException) -> bool:

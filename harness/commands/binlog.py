@@ -19,10 +19,12 @@ def show(arguments: argparse.Namespace) -> int:
         print(f"rplharness: {path}: no such file", file=sys.stderr)
         return EXIT_USAGE
     events = []
+    data = b""
     failure = None
     stop = arguments.stop_position
     try:
         with BinlogReader(path) as reader:
+            data = reader.data
             if arguments.start_position > reader.description.position:
                 events.append(reader.description)
             for event in reader.events(arguments.start_position):
@@ -34,7 +36,7 @@ def show(arguments: argparse.Namespace) -> int:
     if arguments.format == "json":
         sys.stdout.write(json_view(events))
     else:
-        sys.stdout.write(show_events(events, arguments.base64_output, arguments.verbosity))
+        sys.stdout.write(show_events(events, arguments.base64_output, arguments.verbosity, data, framed=True))
     if failure is not None:
         print(f"rplharness: {failure}", file=sys.stderr)
         return 1

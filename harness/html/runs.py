@@ -16,7 +16,7 @@ from .timeline import timeline
 
 DETAILED_RUNS = 200
 DETAILED_CONSISTENT_RUNS = 5
-BINLOG_EXCERPT_LINES = 60
+BINLOG_EXCERPT_LINES = 80
 
 
 def detailed(runs: Sequence[Run]) -> tuple[list[Run], int]:

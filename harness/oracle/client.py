@@ -181,7 +181,7 @@ class OracleClient:
             self._send(schema, result)
             record.schema_steps.append(result)
         self._close_all({SETUP_SESSION: workers.pop(SETUP_SESSION)})
-        self.pair.wait_for_replica()
+        record.schema_end = self.pair.wait_for_replica().executed_position
         self._run_slave_schema(scenario, record)
         for step in scenario.steps:
             if step.session not in workers:

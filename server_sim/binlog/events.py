@@ -28,6 +28,10 @@ OPTION_RELAXED_UNIQUE_CHECKS = 1 << 27
 NO_FOREIGN_KEY_CHECKS_F = 1 << 1
 RELAXED_UNIQUE_CHECKS_F = 1 << 2
 
+# A Table_map's flags: always LEN_EXACT; MariaDB marks a table that has triggers.
+TM_BIT_LEN_EXACT_F = 1 << 0
+TM_BIT_HAS_TRIGGERS_F = 1 << 14
+
 INTVAR_LAST_INSERT_ID = "LAST_INSERT_ID"
 INTVAR_INSERT_ID = "INSERT_ID"
 
@@ -186,6 +190,7 @@ class Table_map_log_event(Log_event):
     database: str = ""
     table: str = ""
     columns: list[ColumnInfo] = field(default_factory=list)
+    map_flags: int = TM_BIT_LEN_EXACT_F  # MariaDB adds TM_BIT_HAS_TRIGGERS_F for a table with triggers
     # The optional metadata as read from a file (every TLV, in order), written back as
     # it was; empty for an event the simulator makes, whose TLVs come from its columns.
     other_metadata: tuple[tuple[int, bytes], ...] = ()

@@ -55,6 +55,7 @@ from server_sim.binlog.binary.registry import encode_event
 from server_sim.binlog.control_events import FRAMING_EVENTS, Stop_log_event
 from server_sim.binlog.file import BinlogCorruptError, BinlogWriter, PositionedEvent, read_binlog
 from server_sim.binlog.show import show
+from server_sim.binlog.show_session import SessionPrinter
 from server_sim.flavor import MARIADB_1011, MYSQL_80, Flavor
 from server_sim.types import ColumnType
 from slave_sim.slave import Slave
@@ -596,8 +597,8 @@ def test_binlog_show_prints_every_event_like_mysqlbinlog(tmp_path: Path, capsys:
         assert f"# at {positioned.position}\n" in out
         assert f"end_log_pos {positioned.end_log_pos} " in out
     for expected in (
-        "Format_desc",
-        "Query",
+        "\tStart: binlog v 4, server v 8.0",
+        "\tQuery\tthread_id=",
         CREATE_T,
         "Table_map: `test`.`t` mapped to number 100",
         "### INSERT INTO `test`.`t`",
@@ -619,9 +620,8 @@ def test_binlog_show_marks_ignorable_events_and_names_unknown_ones(tmp_path: Pat
     assert main(["binlog", "show", "-vv", str(path)]) == 0
     out = capsys.readouterr().out
 
-    assert "Rows_query\t/* ignorable */" in out
-    assert "#Q> INSERT INTO t VALUES (1, 1)" in out
-    assert "Unknown(50)\t/* ignorable */\t# unknown event type 50" in out
+    assert "\tRows_query\n# INSERT INTO t VALUES (1, 1)\n" in out
+    assert "\tIgnorable\n# Ignorable event type 50 (Unknown(50))\n" in out
 
 
 def test_binlog_show_of_corrupt_file_prints_what_it_read_then_the_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -679,7 +679,7 @@ def test_binlog_show_decodes_rows_with_v_and_types_with_vv_as_mysqlbinlog(tmp_pa
         assert main(["binlog", "show", *options, str(path)]) == 0
         printed.append(capsys.readouterr().out)
     plain, decoded, typed, long_options = printed
-    statement = "#Q> INSERT INTO t VALUES (1, NULL)"
+    statement = ("# " if flavor is MYSQL_80 else "#Q> ") + "INSERT INTO t VALUES (1, NULL)\n"  # Rows_query's, Annotate_rows'
 
     assert long_options == typed
     assert "Write_rows" in plain and "###" not in plain
@@ -688,7 +688,7 @@ def test_binlog_show_decodes_rows_with_v_and_types_with_vv_as_mysqlbinlog(tmp_pa
     assert [statement in text for text in (plain, decoded, typed)] == ([False, False, True] if flavor is MYSQL_80 else [True, True, True])
     for text in printed:  # every event keeps its position, a Rows_query event's too
         assert [line for line in text.splitlines() if line.startswith("# at ")] == [f"# at {p.position}" for p in events]
-    assert show(events) == typed  # library callers (the HTML report) keep -vv
+    assert show(events, "AUTO", data=path.read_bytes(), framed=True) == typed  # library callers (the HTML report) keep -vv
 
 
 def test_binlog_show_format_json_is_a_view_of_the_binary_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -716,3 +716,24 @@ def test_binlog_show_start_and_stop_positions_as_mysqlbinlog(tmp_path: Path, cap
 
     assert main(["binlog", "show", "--start-position", str(schema_end + 1), str(path)]) == 1
     assert f"position {schema_end + 1}: the position is not the start of an event" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("flavor", "flags"),
+    [(MARIADB_1011, {"t": 0x4001, "u": 0x0001}), (MYSQL_80, {"t": 0x0001, "u": 0x0001})],
+    ids=lambda value: getattr(value, "name", ""),
+)
+def test_table_map_of_a_table_with_triggers_is_marked_as_the_flavor_marks_it(tmp_path: Path, flavor: Flavor, flags: dict[str, int]) -> None:
+    """MariaDB sets TM_BIT_HAS_TRIGGERS_F on the Table_map of a table that has triggers (a
+    real MariaDB 10.11 does: test_binlog_real_mariadb's flags test); MySQL 8.0 has no such flag."""
+    schema = [CREATE_T, "CREATE TABLE u (a INT PRIMARY KEY, b INT) ENGINE=InnoDB", "CREATE TRIGGER t_ai AFTER INSERT ON t FOR EACH ROW INSERT INTO u VALUES (NEW.a, NEW.b)"]
+    _, events = run_master(tmp_path / "triggers.binlog", flavor, schema, ["INSERT INTO t VALUES (1, 1)"])
+    assert {p.event.table: p.event.map_flags for p in events if isinstance(p.event, Table_map_log_event)} == flags
+
+
+@pytest.mark.parametrize(("microseconds", "shown"), [(None, "SET TIMESTAMP=1767268800/*!*/;"), (73551, "SET TIMESTAMP=1767268800.073551/*!*/;"), (999999, "SET TIMESTAMP=1767268800.999999/*!*/;")])
+def test_set_timestamp_shows_the_query_events_microseconds_as_mariadb_binlog(microseconds: int | None, shown: str) -> None:
+    """MariaDB's Q_HRNOW status variable (128): the statement's microseconds, six digits."""
+    status = ((128, microseconds.to_bytes(3, "little")),) if microseconds is not None else ()
+    event = Query_log_event(timestamp=T0, query="INSERT INTO t VALUES (NOW(6))", other_status=status)
+    assert SessionPrinter(mariadb=True).query_lines(event)[0] == shown

@@ -190,7 +190,9 @@ def test_binlog_show_prints_binlog_statements_with_base64_output_auto(new_master
     printed = capsys.readouterr().out
     statements = _BINLOG.findall(printed)
     assert [[type_name_of(e) for e in parse_statement(s).events] for s in statements] == [["Format_desc"], ["Table_map", "Write_rows"]]
-    assert main(["binlog", "show", str(master.binlog_path)]) == 0
+    assert main(["binlog", "show", str(master.binlog_path)]) == 0  # AUTO is the default, as mysqlbinlog's
+    assert capsys.readouterr().out == printed
+    assert main(["binlog", "show", str(master.binlog_path), "--base64-output=decode-rows"]) == 0
     assert "BINLOG '" not in capsys.readouterr().out
 
 

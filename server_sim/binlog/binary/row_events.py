@@ -101,7 +101,7 @@ def encode_table_map(event: Log_event, ctx: FormatContext) -> bytes:
     if any(col.type_code is None for col in columns):
         raise ValueError(f"table map of {event.database}.{event.table} has a column without a type code")
     metadata = b"".join(_metadata_bytes(col.type_code or 0, col.metadata) for col in columns)
-    out = u48(event.table_id) + u16(1) + u8(len(db)) + db + b"\0" + u8(len(table)) + table + b"\0"
+    out = u48(event.table_id) + u16(event.map_flags) + u8(len(db)) + db + b"\0" + u8(len(table)) + table + b"\0"
     out += lenenc(len(columns)) + bytes(col.type_code or 0 for col in columns) + lenenc(len(metadata)) + metadata
     out += bitmap([col.nullable for col in columns])
     if event.other_metadata:
@@ -112,7 +112,7 @@ def encode_table_map(event: Log_event, ctx: FormatContext) -> bytes:
 def decode_table_map(body: bytes, header: EventHeader, ctx: FormatContext) -> Log_event:
     cursor = Cursor(body)
     table_id = cursor.u48() if ctx.post_header_length(19, 8) != 6 else cursor.u32()
-    cursor.u16()
+    map_flags = cursor.u16()
     database = text(cursor.cstring(cursor.u8()))
     table = text(cursor.cstring(cursor.u8()))
     count = cursor.lenenc()
@@ -134,7 +134,7 @@ def decode_table_map(body: bytes, header: EventHeader, ctx: FormatContext) -> Lo
         for i, code in enumerate(types)
     ]
     return Table_map_log_event(
-        **header_fields(header), table_id=table_id, database=database, table=table, columns=columns, other_metadata=tuple(tlvs)
+        **header_fields(header), table_id=table_id, database=database, table=table, columns=columns, map_flags=map_flags, other_metadata=tuple(tlvs)
     )
 
 
