@@ -129,6 +129,7 @@ class ViewUse:
         return f"{self.name} AS {self.query}: unsafe {', '.join(self.unsafe) or 'no'}"
 
 
+@dataclass(frozen=True)
 class BodyStatement:
     """A statement a CALL ran: decided and logged as a statement of its own, with the
     procedure's variables as NAME_CONST in its text."""
