@@ -133,9 +133,9 @@ def end_to_end(config: FuzzConfig, out: Path) -> tuple[dict[str, float], object,
 
     judge_records = suite.judge_records
 
-    def timed_judging(records, directory, start):
+    def timed_judging(records, directory, start, **options):
         started = time.perf_counter()
-        result = judge_records(records, directory, start)
+        result = judge_records(records, directory, start, **options)
         phases["compare + judge"] = time.perf_counter() - started  # waiting for Spark's start included
         return result
 
