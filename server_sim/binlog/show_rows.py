@@ -9,6 +9,7 @@ import datetime as dt
 from decimal import Decimal
 
 from .binary import columns as c
+from .binary.json_binary import JsonDiff, json_diff_text, json_text
 from .events import ColumnInfo, Rows_log_event, Table_map_log_event, Update_rows_log_event
 
 TYPED = 2  # -vv: values with their columns' types
@@ -100,6 +101,8 @@ def value_text(value: object, column: ColumnInfo | None) -> str:
         return f"{value:<20g}" if code == c.MYSQL_TYPE_FLOAT else f"{value:.20g}"
     if isinstance(value, (Decimal, int)):
         return str(value)
+    if code == c.MYSQL_TYPE_JSON:
+        return _quoted(json_text(value))
     return _quoted(str(value))
 
 
@@ -115,7 +118,11 @@ def _image(label: str, values: list[object], present: list[bool], table_map: Tab
         if verbosity >= TYPED:
             type_name, meta, nullable = (type_text(info.type_code, info.metadata), info.metadata, int(info.nullable)) if info else ("?", 0, 1)
             comment = f" /* {type_name} meta={meta} nullable={nullable} is_null={int(value is None)} */"
-        lines.append(f"###   @{index}={value_text(value, info)}{comment}")
+        if isinstance(value, list) and value and all(isinstance(item, JsonDiff) for item in value):
+            shown = json_diff_text(f"@{index}", value)  # Update_rows_partial: the diffs to the old document
+        else:
+            shown = value_text(value, info)
+        lines.append(f"###   @{index}={shown}{comment}")
     return lines
 
 

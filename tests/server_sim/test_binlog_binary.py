@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.cli import main
 from server_sim.binlog.binary import columns as c
 from server_sim.binlog.binary.codec import MARIADB, MYSQL, FormatContext
 from server_sim.binlog.binary.format_description import context_of, default_charset, format_description
@@ -281,3 +282,13 @@ def test_mariadb_binlog_reads_the_mariadb_flavor_file(tmp_path: Path) -> None:
     for expected in ("@1=-7", "@2=-56 (200)", "@6=-99.99", "@12='héllo'", "@18='2024:02:29'", "@20='2024-12-31 23:59:58'",
                      "SET INSERT_ID=42", "SET @@RAND_SEED1=123, @@RAND_SEED2=456", "Xid = 9", "@`d`:=-12.345"):
         assert expected in out, expected
+
+
+def test_json_values_and_partial_updates_show_as_mysql_prints_them(capsys: pytest.CaptureFixture[str]) -> None:
+    path = MYSQL_FILES / "json.binlog.000001"
+    if not path.exists():
+        pytest.skip("MySQL 8.0 test binlogs are not on this machine")
+    assert main(["binlog", "show", "-v", "--base64-output=decode-rows", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert """###   @2='{"age": 24, "data": "xxxxxxxxxx", "name": "Joe"}'""" in out
+    assert "###   @2=JSON_REPLACE(@2, '$.age', 26)" in out

@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import enum
+import json
 import struct
 from dataclasses import dataclass
 from decimal import Decimal
@@ -81,6 +82,33 @@ class JsonDiff:
     operation: JsonDiffOperation
     path: str
     value: object = None
+
+
+def json_text(value: object) -> str:
+    """A decoded JSON value as MySQL prints a document: `, ` and `: ` separators, object
+    keys by length then bytes, temporal and opaque values as their strings."""
+    if isinstance(value, dict):
+        keys = sorted(value, key=lambda key: (len(key.encode()), key.encode()))
+        return "{" + ", ".join(f"{json.dumps(key, ensure_ascii=False)}: {json_text(value[key])}" for key in keys) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(json_text(item) for item in value) + "]"
+    if value is None or isinstance(value, (bool, int, float)):
+        return json.dumps(value)
+    if isinstance(value, Decimal):
+        return str(value)
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+def json_diff_text(column: str, diffs: list[JsonDiff]) -> str:
+    """A partial JSON update as the functions that make it from the column's old value."""
+    text = column
+    for diff in diffs:
+        path = "'" + diff.path.replace("\\", "\\\\").replace("'", "\\'") + "'"
+        if diff.operation is JsonDiffOperation.REMOVE:
+            text = f"JSON_REMOVE({text}, {path})"
+        else:
+            text = f"JSON_{diff.operation.name}({text}, {path}, {json_text(diff.value)})"
+    return text
 
 
 # -- decoding ----------------------------------------------------------------------------
