@@ -152,6 +152,8 @@ class StatementPipeline:
         self._respond(outcome, checkpoint, result)
         if statement.temporary and outcome.error is None and ms.session.transaction is not None:
             ms.session.transaction.changed_temporary_tables = True
+            ms.session.transaction.created_temporary_table |= statement.kind is StatementKind.CREATE_TABLE
+            ms.session.transaction.dropped_temporary_table |= statement.kind is StatementKind.DROP_TABLE
         if planned.logging and planned.decision.format is not None:
             self.logger.log(ms, statement, planned.analysis, planned.decision, planned.state, outcome, context, checkpoint, result)
         if ddl:

@@ -59,6 +59,7 @@ class TransactionControl:
             self.commit(ms)
         elif kind is StatementKind.ROLLBACK:
             self._warn_incomplete_rollback(ms, result)
+            self._warn_temporary_tables_kept(ms, result)
             self.rollback(ms)
         else:
             self._savepoint(ms, statement)
@@ -101,6 +102,17 @@ class TransactionControl:
         transaction = ms.session.transaction
         if transaction is not None and (transaction.wrote_nontransactional or (to_savepoint and self._keeps_log(transaction))):
             result.notes.append(note(ErrorCode.ER_WARNING_NOT_COMPLETE_ROLLBACK, level="Warning"))
+
+    def _warn_temporary_tables_kept(self, ms: MasterSession, result: StepResult) -> None:
+        """MySQL's Warnings 1751 and 1752: temporary tables created or dropped in the
+        transaction stay created or dropped after its ROLLBACK."""
+        transaction = ms.session.transaction
+        if transaction is None or not self.server.flavor.rollback_warns_temporary_tables:
+            return
+        if transaction.created_temporary_table:
+            result.notes.append(note(ErrorCode.ER_WARNING_NOT_COMPLETE_ROLLBACK_WITH_CREATED_TEMP_TABLE, level="Warning"))
+        if transaction.dropped_temporary_table:
+            result.notes.append(note(ErrorCode.ER_WARNING_NOT_COMPLETE_ROLLBACK_WITH_DROPPED_TEMP_TABLE, level="Warning"))
 
     def _keeps_log(self, transaction: Transaction) -> bool:
         """MariaDB's OPTION_KEEP_LOG: a temporary table created or dropped in the transaction."""

@@ -121,6 +121,8 @@ class ErrorCode(Enum):
         "ER_UNKNOWN_ERROR",
     )
     ER_WARNING_NOT_COMPLETE_ROLLBACK = (1196, "Some non-transactional changed tables couldn't be rolled back")
+    ER_WARNING_NOT_COMPLETE_ROLLBACK_WITH_CREATED_TEMP_TABLE = (1751, "The creation of some temporary tables could not be rolled back.")
+    ER_WARNING_NOT_COMPLETE_ROLLBACK_WITH_DROPPED_TEMP_TABLE = (1752, "Some temporary tables were dropped, but these operations could not be rolled back.")
     ER_SP_DOES_NOT_EXIST = (1305, "FUNCTION %s does not exist")
     ER_SP_DOES_NOT_EXIST_SAVEPOINT = (1305, "SAVEPOINT %s does not exist", "ER_SP_DOES_NOT_EXIST")
     ER_SP_DOES_NOT_EXIST_PROCEDURE = (1305, "PROCEDURE %s does not exist", "ER_SP_DOES_NOT_EXIST")

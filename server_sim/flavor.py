@@ -199,6 +199,9 @@ class Flavor:
     # ROLLBACK TO SAVEPOINT after CREATE/DROP TEMPORARY TABLE in the transaction: MariaDB
     # (OPTION_KEEP_LOG) warns 1196 and logs the ROLLBACK TO as after a non-transactional change.
     temporary_ddl_keeps_log: bool = False
+    # MySQL's ROLLBACK also warns of the temporary tables the transaction created (1751) or
+    # dropped (1752), which it cannot undo (push_unsafe_rollback_warnings); MariaDB does not.
+    rollback_warns_temporary_tables: bool = True
     # Where ROLLBACK TO SAVEPOINT cuts the transaction cache: MySQL after the SAVEPOINT event
     # (binlog_savepoint_set records the position once it is written), MariaDB before it.
     savepoint_event_survives_rollback_to: bool = True
@@ -302,6 +305,7 @@ MARIADB_1011 = Flavor(
     insert_delayed_needs_statement_format=True,
     update_ignore_warns_duplicate=False,
     temporary_ddl_keeps_log=True,
+    rollback_warns_temporary_tables=False,
     savepoint_event_survives_rollback_to=False,
     replica_terminology=False,
     primary_key_name_warning=True,

@@ -57,6 +57,8 @@ class Transaction:
     wrote_nontransactional: bool = False
     # A temporary table was created or dropped in it (the server's OPTION_KEEP_LOG).
     changed_temporary_tables: bool = False
+    created_temporary_table: bool = False
+    dropped_temporary_table: bool = False
 
     def record(self, change: RowChange) -> None:
         if change.table.engine.transactional and not change.table.temporary:

@@ -97,3 +97,23 @@ def test_unsafe_reasons_in_each_servers_wording(new_master, flavor: Flavor, endi
     master = new_master(SCHEMA, "STATEMENT", flavor)
     (note,) = master.submit("con1", "INSERT INTO i VALUES (UUID_SHORT() % 100 + 10, 10)").notes
     assert note.message.endswith(ending)
+
+
+@pytest.mark.parametrize(
+    ("flavor", "steps", "codes"),
+    [
+        # MySQL 8.0.27's binlog_*_mix_innodb_myisam record these (push_unsafe_rollback_warnings).
+        (MYSQL_80, ["BEGIN", "CREATE TEMPORARY TABLE tt (a INT) ENGINE=InnoDB"], [1751]),
+        (MYSQL_80, ["BEGIN", "CREATE TEMPORARY TABLE tt (a INT) ENGINE=InnoDB", "INSERT INTO n VALUES (7, 7)"], [1196, 1751]),
+        (MYSQL_80, ["CREATE TEMPORARY TABLE tt (a INT)", "BEGIN", "DROP TEMPORARY TABLE tt"], [1752]),
+        (MYSQL_80, ["BEGIN", "INSERT INTO i VALUES (3, 3)"], []),
+        # MariaDB 10.11 (recorded in the oracle runs): no such warning.
+        (MARIADB_1011, ["BEGIN", "CREATE TEMPORARY TABLE tt (a INT) ENGINE=InnoDB"], []),
+    ],
+    ids=lambda value: value.name if isinstance(value, Flavor) else None,
+)
+def test_rollback_warns_of_temporary_tables_it_cannot_undo(new_master, flavor: Flavor, steps: list[str], codes: list[int]) -> None:
+    master = new_master(SCHEMA, "STATEMENT", flavor)
+    for sql in steps:
+        assert master.submit("con1", sql).error is None, sql
+    assert _codes(master.submit("con1", "ROLLBACK")) == codes
