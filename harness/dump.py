@@ -29,6 +29,7 @@ from server_sim.executable_comments import executable_marker
 from server_sim.flavor import CommentRules, Flavor
 from server_sim.parser import parse_statement, split_statements
 from server_sim.statement import StatementKind
+from server_sim.syntax import unquoted_name
 
 _SPECIAL = re.compile(r"['\"`#\-/*\n]")
 _DELIMITER = re.compile(r"DELIMITER[ \t]+(\S+)[^\n]*", re.IGNORECASE)
@@ -237,7 +238,7 @@ class _Reader:
             return
         database = _DATABASE.match(sql)
         if database is not None:
-            self._database(_unquote(database.group(1)), sql.split(None, 1)[0].upper() == "USE", database.group(2) or "")
+            self._database(unquoted_name(database.group(1)), sql.split(None, 1)[0].upper() == "USE", database.group(2) or "")
         elif re.match(r"SET\s", sql, re.IGNORECASE):
             for assignment in _assignments(sql[3:]):
                 self._assign(assignment.strip())
@@ -349,10 +350,6 @@ def _assignments(text: str) -> list[str]:
         current.append(char)
     parts.append("".join(current))
     return parts
-
-
-def _unquote(name: str) -> str:
-    return name[1:-1].replace("``", "`") if name.startswith("`") else name
 
 
 def _unquote_value(value: str) -> str:

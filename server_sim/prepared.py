@@ -20,7 +20,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from .errors import not_supported
-from .syntax import syntax_error
+from .syntax import syntax_error, unquoted_name
 
 _MYSQL = sqlglot.Dialect.get_or_raise("mysql")
 _NAME = r"(?:`(?:[^`]|``)+`|\w+)"
@@ -59,10 +59,6 @@ class PreparedText:
     markers: int
 
 
-def _unquoted(name: str) -> str:
-    return name[1:-1].replace("``", "`") if name.startswith("`") else name
-
-
 def _expression(text: str, whole: str, offset: int) -> exp.Expression:
     """A SELECT-list expression read from `text` (1064 near it when it is none)."""
     try:
@@ -80,18 +76,18 @@ def parse_prepared_command(text: str) -> PreparedCommand | None:
         return None
     match = _DEALLOCATE.match(text)
     if match:
-        return PreparedCommand(PreparedAction.DEALLOCATE, _unquoted(match.group("name")))
+        return PreparedCommand(PreparedAction.DEALLOCATE, unquoted_name(match.group("name")))
     match = _PREPARE.match(text)
     if match:
         source = _expression(match.group("source"), text, match.start("source")).expressions
         if len(source) != 1 or not (isinstance(source[0], exp.Parameter) or (isinstance(source[0], exp.Literal) and source[0].is_string)):
             raise syntax_error(text, match.start("source"))
-        return PreparedCommand(PreparedAction.PREPARE, _unquoted(match.group("name")), source=source[0])
+        return PreparedCommand(PreparedAction.PREPARE, unquoted_name(match.group("name")), source=source[0])
     match = _EXECUTE.match(text)
     if match:
         using = match.group("using")
         arguments = tuple(_expression(using, text, match.start("using")).expressions) if using else ()
-        return PreparedCommand(PreparedAction.EXECUTE, _unquoted(match.group("name")), arguments=arguments)
+        return PreparedCommand(PreparedAction.EXECUTE, unquoted_name(match.group("name")), arguments=arguments)
     raise syntax_error(text, len(text))
 
 

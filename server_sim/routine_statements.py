@@ -17,7 +17,7 @@ from sqlglot.tokens import Token, TokenType
 from .errors import not_supported
 from .functions.context import literal
 from .statement import Statement, StatementKind
-from .syntax import syntax_error
+from .syntax import syntax_error, unquoted_name
 
 _NAME = r"(?:`(?:[^`]|``)+`|\w+)"
 _DEFINER = r"DEFINER\s*=\s*(?:CURRENT_USER(?:\s*\(\s*\))?|(?:`[^`]*`|'[^']*'|\"[^\"]*\"|[\w.%-]+)(?:\s*@\s*(?:`[^`]*`|'[^']*'|\"[^\"]*\"|[\w.%-]+))?)"
@@ -51,8 +51,7 @@ def routine_statement(text: str) -> Statement | None:
         if not isinstance(tree, exp.Select) or any(v for k, v in tree.args.items() if k != "expressions"):
             raise syntax_error(text, call.start("arguments"))
         values = list(tree.expressions)
-    name = call.group("name")
-    name = name[1:-1].replace("``", "`") if name.startswith("`") else name
+    name = unquoted_name(call.group("name"))
     return Statement(text, StatementKind.CALL, exp.Anonymous(this=name, expressions=values))
 
 

@@ -57,6 +57,12 @@ UNPARSED_CONSTRUCTS: tuple[tuple[frozenset[str], re.Pattern[str], str], ...] = (
 )
 
 
+def unquoted_name(name: str) -> str:
+    """A name as the server reads it: a backquoted one without its quotes, a doubled
+    backquote inside it as one."""
+    return name[1:-1].replace("``", "`") if name.startswith("`") else name
+
+
 def syntax_error(text: str, position: int) -> SqlError:
     """ER_PARSE_ERROR as the server words it: the text from where parsing failed (80
     characters at most) and that place's line."""

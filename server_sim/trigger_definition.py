@@ -16,6 +16,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from .errors import ErrorCode, SqlError, not_supported
+from .syntax import unquoted_name
 from .statement import (
     ROW_STATEMENTS,
     RowVersion,
@@ -40,10 +41,6 @@ _SET_BODY = re.compile(r"^\s*SET\s+", re.IGNORECASE)
 _COMPOUND_BODY = re.compile(r"^\s*(?:\w+\s*:\s*)?(?:BEGIN|IF|CASE|WHILE|REPEAT|LOOP)\b", re.IGNORECASE)
 
 
-def _unquoted(name: str) -> str:
-    return name[1:-1].replace("``", "`") if name.startswith("`") else name
-
-
 def parse_create_trigger(text: str, parse_body: Callable[[str], Statement]) -> TriggerDefinition:
     """Read a CREATE TRIGGER statement, its one-statement body with `parse_body`; raises
     1064 on a malformed one, 1235 on a body not modelled."""
@@ -52,14 +49,14 @@ def parse_create_trigger(text: str, parse_body: Callable[[str], Statement]) -> T
         raise SqlError(ErrorCode.ER_PARSE_ERROR, f"CREATE TRIGGER needs `name {{BEFORE|AFTER}} {{INSERT|UPDATE|DELETE}} ON table FOR EACH ROW statement` (statement: {text!r})")
     body_text = match.group("body").strip()
     header = {
-        "name": _unquoted(match.group("name")),
+        "name": unquoted_name(match.group("name")),
         "timing": TriggerTiming(match.group("timing").upper()),
         "event": TriggerEvent(match.group("event").upper()),
-        "table": _unquoted(match.group("table")),
+        "table": unquoted_name(match.group("table")),
         "sql": text,
         "body_start": match.start("keyword"),
         "order": TriggerOrder(match.group("order").upper()) if match.group("order") else None,
-        "other": _unquoted(match.group("other")) if match.group("other") else None,
+        "other": unquoted_name(match.group("other")) if match.group("other") else None,
     }
     if _COMPOUND_BODY.match(body_text):
         return TriggerDefinition(**header, compound=body_text)  # read by compound/reader.py when it runs

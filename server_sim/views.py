@@ -16,7 +16,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from .errors import ErrorCode, SqlError, not_supported
-from .syntax import syntax_error
+from .syntax import syntax_error, unquoted_name
 
 _NAME = r"(?:`(?:[^`]|``)+`|\w+)"
 _USER_PART = r"(?:`[^`]*`|'[^']*'|\"[^\"]*\"|[\w.%-]+)"
@@ -60,10 +60,6 @@ class ViewDefinition:
         return self.algorithm != "TEMPTABLE"
 
 
-def _unquoted(name: str) -> str:
-    return name[1:-1].replace("``", "`") if name.startswith("`") else name
-
-
 def _definer(text: str | None) -> str | None:
     """`user@host` of a DEFINER clause; None for CURRENT_USER."""
     if text is None or text.upper().startswith("CURRENT_USER"):
@@ -79,8 +75,8 @@ def parse_view(text: str) -> ViewDefinition:
         raise syntax_error(text, len(text))
     if match.group("exists"):
         raise not_supported("CREATE VIEW IF NOT EXISTS")
-    if match.group("db") and _unquoted(match.group("db")) != "test":
-        raise not_supported(f"views of database '{_unquoted(match.group('db'))}' (the simulator models one database, 'test')")
+    if match.group("db") and unquoted_name(match.group("db")) != "test":
+        raise not_supported(f"views of database '{unquoted_name(match.group('db'))}' (the simulator models one database, 'test')")
     source = match.group("source")
     check = _CHECK_OPTION.search(source)
     query_text = source[: check.start()] if check else source
@@ -92,9 +88,9 @@ def parse_view(text: str) -> ViewDefinition:
         query = query.this  # AS (SELECT ...)
     if not isinstance(query, (exp.Select, exp.Union)):
         raise syntax_error(text, match.start("source"))
-    columns = tuple(_unquoted(part.strip()) for part in match.group("columns").split(",")) if match.group("columns") is not None else None
+    columns = tuple(unquoted_name(part.strip()) for part in match.group("columns").split(",")) if match.group("columns") is not None else None
     return ViewDefinition(
-        name=_unquoted(match.group("name")),
+        name=unquoted_name(match.group("name")),
         mode=" ".join(match.group("mode").upper().split()),
         source=source,
         query=query,

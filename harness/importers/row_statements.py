@@ -33,6 +33,7 @@ from server_sim.binlog.events import (
     Table_map_log_event,
     Update_rows_log_event,
 )
+from server_sim.syntax import unquoted_name
 
 _UNSIGNED = frozenset({
     exp.DataType.Type.UTINYINT, exp.DataType.Type.USMALLINT, exp.DataType.Type.UMEDIUMINT,
@@ -67,10 +68,6 @@ _CREATE_TRIGGER = re.compile(
 _DROP_TRIGGER = re.compile(r"^\s*DROP\s+TRIGGER\s+(?:IF\s+EXISTS\s+)?(`(?:[^`]|``)+`|[\w$.]+)", re.IGNORECASE)
 
 
-def _bare(name: str) -> str:
-    return name[1:-1].replace("``", "`") if name.startswith("`") else name
-
-
 class TableShapes:
     """The tables' shapes as the schema and the binlog's DDL leave them, and the
     triggers on them (a trigger's own row changes are logged with its statement's)."""
@@ -88,12 +85,12 @@ class TableShapes:
         trigger = _CREATE_TRIGGER.match(sql)
         if trigger:
             name, verb, first, second = trigger.groups()
-            table = _key(_bare(first), _bare(second)) if second else _key(database, _bare(first))
-            self.triggers[_bare(name).lower()] = (table, verb.upper())
+            table = _key(unquoted_name(first), unquoted_name(second)) if second else _key(database, unquoted_name(first))
+            self.triggers[unquoted_name(name).lower()] = (table, verb.upper())
             return
         dropped = _DROP_TRIGGER.match(sql)
         if dropped:
-            self.triggers.pop(_bare(dropped.group(1)).split(".")[-1].lower(), None)
+            self.triggers.pop(unquoted_name(dropped.group(1)).split(".")[-1].lower(), None)
             return
         try:
             node = sqlglot.parse_one(sql, read="mysql")
