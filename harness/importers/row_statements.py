@@ -17,7 +17,6 @@ the caller skips its row events and says why.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -26,13 +25,14 @@ import sqlglot
 from sqlglot import exp
 
 from server_sim.binlog.binary import columns as c
-from server_sim.binlog.binary.json_binary import JsonDiff, JsonDiffOperation
+from server_sim.binlog.binary.json_binary import JsonDiff, JsonDiffOperation, json_text
 from server_sim.binlog.events import (
     Delete_rows_log_event,
     Rows_log_event,
     Table_map_log_event,
     Update_rows_log_event,
 )
+from server_sim.prepared import literal_text
 from server_sim.syntax import unquoted_name
 
 _UNSIGNED = frozenset({
@@ -194,31 +194,27 @@ def _shape_of(definitions: list[exp.Expression]) -> TableShape:
 
 
 def sql_literal(value: object, type_code: int | None = None, unsigned: bool = False) -> str:
-    """`value`, as the row event's reader gives it, as a MySQL literal for its column."""
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return str(int(value))
-    if isinstance(value, int):
+    """`value`, as the row event's reader gives it, as a MySQL literal for its column:
+    written as the server writes a value into a query (prepared.literal_text), with what a
+    row image holds besides (unsigned integers read signed, zero dates, TIME, JSON)."""
+    if isinstance(value, int) and not isinstance(value, bool):
         bits = c.INTEGER_CODES.get(type_code or -1)
         return str(value + (1 << bits) if unsigned and bits and value < 0 else value)
-    if isinstance(value, (Decimal, float)):
-        return repr(value) if isinstance(value, float) else str(value)
-    if isinstance(value, dt.datetime):
-        return "'0000-00-00 00:00:00'" if value == dt.datetime(1, 1, 1) else f"'{value.isoformat(' ')}'"
-    if isinstance(value, dt.date):
-        return "'0000-00-00'" if value == dt.date(1, 1, 1) else f"'{value.isoformat()}'"
+    if isinstance(value, dt.datetime) and value == dt.datetime(1, 1, 1):
+        return "'0000-00-00 00:00:00'"
+    if isinstance(value, dt.date) and value == dt.date(1, 1, 1):
+        return "'0000-00-00'"
     if isinstance(value, dt.timedelta):
         return _time_literal(value)
     if isinstance(value, bytes):  # a binary string, or text whose charset the event does not say
         try:
-            return _string_literal(value.decode("utf-8"))
+            return literal_text(value.decode("utf-8"))
         except UnicodeDecodeError:
             return f"X'{value.hex()}'"
-    if isinstance(value, str):
-        return _string_literal(value)
     if isinstance(value, (dict, list)) or type_code == c.MYSQL_TYPE_JSON:
-        return _string_literal(json.dumps(value, default=str, ensure_ascii=False))
+        return literal_text(json_text(value))
+    if value is None or isinstance(value, (bool, Decimal, float, str, dt.date)):
+        return literal_text(value)
     raise RowsNotImported(f"a value of Python type {type(value).__name__} has no SQL literal here")
 
 
@@ -229,18 +225,12 @@ def _json_diffs(column: str, diffs: list[JsonDiff]) -> str:
     """A partial JSON update (Update_rows_partial) as the functions that make it."""
     expression = column
     for diff in diffs:
-        path = _string_literal(diff.path)
+        path = literal_text(diff.path)
         if diff.operation is JsonDiffOperation.REMOVE:
             expression = f"JSON_REMOVE({expression}, {path})"
         else:
-            value = _string_literal(json.dumps(diff.value, default=str, ensure_ascii=False))
-            expression = f"{_DIFF_FUNCTIONS[diff.operation]}({expression}, {path}, CAST({value} AS JSON))"
+            expression = f"{_DIFF_FUNCTIONS[diff.operation]}({expression}, {path}, CAST({literal_text(json_text(diff.value))} AS JSON))"
     return expression
-
-
-def _string_literal(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace("'", "\\'").replace("\0", "\\0").replace("\n", "\\n").replace("\r", "\\r")
-    return f"'{escaped}'"
 
 
 def _time_literal(value: dt.timedelta) -> str:

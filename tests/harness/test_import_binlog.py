@@ -186,6 +186,8 @@ def test_what_is_not_a_binlog_is_refused_naming_the_file(content: bytes, tmp_pat
         ("it's\n", None, False, "'it\\'s\\n'"),
         (b"\xff\x00", None, False, "X'ff00'"),
         (b"abc", None, False, "'abc'"),
+        # A JSON document's decimal stays a number (the reader gives Decimal), keys as MySQL orders them.
+        ({"e": Decimal("9.00"), "ab": [1, None]}, 245, False, r"""'{\"e\": 9.00, \"ab\": [1, null]}'"""),
     ],
 )
 def test_values_become_literals(value: object, type_code: int | None, unsigned: bool, literal: str) -> None:
