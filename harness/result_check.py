@@ -85,15 +85,17 @@ def _logged_before(events: list[PositionedEvent], end: int) -> list[tuple[str, s
     ]
 
 
-def _warnings_disabled(path: Path, line: int) -> bool:
-    """Whether `--disable_warnings` is in force at `line` of `path` (within that file)."""
-    disabled = False
-    for text in path.read_text(encoding="utf-8", errors="replace").splitlines()[: line - 1]:
+def _warnings_disabled_lines(path: Path) -> list[bool]:
+    """For each line of `path` (0-based), whether `--disable_warnings` is in force at it
+    (within that file), read once per file."""
+    disabled, states = False, []
+    for text in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        states.append(disabled)
         if _WARNINGS_OFF.match(text):
             disabled = True
         elif _WARNINGS_ON.match(text):
             disabled = False
-    return disabled
+    return states
 
 
 def _text(diagnostics: list[Diagnostic]) -> str:
@@ -141,9 +143,15 @@ def compare_with_result(test: Path, result: Path, flavor: Flavor, out: Path) -> 
     shown = [(step, origin, echo) for step, origin, echo in found if echo is not None]
     comparison.not_shown = len(found) - len(shown)
     written = 0
+    disabled_lines: dict[Path, list[bool]] = {}
     for number, (step, origin, (start, end)) in enumerate(shown):
         written = max([written, *(stop for _, stop in step.binlog_ranges)])
         following = shown[number + 1][2][0] if number + 1 < len(shown) else len(recorded.lines)
-        warnings_shown = origin is None or not _warnings_disabled(origin.file, origin.line)
-        _judge(step, recorded.answer(end, following), start + 1, warnings_shown, _logged_before(events, written), comparison)
+        if origin is not None and origin.file not in disabled_lines:
+            disabled_lines[origin.file] = _warnings_disabled_lines(origin.file)
+        states = disabled_lines.get(origin.file, []) if origin is not None else []
+        warnings_shown = origin is None or not (0 < origin.line <= len(states) and states[origin.line - 1])
+        answer = recorded.answer(end, following)
+        logged = _logged_before(events, written) if answer.event_tables else []  # only what a table is compared with
+        _judge(step, answer, start + 1, warnings_shown, logged, comparison)
     return comparison
