@@ -51,6 +51,7 @@ _CONTEXT = re.compile(r"^(?:/\*M?!\d*\s*)?SET @@session\.|^/\*!\\C ", re.IGNOREC
 _USER_VAR = re.compile(r"^SET @`((?:[^`]|``)+)`:=(.*)$", re.DOTALL)
 _STRING_VALUE = re.compile(r"^_\w+ (?:X'([0-9a-fA-F]*)'|'((?:[^'\\]|\\.|'')*)')(?: COLLATE `?\w+`?)?$", re.DOTALL)
 _DELIMITER = "/*!*/;"
+_NO_ROWS = "row event printed without its BINLOG statement (--base64-output=DECODE-ROWS): its values cannot be read back"
 # mariadb-binlog reading a MySQL binlog: its GTID events are printed as ignorable ones.
 _MYSQL_GTID = re.compile(r"^# Ignorable event type 3[34] \(MySQL (?:Anonymous_)?Gtid\)$", re.MULTILINE)
 
@@ -107,7 +108,7 @@ class TextReader:
         if entry is not None:
             yield from self._finish(entry)
         for position in self._rows:
-            self.skipped.append((position, "row event printed without its BINLOG statement (--base64-output=DECODE-ROWS): its values cannot be read back"))
+            self.skipped.append((position, _NO_ROWS))
         self._rows.clear()
 
     def _finish(self, entry: _Entry) -> Iterator[tuple[int, Log_event]]:
@@ -116,7 +117,7 @@ class TextReader:
             self._rows.append(entry.position)
         elif self._rows and not kind.startswith(("Annotate_rows", "Rows_query")):
             for position in self._rows:
-                self.skipped.append((position, "row event printed without its BINLOG statement (--base64-output=DECODE-ROWS): its values cannot be read back"))
+                self.skipped.append((position, _NO_ROWS))
             self._rows.clear()
         yield from self._blobs(entry)
         event = self._event(entry)
