@@ -14,7 +14,7 @@ from typing import Protocol
 
 from sqlglot import exp
 
-from ..compound.binding import NameConstStyle, Variable, bound_expression, bound_statement
+from ..compound.binding import NameConstStyle, Variable, bound_expression, bound_statement, name_const_style
 from ..compound.program import (
     Block,
     Case,
@@ -38,6 +38,7 @@ from ..compound.program import (
 )
 from ..errors import Condition, ErrorCode, SqlError, not_supported, note
 from ..statement import Statement
+from .run import StatementRun
 
 # Passes of one loop the runner makes before it gives up on it (a loop that never ends
 # would hang the run: the server would spin on it for ever).
@@ -67,6 +68,27 @@ class ProgramHost(Protocol):
 
     def starting(self, source: SqlStatement) -> None:
         """The plain statement of the body about to run (before it is bound)."""
+
+
+class RunHost:
+    """What a body run inside a statement (a stored function's, a compound trigger's) does
+    the same way: user variables and conditions go to the statement's session and
+    outcome, nothing is kept per statement of the body, NAME_CONST as the session writes it."""
+
+    def __init__(self, run: StatementRun) -> None:
+        self.run = run
+
+    def set_user_variable(self, name: str, value: object) -> None:
+        self.run.session.user_variables[name] = value
+
+    def warn(self, condition: Condition) -> None:
+        self.run.outcome.warnings.append(condition)
+
+    def starting(self, source: SqlStatement) -> None:
+        """Nothing is kept per statement of the body."""
+
+    def name_const_style(self) -> NameConstStyle:
+        return name_const_style(self.run.server.flavor, self.run.session.variables)
 
 
 class _Leave(Exception):

@@ -15,15 +15,15 @@ import dataclasses
 
 from sqlglot import exp
 
-from ..compound.binding import NameConstStyle, Variable, name_const_style
-from ..compound.program import Return, SqlStatement, plain_statements
+from ..compound.binding import Variable
+from ..compound.program import Return, plain_statements
 from ..compound.routine import Routine, RoutineKind
-from ..errors import Condition, ErrorCode, SqlError, not_supported
+from ..errors import ErrorCode, SqlError, not_supported
 from ..expressions import constant_value, is_constant
 from ..functions.context import literal
 from ..statement import ROW_STATEMENTS, Statement, StatementKind, target_tables
 from ..types import ColumnType
-from .program import ProgramRunner
+from .program import ProgramRunner, RunHost
 from .reads import evaluate
 from .run import StatementRun
 from .select import run_select
@@ -120,11 +120,11 @@ def _one_row_values(statement: Statement) -> bool:
     return isinstance(ast, exp.Insert) and isinstance(ast.expression, exp.Values) and len(ast.expression.expressions) == 1
 
 
-class FunctionHost:
+class FunctionHost(RunHost):
     """A function body's statements run as sub-statements of the calling statement."""
 
     def __init__(self, run: StatementRun, calling: tuple[str, ...]) -> None:
-        self.run = run
+        super().__init__(run)
         self.calling = calling
 
     def _sub(self, statement: Statement) -> StatementRun:
@@ -165,17 +165,5 @@ class FunctionHost:
     def assign_row(self, column: str, value: object) -> None:
         raise not_supported("SET NEW.column outside a trigger")  # the reader reads it only in triggers
 
-    def set_user_variable(self, name: str, value: object) -> None:
-        self.run.session.user_variables[name] = value
-
-    def warn(self, condition: Condition) -> None:
-        self.run.outcome.warnings.append(condition)
-
-    def starting(self, source: SqlStatement) -> None:
-        """Nothing is kept per statement of the body."""
-
     def clear_warnings(self) -> None:
         """A handler's conditions replace the function's so far (the statement's own stay)."""
-
-    def name_const_style(self) -> NameConstStyle:
-        return name_const_style(self.run.server.flavor, self.run.session.variables)

@@ -12,13 +12,12 @@ from sqlglot import exp
 
 from ..catalog import Catalog
 from ..table import Table
-from ..compound.binding import NameConstStyle, name_const_style
-from ..compound.program import SqlStatement, assigned_columns
+from ..compound.program import assigned_columns
 from ..compound.reader import trigger_program
-from ..errors import Condition, ErrorCode, SqlError, not_supported
+from ..errors import ErrorCode, SqlError, not_supported
 from ..functions.context import literal
 from ..statement import ROW_STATEMENTS, RowVersion, Statement, TriggerDefinition, TriggerEvent, TriggerTiming, row_version, target_tables
-from .program import ProgramRunner
+from .program import ProgramRunner, RunHost
 from .reads import evaluate
 from .run import StatementRun
 from .select import run_select
@@ -110,12 +109,12 @@ def run_sub_statement(run: StatementRun, body: Statement, text: str) -> None:
             outcome.insert_id = sub.outcome.insert_id
 
 
-class TriggerHost:
+class TriggerHost(RunHost):
     """A compound trigger body's host: its statements and expressions see the row's NEW and
     OLD values, its statements run as sub-statements, `SET NEW.col` changes the row."""
 
     def __init__(self, run: StatementRun, table: Table, trigger: TriggerDefinition, rows: Rows) -> None:
-        self.run = run
+        super().__init__(run)
         self.table = table
         self.trigger = trigger
         self.rows = rows
@@ -139,17 +138,5 @@ class TriggerHost:
         values[self.table.column_index(column)] = value
         self.rows[RowVersion.NEW] = tuple(values)
 
-    def set_user_variable(self, name: str, value: object) -> None:
-        self.run.session.user_variables[name] = value
-
-    def warn(self, condition: Condition) -> None:
-        self.run.outcome.warnings.append(condition)
-
-    def starting(self, source: SqlStatement) -> None:
-        """Nothing is kept per statement of the body."""
-
     def clear_warnings(self) -> None:
         """The statement's own conditions stay: the trigger's handler clears only its own."""
-
-    def name_const_style(self) -> NameConstStyle:
-        return name_const_style(self.run.server.flavor, self.run.session.variables)
