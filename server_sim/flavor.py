@@ -145,6 +145,11 @@ class Flavor:
     # MariaDB adds a Note 4094 "At line N in db.routine" to an error a stored routine's
     # statement raised and no handler caught (ER_SP_STACK_TRACE); MySQL adds nothing.
     routine_error_line_note: bool = False
+    # Whether a stored function's parameter or result that does not fit its type is an
+    # error under IGNORE too, as in any strict-mode statement (MariaDB: sp_eval_expr sets
+    # abort_on_warning from the sql_mode alone), or the value cut to fit with a warning
+    # (MySQL: sp_eval_expr installs the strict handler only when the statement is not IGNORE).
+    routine_values_strict_under_ignore: bool = False
     # MariaDB keeps a procedure's statements parsed in the session's routine cache, and the
     # unsafe flags decide_logging_format sets on one from the transaction's state
     # (NONTRANS_AFTER_TRANS, MIXED_STATEMENT) stay on it for the session's later CALLs
@@ -282,6 +287,7 @@ MARIADB_1011 = Flavor(
 
 
     routine_error_line_note=True,
+    routine_values_strict_under_ignore=True,
     routine_unsafe_flags_stick=True,
     name_const_keeps_blanks=False,
     multi_table_update_order_limit_error=False,
