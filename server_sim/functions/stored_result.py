@@ -1,21 +1,24 @@
-"""A stored function's value stored in its RETURNS type, as the server stores it in the
-function's result field (sp_rcontext::set_return_value -> sp_eval_expr -> save_in_field):
-a string too long for RETURNS VARCHAR(n) is 1406, a number outside RETURNS TINYINT 1264,
-as a column's value is in strict mode (the only sql_mode the simulator runs; outside it
-the servers store the value cut to fit, with a warning). The error is the routine's:
-MariaDB follows it with Note 4094 naming the function and the line of its RETURN.
+"""A stored function's arguments and result stored in their parameters' and RETURNS types,
+as the server stores them in the routine's fields (sp_rcontext::set_return_value ->
+sp_eval_expr -> Field::store): a string too long for VARCHAR(n) is 1406, a number outside
+TINYINT 1264, as a column's value is in strict mode (the only sql_mode the simulator runs;
+outside it the servers store the value cut to fit, with a warning). An error of the result
+is the routine's: MariaDB follows it with Note 4094 naming the function and the line of its
+RETURN (an argument's error comes before the body runs, without the note).
 
-The executor puts `returned(expr, type, routine, line)` where it inlines a function whose
-body is `RETURN expr`. The call is a node scenario SQL cannot write: its library entry
-answers only a node the executor marked (`MARK` in its meta), and anything else of its
-name is an unknown function (1305). Both evaluators run the one implementation: the fast
-path calls it, DuckDB calls it registered like every native (native.py)."""
+The executor puts `stored_as(expr, slot)` where it inlines a function whose body is
+`RETURN expr`, around each argument and around the result. The call is a node scenario SQL
+cannot write: its library entry answers only a node the executor marked (`MARK` in its
+meta), and a call of its name that a statement spells out is an unknown function (1305).
+Both evaluators run the one implementation: the fast path calls `Slot.store`, DuckDB the
+same registered like every native (native.py), its error carried back in the text DuckDB
+gives it (`routine_error_in`)."""
 
 from __future__ import annotations
 
 import datetime as dt
-from decimal import Decimal, InvalidOperation
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
 from sqlglot import exp
@@ -30,7 +33,7 @@ from .native import NATIVES, TEXT, Native, Unmodelled
 
 # The call's name: one that a scenario can only write quoted, and is refused there.
 RESULT_CALL = "rpl returned"
-MARK = "rpl_returns"  # the meta key holding the call's (type, routine, line) spec
+MARK = "rpl_returns"  # the meta key holding the call's Slot, as its spec text
 _DUCKDB_NAME = "rpl_fn_returned"
 # The marker around a RoutineError's fields in the text DuckDB gives its UDF's exception.
 _ERROR_MARKER = "rpl-routine-error: "
@@ -132,6 +135,7 @@ def stored(value: object, slot: Slot) -> object:
 
 
 def _number(value: object) -> object:
+    """A number as an exact Decimal, to tell whether storing it rounded it."""
     try:
         return Decimal(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else Decimal(repr(value)) if isinstance(value, float) else value
     except InvalidOperation:
