@@ -151,7 +151,7 @@ def translate_error(error: duckdb.Error, sql: str) -> SqlError:
     if refused is not None:  # a function of the library refused its arguments
         return not_supported(refused)
     raised = routine_error_in(text)
-    if raised is not None:  # a stored function's result did not fit its RETURNS type
+    if raised is not None:  # a stored function's argument or result did not fit its type
         return raised
     if isinstance(error, duckdb.TransactionException):
         # A write-write conflict with another transaction: the server's deadlock victim.

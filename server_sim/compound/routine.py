@@ -66,8 +66,11 @@ class Routine:
         return self.kind.value, self.name.lower()
 
     def line(self, body_line: int) -> int:
-        """The line of the CREATE statement a line of the body is (MariaDB's Note 4094 says it)."""
-        return self.sql.count("\n", 0, self.sql.find(self.body_text)) + body_line
+        """The line a line of the body is in the definition as the server reads it back
+        (show_create_sp: the header, a line per characteristic, then the body), not in the
+        CREATE statement as written: MariaDB's Note 4094 says it."""
+        header = logged_create_routine(self, "@", "", "").removesuffix(self.body_text)
+        return header.count("\n") + body_line
 
     @property
     def safe_for_binlog(self) -> bool:
