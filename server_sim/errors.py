@@ -29,6 +29,8 @@ class ErrorCode(Enum):
     ER_NONUNIQ_TABLE = (1066, "Not unique table/alias: '%s'")
     ER_DUP_ENTRY = (1062, "Duplicate entry '%s' for key '%s'")
     ER_PARSE_ERROR = (1064, "You have an error in your SQL syntax; %s")
+    ER_TABLE_NOT_LOCKED_FOR_WRITE = (1099, "Table '%s' was locked with a READ lock and can't be updated")
+    ER_TABLE_NOT_LOCKED = (1100, "Table '%s' was not locked with LOCK TABLES")
     ER_MULTIPLE_PRI_KEY = (1068, "Multiple primary key defined")
     ER_WRONG_NAME_FOR_INDEX = (1280, "Incorrect index name '%s'")
     ER_TABLE_EXISTS_ERROR = (1050, "Table '%s' already exists")
