@@ -105,6 +105,12 @@ class ErrorCode(Enum):
         "SQL_CALC_FOUND_ROWS is deprecated and will be removed in a future release. Consider using two separate queries instead.",
         "ER_WARN_DEPRECATED_SYNTAX",
     )
+    ER_WARN_DEPRECATED_USER_SET_EXPR = (
+        1287,
+        "Setting user variables within expressions is deprecated and will be removed in a future release. Consider alternatives:"
+        " 'SET variable=expression, ...', or 'SELECT expression(s) INTO variables(s)'.",
+        "ER_WARN_DEPRECATED_SYNTAX",
+    )
     ER_WARN_DEPRECATED_VALUES_FUNCTION = (
         1287,
         "'VALUES function' is deprecated and will be removed in a future release. Please use an alias (INSERT INTO ... VALUES (...) AS alias)"
