@@ -98,6 +98,7 @@ class StatementPipeline:
                 result.restart()  # a CALL that waited runs again from its start
                 run_call(CallHost(self.server, self.executor, self._sub_statement, ms, result), statement)
             elif statement.kind is StatementKind.SET:
+                self.table_locks.check_opened(ms, statement)  # a subquery's tables
                 result.notes.extend(self.set_statement.run(ms, statement))
             elif statement.kind in (StatementKind.LOCK_TABLES, StatementKind.UNLOCK_TABLES):
                 self._wait_for(ms, lambda: self.table_locks.run(ms, statement))

@@ -82,6 +82,8 @@ class TableLockControl:
         if statement.kind.is_ddl and not statement.temporary:
             raise not_supported(f"{statement.kind.value} while the session holds LOCK TABLES")
         written = {id(node) for node in target_tables(statement)}
+        if _locks_for_update(statement):
+            written |= {id(node) for node in statement.table_nodes}  # FOR UPDATE asks for TL_WRITE
         created = written if statement.kind is StatementKind.CREATE_TABLE else set()
         used: set[str] = set()
         for node in source_nodes(statement):
@@ -129,3 +131,9 @@ class TableLockControl:
     def _temporary(self, ms: MasterSession, node: exp.Table) -> bool:
         table = self.server.catalog.resolve(node.db, node.name, ms.session.thread_id)
         return table is not None and table.temporary
+
+
+def _locks_for_update(statement: Statement) -> bool:
+    """SELECT ... FOR UPDATE: the server opens its tables for writing."""
+    ast = statement.ast
+    return isinstance(ast, exp.Select) and any(lock.args.get("update") for lock in ast.args.get("locks") or [])

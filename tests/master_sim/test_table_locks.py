@@ -66,6 +66,12 @@ def test_lock_tables_forms_refused_or_wrong(new_master: Callable[..., Master], s
         ("LOCK TABLES t WRITE, m READ", "UPDATE t JOIN m ON t.id = m.id SET t.s = 'j'", None),
         ("LOCK TABLES t READ, m READ", "UPDATE t JOIN m ON t.id = m.id SET t.s = 'j'", 1099),
         ("LOCK TABLES t WRITE", "SELECT * FROM nowhere", 1100),
+        ("LOCK TABLES t WRITE", "INSERT INTO t SELECT * FROM t", 1100),  # a second use needs a lock of its own
+        ("LOCK TABLES t WRITE", "WITH c AS (SELECT id FROM t) SELECT * FROM c", None),
+        ("LOCK TABLES t READ", "SELECT * FROM t FOR UPDATE", 1099),
+        ("LOCK TABLES t READ", "SELECT * FROM t LOCK IN SHARE MODE", None),
+        ("LOCK TABLES t READ", "SET @n = (SELECT COUNT(*) FROM u)", 1100),
+        ("LOCK TABLES t READ", "SET @n = (SELECT COUNT(*) FROM t)", None),
         ("LOCK TABLES t WRITE", "CREATE TEMPORARY TABLE tmp (a INT)", None),
         ("LOCK TABLES nowhere READ", None, 1146),
     ],
