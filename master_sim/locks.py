@@ -47,6 +47,9 @@ class LockManager:
         self._rows: dict[tuple[str, tuple], dict[str, LockMode]] = defaultdict(dict)
         self.waiting: dict[str, str] = {}  # owner -> the owner it waits for
         self.table_locks: dict[str, dict[str, LockMode]] = {}  # LOCK TABLES: owner -> table -> mode
+        # The tables each open transaction used (its metadata locks: SHARED read, EXCLUSIVE
+        # written), which only LOCK TABLES waits for.
+        self.opened: dict[str, dict[str, LockMode]] = defaultdict(dict)
 
     def blocker(self, owner: str, request: LockRequest) -> str | None:
         """Another owner whose lock conflicts with `request`, if any."""
@@ -85,7 +88,7 @@ class LockManager:
         """LOCK TABLES: granted when no other session holds a conflicting lock (LOCK TABLES'
         or its open transaction's); returns the owner to wait for, raises Deadlock."""
         for table, mode in tables.items():
-            holder = self._table_lock_holder(owner, table, mode) or self.blocker(owner, LockRequest(table, mode))
+            holder = self._table_lock_holder(owner, table, mode) or self._opener(owner, table, mode) or self.blocker(owner, LockRequest(table, mode))
             if holder is not None:
                 return self._wait(owner, holder)
         self.waiting.pop(owner, None)
@@ -100,6 +103,22 @@ class LockManager:
             if holder is not None:
                 return self._wait(owner, holder)
         self.waiting.pop(owner, None)
+        return None
+
+    def open_tables(self, owner: str, uses: dict[str, LockMode]) -> None:
+        """A statement of `owner`'s transaction used these tables."""
+        opened = self.opened[owner]
+        for table, mode in uses.items():
+            if opened.get(table) is not LockMode.EXCLUSIVE:
+                opened[table] = mode
+
+    def _opener(self, owner: str, table: str, mode: LockMode) -> str | None:
+        """Another open transaction that used `table` in a way `mode` conflicts with (LOCK
+        TABLES READ waits for writers, WRITE for any user)."""
+        for holder, tables in self.opened.items():
+            used = tables.get(table)
+            if holder != owner and used is not None and not used.compatible(mode):
+                return holder
         return None
 
     def unlock_tables(self, owner: str) -> bool:
@@ -132,6 +151,7 @@ class LockManager:
     def release(self, owner: str) -> None:
         for holders in list(self._tables.values()) + list(self._rows.values()):
             holders.pop(owner, None)
+        self.opened.pop(owner, None)
         self.waiting.pop(owner, None)
 
     def stop_waiting(self, owner: str) -> None:

@@ -145,7 +145,7 @@ class StatementPipeline:
         if planned is None or planned.decision.error is not None:
             return None
         self.table_locks.check_analysed(ms, planned.analysis, planned.logging and planned.decision.format is LoggingFormat.ROW)
-        self._wait_for(ms, lambda: self.table_locks.blocker(ms, statement, planned.analysis))
+        self._wait_for(ms, lambda: self.table_locks.open(ms, statement, planned.analysis))
         self._lock(ms, statement_lock_requests(self.server.catalog, ms.name, ms.session, statement, planned.analysis))
         checkpoint = StatementCheckpoint.take(self.server, ms.session, [*planned.analysis.writes, *planned.analysis.prelocked_writes])
         outcome, context = self._execute(ms, planned)

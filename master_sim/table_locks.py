@@ -1,7 +1,8 @@
 """LOCK TABLES and UNLOCK TABLES on the master, and what they mean for other statements.
 
 LOCK TABLES commits the open transaction, releases the session's earlier table locks and
-takes the new ones once no other session holds a conflicting lock; UNLOCK TABLES commits
+takes the new ones once no other session holds a conflicting lock, its own or its open
+transaction's (the tables that transaction used: metadata locks); UNLOCK TABLES commits
 when the session held table locks (OPTION_TABLE_LOCK) and releases them; START
 TRANSACTION releases them too. Neither statement is logged; the statements under the
 locks are logged as they would be without them (autocommit: each its own transaction).
@@ -116,17 +117,23 @@ class TableLockControl:
             if not table.temporary and locked[table.name.lower()] is LockMode.SHARED:
                 raise SqlError(ErrorCode.ER_TABLE_NOT_LOCKED_FOR_WRITE, table.name)
 
-    def blocker(self, ms: MasterSession, statement: Statement, analysis: Analysis) -> str | None:
+    def open(self, ms: MasterSession, statement: Statement, analysis: Analysis) -> str | None:
         """The other session whose table locks this statement must wait for: one that has
-        a table it reads locked WRITE, or one it writes locked at all."""
-        if not self.locks.table_locks:
-            return None
+        a table it reads locked WRITE, or one it writes locked at all. Once none is, the
+        tables are the transaction's until it ends (its metadata locks, which a later LOCK
+        TABLES of another session waits for)."""
         uses = {table.name.lower(): LockMode.SHARED for table in analysis.reads if not table.temporary}
         written = [*analysis.writes, *analysis.prelocked_writes]
         if statement.kind.is_ddl:
             written += [t for node in target_tables(statement) if (t := self.server.catalog.find(node.name, ms.session.thread_id)) is not None]
         uses.update({table.name.lower(): LockMode.EXCLUSIVE for table in written if not table.temporary})
-        return self.locks.table_lock_blocker(ms.name, uses)
+        holder = self.locks.table_lock_blocker(ms.name, uses) if self.locks.table_locks else None
+        if holder is None:
+            # A non-transactional table the transaction wrote is kept only as read
+            # (recorded on MariaDB: LOCK TABLES m READ does not wait for it, WRITE does).
+            tables = {table.name.lower(): table for table in [*analysis.reads, *written]}
+            self.locks.open_tables(ms.name, {name: mode if tables[name].engine.transactional else LockMode.SHARED for name, mode in uses.items()})
+        return holder
 
     def _temporary(self, ms: MasterSession, node: exp.Table) -> bool:
         table = self.server.catalog.resolve(node.db, node.name, ms.session.thread_id)

@@ -144,6 +144,30 @@ def test_a_transaction_lock_tables_waits_for_and_unlock_tables_commits(new_maste
 
 
 @pytest.mark.parametrize(
+    ("used", "lock", "waits"),
+    [
+        ("SELECT COUNT(*) FROM t", "LOCK TABLES t WRITE", True),
+        ("SELECT COUNT(*) FROM t", "LOCK TABLES t READ", False),
+        ("INSERT INTO t VALUES (5, 'e')", "LOCK TABLES t READ", True),
+        ("INSERT INTO m VALUES (5)", "LOCK TABLES m READ", False),  # recorded: MariaDB keeps it as read
+        ("INSERT INTO m VALUES (5)", "LOCK TABLES m WRITE", True),
+        ("SELECT COUNT(*) FROM m", "LOCK TABLES m WRITE", True),
+        ("SELECT COUNT(*) FROM m", "LOCK TABLES m READ", False),
+        ("INSERT INTO m VALUES (5)", "LOCK TABLES t WRITE", False),
+    ],
+)
+def test_lock_tables_waits_for_the_tables_an_open_transaction_used(new_master: Callable[..., Master], used: str, lock: str, waits: bool) -> None:
+    """Metadata locks last until the transaction ends, whatever the engine."""
+    master = new_master(SCHEMA)
+    master.submit("con2", "BEGIN", 1)
+    master.submit("con2", used, 2)
+    locking = master.submit("con1", lock, 3)
+    assert (locking.blocked_by == "con2") is waits
+    master.submit("con2", "COMMIT", 4)
+    assert locking.status == "ok" and locking.error is None
+
+
+@pytest.mark.parametrize(
     ("binlog_format", "lock", "refused"),
     [
         ("ROW", "LOCK TABLES t WRITE, m WRITE", True),
