@@ -8,6 +8,11 @@ the statement is undone and waits, as InnoDB would have at that row. Locks last 
 transaction ends. Non-transactional tables lock only for the statement, so across steps
 they never block. A request that would close a cycle of waits is a deadlock (1213) for
 the requester.
+
+LOCK TABLES locks are the session's, not the transaction's: they last until UNLOCK TABLES
+(or another LOCK TABLES, or START TRANSACTION), over transaction ends, and bind every
+engine. A WRITE lock keeps every other session out of the table, a READ lock lets them
+read it.
 """
 
 from __future__ import annotations
@@ -41,6 +46,10 @@ class LockManager:
         self._tables: dict[str, dict[str, LockMode]] = defaultdict(dict)
         self._rows: dict[tuple[str, tuple], dict[str, LockMode]] = defaultdict(dict)
         self.waiting: dict[str, str] = {}  # owner -> the owner it waits for
+        self.table_locks: dict[str, dict[str, LockMode]] = {}  # LOCK TABLES: owner -> table -> mode
+        # The tables each open transaction used (its metadata locks: SHARED read, EXCLUSIVE
+        # written), which only LOCK TABLES waits for.
+        self.opened: dict[str, dict[str, LockMode]] = defaultdict(dict)
 
     def blocker(self, owner: str, request: LockRequest) -> str | None:
         """Another owner whose lock conflicts with `request`, if any."""
@@ -75,6 +84,60 @@ class LockManager:
                 held[owner] = request.mode
         return None
 
+    def lock_tables(self, owner: str, tables: dict[str, LockMode]) -> str | None:
+        """LOCK TABLES: granted when no other session holds a conflicting lock (LOCK TABLES'
+        or its open transaction's); returns the owner to wait for, raises Deadlock."""
+        for table, mode in tables.items():
+            holder = self._table_lock_holder(owner, table, mode) or self._opener(owner, table, mode) or self.blocker(owner, LockRequest(table, mode))
+            if holder is not None:
+                return self._wait(owner, holder)
+        self.waiting.pop(owner, None)
+        self.table_locks[owner] = dict(tables)
+        return None
+
+    def table_lock_blocker(self, owner: str, uses: dict[str, LockMode]) -> str | None:
+        """The session whose LOCK TABLES lock a statement's use of tables (SHARED: read,
+        EXCLUSIVE: written) conflicts with, now waited for; raises Deadlock."""
+        for table, mode in uses.items():
+            holder = self._table_lock_holder(owner, table, mode)
+            if holder is not None:
+                return self._wait(owner, holder)
+        self.waiting.pop(owner, None)
+        return None
+
+    def open_tables(self, owner: str, uses: dict[str, LockMode]) -> None:
+        """A statement of `owner`'s transaction used these tables."""
+        opened = self.opened[owner]
+        for table, mode in uses.items():
+            if opened.get(table) is not LockMode.EXCLUSIVE:
+                opened[table] = mode
+
+    def _opener(self, owner: str, table: str, mode: LockMode) -> str | None:
+        """Another open transaction that used `table` in a way `mode` conflicts with (LOCK
+        TABLES READ waits for writers, WRITE for any user)."""
+        for holder, tables in self.opened.items():
+            used = tables.get(table)
+            if holder != owner and used is not None and not used.compatible(mode):
+                return holder
+        return None
+
+    def unlock_tables(self, owner: str) -> bool:
+        """UNLOCK TABLES: True when the session held LOCK TABLES locks."""
+        return self.table_locks.pop(owner, None) is not None
+
+    def _table_lock_holder(self, owner: str, table: str, mode: LockMode) -> str | None:
+        for holder, tables in self.table_locks.items():
+            held = tables.get(table)
+            if holder != owner and held is not None and not held.compatible(mode):
+                return holder
+        return None
+
+    def _wait(self, owner: str, holder: str) -> str:
+        if self._waits_for(holder, owner):
+            raise Deadlock(holder)
+        self.waiting[owner] = holder
+        return holder
+
     def _waits_for(self, start: str, target: str) -> bool:
         seen = set()
         current: str | None = start
@@ -88,6 +151,7 @@ class LockManager:
     def release(self, owner: str) -> None:
         for holders in list(self._tables.values()) + list(self._rows.values()):
             holders.pop(owner, None)
+        self.opened.pop(owner, None)
         self.waiting.pop(owner, None)
 
     def stop_waiting(self, owner: str) -> None:

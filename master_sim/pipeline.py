@@ -5,6 +5,7 @@ must wait, leaving no trace; the scheduler runs it again later."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from server_sim.applier.row_applier import RowApplier
@@ -31,6 +32,7 @@ from .row_injection import check_events, inject, injected_rows
 from .sessions import MasterSession
 from .set_statement import SetStatement
 from .statement_log import StatementLogger
+from .table_locks import TableLockControl
 from .transactions import TransactionControl, transaction_state
 from .unsafe import UnsafeReason
 
@@ -85,6 +87,7 @@ class StatementPipeline:
         self.logger = logger
         self.set_statement = SetStatement(server, self.executor, transactions)
         self.prepared = PreparedStatements(server, self.executor)
+        self.table_locks = TableLockControl(server, locks, transactions)
         self.effects = effects
 
     def execute(self, ms: MasterSession, result: StepResult) -> bool:
@@ -104,7 +107,10 @@ class StatementPipeline:
                 result.restart()  # a CALL that waited runs again from its start
                 run_call(CallHost(self.server, self.executor, self._sub_statement, ms, result), statement)
             elif statement.kind is StatementKind.SET:
+                self.table_locks.check_opened(ms, statement)  # a subquery's tables
                 result.notes.extend(self.set_statement.run(ms, statement))
+            elif statement.kind in (StatementKind.LOCK_TABLES, StatementKind.UNLOCK_TABLES):
+                self._wait_for(ms, lambda: self.table_locks.run(ms, statement))
             elif statement.kind.is_transaction_control:
                 self.transactions.run(ms, statement, result)
             else:
@@ -139,6 +145,7 @@ class StatementPipeline:
 
     def _run(self, ms: MasterSession, statement: Statement, result: StepResult, carried: frozenset[UnsafeReason] = frozenset()) -> Outcome | None:
         """A statement that reads or writes tables: DML, DDL, SELECT, BINLOG '...'."""
+        self.table_locks.check_opened(ms, statement)
         ddl = statement.kind.is_ddl and not statement.temporary
         if ddl:
             self.transactions.commit(ms)  # DDL commits the open transaction first
@@ -146,6 +153,8 @@ class StatementPipeline:
         planned = self._plan(ms, statement, result, carried)
         if planned is None or planned.decision.error is not None:
             return None
+        self.table_locks.check_analysed(ms, planned.analysis, planned.logging and planned.decision.format is LoggingFormat.ROW)
+        self._wait_for(ms, lambda: self.table_locks.open(ms, statement, planned.analysis))
         self._lock(ms, statement_lock_requests(self.server.catalog, ms.name, ms.session, statement, planned.analysis))
         checkpoint = StatementCheckpoint.take(self.server, ms.session, [*planned.analysis.writes, *planned.analysis.prelocked_writes])
         outcome, context = self._execute(ms, planned)
@@ -222,8 +231,13 @@ class StatementPipeline:
 
     def _lock(self, ms: MasterSession, requests: list[LockRequest]) -> None:
         """Take the locks, or raise MustWait; a deadlock rolls the transaction back (1213)."""
+        self._wait_for(ms, lambda: self.locks.acquire(ms.name, requests))
+
+    def _wait_for(self, ms: MasterSession, take: Callable[[], str | None]) -> None:
+        """Raise MustWait when `take` names a session to wait for; a deadlock rolls the
+        transaction back (1213)."""
         try:
-            holder = self.locks.acquire(ms.name, requests)
+            holder = take()
         except Deadlock:
             self.transactions.rollback(ms)
             raise SqlError(ErrorCode.ER_LOCK_DEADLOCK) from None

@@ -62,6 +62,7 @@ class Scheduler:
             for master_session in self.sessions.values():
                 if not master_session.queue:
                     self.transactions.rollback(master_session)
+                    self.transactions.locks.unlock_tables(master_session.name)
             if not any(ms.queue for ms in self.sessions.values()):
                 break
             self._wake()

@@ -55,6 +55,7 @@ class TransactionControl:
         kind = statement.kind
         if kind is StatementKind.BEGIN:
             self.commit(ms)
+            self.locks.unlock_tables(ms.name)  # START TRANSACTION ends LOCK TABLES
             ms.session.begin(explicit=True)
         elif kind is StatementKind.COMMIT:
             self.commit(ms)

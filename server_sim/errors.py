@@ -29,6 +29,8 @@ class ErrorCode(Enum):
     ER_NONUNIQ_TABLE = (1066, "Not unique table/alias: '%s'")
     ER_DUP_ENTRY = (1062, "Duplicate entry '%s' for key '%s'")
     ER_PARSE_ERROR = (1064, "You have an error in your SQL syntax; %s")
+    ER_TABLE_NOT_LOCKED_FOR_WRITE = (1099, "Table '%s' was locked with a READ lock and can't be updated")
+    ER_TABLE_NOT_LOCKED = (1100, "Table '%s' was not locked with LOCK TABLES")
     ER_MULTIPLE_PRI_KEY = (1068, "Multiple primary key defined")
     ER_WRONG_NAME_FOR_INDEX = (1280, "Incorrect index name '%s'")
     ER_TABLE_EXISTS_ERROR = (1050, "Table '%s' already exists")
@@ -101,6 +103,12 @@ class ErrorCode(Enum):
     ER_WARN_DEPRECATED_SQL_CALC_FOUND_ROWS = (
         1287,
         "SQL_CALC_FOUND_ROWS is deprecated and will be removed in a future release. Consider using two separate queries instead.",
+        "ER_WARN_DEPRECATED_SYNTAX",
+    )
+    ER_WARN_DEPRECATED_USER_SET_EXPR = (
+        1287,
+        "Setting user variables within expressions is deprecated and will be removed in a future release. Consider alternatives:"
+        " 'SET variable=expression, ...', or 'SELECT expression(s) INTO variables(s)'.",
         "ER_WARN_DEPRECATED_SYNTAX",
     )
     ER_WARN_DEPRECATED_VALUES_FUNCTION = (

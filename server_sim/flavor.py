@@ -258,6 +258,7 @@ MYSQL_80 = Flavor(
         "FOUND_ROWS": "ER_WARN_DEPRECATED_FOUND_ROWS",
         "VALUES": "ER_WARN_DEPRECATED_VALUES_FUNCTION",
         "SQL_CALC_FOUND_ROWS": "ER_WARN_DEPRECATED_SQL_CALC_FOUND_ROWS",
+        ":=": "ER_WARN_DEPRECATED_USER_SET_EXPR",  # a user variable assigned in an expression
     },
 )
 

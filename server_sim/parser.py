@@ -38,6 +38,7 @@ from .statement import (
     StatementKind,
     WriteMode,
 )
+from .table_lock_statements import LOCK_TABLES_START, UNLOCK_TABLES, parse_lock_tables
 from .syntax import parse_error_position, syntax_error, unrecognised
 from .trigger_definition import CREATE_TRIGGER_START, parse_create_trigger
 from .udf import CREATE_FUNCTION_START, parse_create_function
@@ -297,6 +298,10 @@ def _special_form(text: str) -> Statement | None:
     prepared = parse_prepared_command(text)
     if prepared is not None:
         return Statement(text, _PREPARED_KINDS[prepared.action], prepared=prepared)
+    if LOCK_TABLES_START.match(text):
+        return Statement(text, StatementKind.LOCK_TABLES, table_locks=parse_lock_tables(text))
+    if UNLOCK_TABLES.match(text):
+        return Statement(text, StatementKind.UNLOCK_TABLES)
     binlog = _BINLOG.match(text)
     if binlog:
         return Statement(text, StatementKind.BINLOG, events=tuple(decode_events(binlog.group(2))))

@@ -208,7 +208,7 @@ class Server:
     def user_lock_get(self, name: str | None, timeout: float | None) -> int | None:
         if self._running is not None and self._running.slave_thread:
             return 1  # the applier takes no user-level lock
-        return None if name is None else self.user_locks.get(name, self._running_thread())
+        return None if name is None else self.user_locks.get(name, self._running_thread(), timeout)
 
     def user_lock_release(self, name: str | None) -> int | None:
         return None if name is None else self.user_locks.release(name, self._running_thread())

@@ -17,6 +17,7 @@ from sqlglot import exp
 from .binlog.events import Log_event
 from .errors import ErrorCode, SqlError, not_supported
 from .prepared import PreparedCommand
+from .table_lock_statements import TableLock
 from .views import ViewDefinition
 from .udf import Udf
 
@@ -59,6 +60,8 @@ class StatementKind(Enum):
     CREATE_PROCEDURE = "CREATE PROCEDURE"
     DROP_PROCEDURE = "DROP PROCEDURE"
     CALL = "CALL"  # runs a procedure's statements, each logged on its own; never logged itself
+    LOCK_TABLES = "LOCK TABLES"  # table locks the session holds until UNLOCK TABLES; never logged
+    UNLOCK_TABLES = "UNLOCK TABLES"
 
     @property
     def is_dml(self) -> bool:
@@ -234,6 +237,7 @@ class Statement:
     # The queries of the views a write goes through: their unsafe calls are the statement's
     # even where the rewritten statement no longer names them.
     view_queries: tuple[exp.Expression, ...] = ()
+    table_locks: tuple[TableLock, ...] = ()  # LOCK TABLES' items (sqlglot has no tree for it)
 
     @cached_property
     def table_nodes(self) -> tuple[exp.Table, ...]:

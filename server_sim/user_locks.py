@@ -1,7 +1,8 @@
 """User-level locks (GET_LOCK, RELEASE_LOCK, IS_FREE_LOCK, IS_USED_LOCK, RELEASE_ALL_LOCKS):
 named locks a session holds, as often as it took them, until it releases them. They are
-no transaction's: a rollback keeps them. A request for a lock another session holds would
-wait; the simulator does not model that wait and refuses the statement instead (1235).
+no transaction's: a rollback keeps them. A request for a lock another session holds with
+timeout 0 fails at once (0); with a timeout it would wait, which the simulator does not
+model: it refuses the statement instead (1235).
 """
 
 from __future__ import annotations
@@ -27,13 +28,16 @@ class UserLocks:
     def _key(self, name: str) -> str:
         return name if self.case_sensitive else name.lower()
 
-    def get(self, name: str, owner: int) -> int:
-        """GET_LOCK: 1 once the session holds it (again, if it did already)."""
+    def get(self, name: str, owner: int, timeout: float | None = None) -> int:
+        """GET_LOCK: 1 once the session holds it (again, if it did already); 0 when another
+        session holds it and the timeout is 0."""
         lock = self.held.get(self._key(name))
         if lock is None:
             self.held[self._key(name)] = UserLock(owner, 1)
         elif lock.owner == owner:
             lock.count += 1
+        elif timeout == 0:
+            return 0
         else:
             raise Unmodelled(f"GET_LOCK('{name}') of a lock another session holds (a user-level lock wait)")
         return 1

@@ -151,7 +151,7 @@ def test_unsupported_sql_fails_its_step_clearly_and_the_run_goes_on(spark, tmp_p
         master_schema: ["CREATE TABLE t (a INT PRIMARY KEY)"]
         steps:
           - {session: con1, sql: "INSERT OR REPLACE INTO t VALUES (1)"}
-          - {session: con1, sql: "LOCK TABLES t WRITE"}
+          - {session: con1, sql: "HANDLER t OPEN"}
           - {session: con1, sql: "SELECT * FROM read_parquet('/etc/passwd')"}
           - {session: con1, sql: "INSERT INTO t VALUES (2)"}
         """,
@@ -166,7 +166,7 @@ def test_unsupported_sql_fails_its_step_clearly_and_the_run_goes_on(spark, tmp_p
     judgement = runs["ROW"].judgement
     assert judgement.verdict.value == "unsupported"
     assert [line.split(":")[0] for line in judgement.explanation] == ["step 1 (con1)", "step 2 (con1)", "step 3 (con1)"]
-    assert "LOCK TABLES t WRITE" in judgement.explanation[1]
+    assert "HANDLER t OPEN" in judgement.explanation[1]
     assert not runs["ROW"].passed
 
 

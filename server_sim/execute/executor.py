@@ -118,6 +118,8 @@ class Executor:
         deprecated = self.server.flavor.deprecated_syntax
         if deprecated:
             calls = [name for name in statement.calls if name in deprecated]
+            if ":=" in deprecated and statement.ast is not None:
+                calls += [":=" for node in statement.ast.find_all(exp.PropertyEQ) if isinstance(node.this, exp.Parameter)]
             if calls:  # raised as the statement is parsed: before any other
                 outcome.warnings[:0] = [note(ErrorCode[deprecated[name]], level="Warning") for name in calls]
         return outcome

@@ -22,7 +22,7 @@ def run_select(run: StatementRun) -> None:
     if isinstance(ast, exp.Select) and all(key in _EXPRESSIONS_ONLY for key, value in ast.args.items() if value):
         projection = [node.this if isinstance(node, exp.Alias) else node for node in ast.expressions]
         if not any(isinstance(node, exp.Star) or node.find(exp.AggFunc) is not None for node in projection):
-            run.outcome.rows = [tuple(evaluate(run, projection))]
+            run.outcome.rows = [tuple(_assigning(run, projection))]
             run.session.found_rows = 1
             run.session.row_count = -1
             return
@@ -32,6 +32,22 @@ def run_select(run: StatementRun) -> None:
     run.outcome.rows = run.storage.query(run.translator().sql(tree))
     run.session.found_rows = counted if counted is not None else len(run.outcome.rows)
     run.session.row_count = -1
+
+
+def _assigning(run: StatementRun, projection: list[exp.Expression]) -> list[object]:
+    """The values of a SELECT of expressions, left to right: an item `@var := expr` gives
+    expr's value and assigns it, and the items after it read the new value."""
+    if not any(isinstance(node, exp.PropertyEQ) for node in projection):
+        return evaluate(run, projection)
+    values = []
+    for node in projection:
+        if isinstance(node, exp.PropertyEQ) and isinstance(node.this, exp.Parameter):
+            value = evaluate(run, [node.expression])[0]
+            run.session.user_variables[node.this.name.lower()] = value
+        else:
+            value = evaluate(run, [node])[0]
+        values.append(value)
+    return values
 
 
 def _calc_found_rows(run: StatementRun, tree: exp.Expression) -> int | None:

@@ -136,8 +136,14 @@ CONTEXT_FUNCTIONS: tuple[SqlFunction, ...] = (
     _refused("VALUES"),
 )
 
-# `@x` and `@@x`: literals of the statement's context, as the context functions.
+def _assignment_refused(node: exp.Expression, translation: Translating) -> exp.Expression:
+    raise not_supported("a user variable assigned in an expression (@var := expr) other than in a SELECT of such assignments without FROM")
+
+
+# `@x` and `@@x`: literals of the statement's context, as the context functions; `@x := expr`
+# where it is not one item of a SELECT without FROM (server_sim/execute/select.py) is refused.
 VARIABLES: tuple[SqlFunction, ...] = (
+    SqlFunction(nodes=(exp.PropertyEQ,), duckdb=_assignment_refused),
     SqlFunction(
         nodes=(exp.Parameter,),
         duckdb=lambda node, translation: literal(translation.context.user_variables.get(node.name.lower())),

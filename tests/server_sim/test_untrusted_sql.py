@@ -130,7 +130,7 @@ def test_1064_says_where_as_the_server_does(sql: str, near: str) -> None:
 @pytest.mark.parametrize(
     ("sql", "named"),
     [
-        ("LOCK TABLES t WRITE", "LOCK"),
+        ("LOCK INSTANCE FOR BACKUP", "LOCK"),
         ("CALL p()", "CALL"),
         ("SHOW FIELDS FROM t", "SHOW"),
         ("LOAD DATA INFILE 'rows.txt' INTO TABLE t", "LOAD"),
