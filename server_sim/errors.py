@@ -113,6 +113,8 @@ class ErrorCode(Enum):
     ER_INVALID_DEFAULT = (1067, "Invalid default value for '%s'")
     ER_WARN_DATA_TRUNCATED = (1265, "Data truncated for column '%s' at row %d")
     ER_WARN_DATA_OUT_OF_RANGE = (1264, "Out of range value for column '%s' at row %d")
+    ER_INVALID_ON_UPDATE = (1294, "Invalid ON UPDATE clause for '%s' column")
+    ER_TOO_BIG_PRECISION = (1426, "Too-big precision %d specified for '%s'. Maximum is %d.")
     ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = (1366, "Incorrect %s value: '%s' for column '%s' at row %d")
     # Raised as ER_UNKNOWN_ERROR with this text (sql_class.cc, decide_logging_format).
     ER_BLACKHOLE_ROWS_NOT_LOGGED = (

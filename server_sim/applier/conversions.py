@@ -57,6 +57,10 @@ def classify(master: ColumnType, slave: ColumnType) -> Conversion:
         return Conversion.LOSSY
     if master.family is slave.family and master.family in (TypeFamily.STRING, TypeFamily.BINARY):
         return _by_size(_max_length(master), _max_length(slave))
+    if master.name == slave.name and master.family in (TypeFamily.DATETIME, TypeFamily.TIME):
+        # The same type with other fractional digits; a master column without any (its
+        # metadata 0) counts as the same type (rpl_conv_type_from_same_data_type).
+        return Conversion.PRECISE if not master.scale else _by_size(master.scale, slave.scale or 0)
     return Conversion.IMPOSSIBLE
 
 
