@@ -76,6 +76,7 @@ class ErrorCode(Enum):
     ER_WRONG_VALUE_FOR_VAR = (1231, "Variable '%s' can't be set to the value of '%s'")
     ER_WRONG_TYPE_FOR_VAR = (1232, "Incorrect argument type to variable '%s'")
     ER_TRUNCATED_WRONG_VALUE = (1292, "Truncated incorrect %s value: '%s'")
+    ER_WRONG_TEMPORAL_VALUE_FOR_FIELD = (1292, "Incorrect %s value: '%s' for column '%s' at row %d", "ER_TRUNCATED_WRONG_VALUE")
     ER_TOO_LONG_IDENT = (1059, "Identifier name '%s' is too long")
     ER_STACK_OVERRUN_NEED_MORE = (1436, "Thread stack overrun:  %s")
 

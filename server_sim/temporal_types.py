@@ -2,17 +2,20 @@
 DATETIME(fsp) and TIMESTAMP(fsp), TIME(fsp) and YEAR, as a column stores them.
 
 server_sim/types.py delegates here. A value that does not read as the type raises
-ValueError (the caller's 1292 / 1265); one outside the type's range raises
-OutOfRange (1264, strict mode: the simulator runs strict mode only). Fractional seconds
-beyond the column's precision are rounded (MySQL) or truncated (MariaDB), as the flavor's
-`Fraction` says (MySQL's TIME_TRUNCATE_FRACTIONAL, MariaDB's TIME_ROUND_FRACTIONAL sql_mode
-would swap them: both are refused, sysvars.py).
+ValueError (the caller's 1292 / 1265); one outside the type's range raises OutOfRange
+with the flavor's error (strict mode: the simulator runs strict mode only). How the
+servers differ is data, `TemporalRules`: MySQL rounds fractional seconds a column has no
+room for and ends TIME at 838:59:59.000000; MariaDB truncates them, notes a seventh digit
+(1265, not modelled: refused) and ends TIME at 838:59:59.999999 (out of range is 1292
+there). MySQL's TIME_TRUNCATE_FRACTIONAL and MariaDB's TIME_ROUND_FRACTIONAL sql_mode would
+swap the fraction rule: both are refused (sysvars.py).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
 
@@ -21,8 +24,8 @@ from sqlglot import exp
 from .errors import ErrorCode, SqlError, not_supported
 
 MAX_FSP = 6
-# TIME's range, in microseconds: -838:59:59.000000 .. 838:59:59.000000.
-TIME_LIMIT = (838 * 3600 + 59 * 60 + 59) * 1_000_000
+# TIME's range in whole seconds: -838:59:59 .. 838:59:59 (the fraction beyond is the flavor's).
+TIME_MAX_SECONDS = 838 * 3600 + 59 * 60 + 59
 YEAR_RANGE = (1901, 2155)
 
 
@@ -33,8 +36,29 @@ class Fraction(Enum):
     TRUNCATE = "truncate"  # MariaDB (without TIME_ROUND_FRACTIONAL)
 
 
+@dataclass(frozen=True)
+class TemporalRules:
+    """One server's reading of temporal values (a flavor's `temporal`)."""
+
+    fraction: Fraction
+    # Microseconds TIME allows past 838:59:59 (MySQL none, MariaDB .999999).
+    time_max_fraction: int
+    # The strict-mode error of a TIME beyond its range (MySQL 1264, MariaDB 1292).
+    time_range_error: ErrorCode
+    # A seventh fractional digit: MySQL rounds it silently, MariaDB drops it with Note 1265.
+    notes_excess_digits: bool
+
+
+MYSQL_TEMPORAL = TemporalRules(Fraction.ROUND, 0, ErrorCode.ER_WARN_DATA_OUT_OF_RANGE, False)
+MARIADB_TEMPORAL = TemporalRules(Fraction.TRUNCATE, 999_999, ErrorCode.ER_WRONG_TEMPORAL_VALUE_FOR_FIELD, True)
+
+
 class OutOfRange(ValueError):
-    """A value of the right form outside the type's range: ER_WARN_DATA_OUT_OF_RANGE."""
+    """A value of the right form outside the type's range; `code` is the server's error."""
+
+    def __init__(self, text: str, code: ErrorCode = ErrorCode.ER_WARN_DATA_OUT_OF_RANGE) -> None:
+        super().__init__(text)
+        self.code = code
 
 
 def _scaled(micro: int, fsp: int, fraction: Fraction) -> int:
@@ -46,13 +70,22 @@ def _scaled(micro: int, fsp: int, fraction: Fraction) -> int:
     return whole * unit
 
 
-def _digits_to_micro(digits: str, fraction: Fraction) -> int:
-    """A fraction's digits as microseconds, digits past the sixth rounded or dropped."""
+def _digits_to_micro(digits: str, rules: TemporalRules) -> int:
+    """A fraction's digits as microseconds, digits past the sixth rounded (or noted)."""
     digits = digits or "0"
     micro = int(digits[:MAX_FSP].ljust(MAX_FSP, "0"))
-    if len(digits) > MAX_FSP and fraction is Fraction.ROUND and digits[MAX_FSP] >= "5":
-        micro += 1
+    if len(digits) > MAX_FSP and digits[MAX_FSP:].strip("0"):
+        if rules.notes_excess_digits:
+            raise not_supported("a seventh fractional-second digit (the server drops it with Note 1265)")
+        if rules.fraction is Fraction.ROUND and digits[MAX_FSP] >= "5":
+            micro += 1
     return micro
+
+
+def _text_of(value: object) -> str:
+    if isinstance(value, float):
+        value = Decimal(repr(value))
+    return (value.decode() if isinstance(value, bytes) else format(value, "f") if isinstance(value, Decimal) else str(value)).strip()
 
 
 # --- DATETIME / TIMESTAMP -----------------------------------------------------------
@@ -61,21 +94,21 @@ _DATETIME_TEXT = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{1
 _DATETIME_DIGITS = re.compile(r"^(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2}))?(?:\.(\d*))?$")
 
 
-def datetime_value(value: object, fsp: int, fraction: Fraction) -> dt.datetime:
+def datetime_value(value: object, fsp: int, rules: TemporalRules) -> dt.datetime:
     """The DATETIME(fsp) a value stores as (rounding may carry into the next second)."""
     if isinstance(value, dt.datetime):
         base, micro = value.replace(tzinfo=None, microsecond=0), value.microsecond
     elif isinstance(value, dt.date):
         return dt.datetime(value.year, value.month, value.day)
     else:
-        text = (value.decode() if isinstance(value, bytes) else format(value, "f") if isinstance(value, Decimal) else str(value)).strip()
+        text = _text_of(value)
         match = _DATETIME_TEXT.match(text) or _DATETIME_DIGITS.match(text)
         if match is None:
             raise ValueError(text)
         year, month, day, hour, minute, second, digits = match.groups()
         base = dt.datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0))
-        micro = _digits_to_micro(digits or "", fraction)
-    return base + dt.timedelta(microseconds=_scaled(micro, fsp, fraction))
+        micro = _digits_to_micro(digits or "", rules)
+    return base + dt.timedelta(microseconds=_scaled(micro, fsp, rules.fraction))
 
 
 # --- TIME -----------------------------------------------------------------------------
@@ -84,35 +117,35 @@ _TIME_TEXT = re.compile(r"^(-)?(?:(\d+) )?(\d+):(\d{1,2})(?::(\d{1,2}))?(?:\.(\d
 _TIME_DIGITS = re.compile(r"^(-)?(\d+)(?:\.(\d*))?$")
 
 
-def time_value(value: object, fsp: int, fraction: Fraction) -> dt.timedelta:
-    """The TIME(fsp) a value stores as: 'HH:MM:SS[.f]', 'D HH:MM:SS', 'HH:MM',
-    [H]HMMSS digits or numbers; beyond +-838:59:59 is OutOfRange."""
+def time_value(value: object, fsp: int, rules: TemporalRules) -> dt.timedelta:
+    """The TIME(fsp) a value stores as: 'HH:MM:SS[.f]', 'D HH:MM:SS', 'HH:MM', [H]HMMSS
+    digits or numbers, a datetime's time of day; beyond +-838:59:59 is OutOfRange."""
     if isinstance(value, dt.timedelta):
         total = value // dt.timedelta(microseconds=1)
         negative, seconds, micro = total < 0, abs(total) // 1_000_000, abs(total) % 1_000_000
-    elif isinstance(value, dt.datetime):
-        negative, seconds, micro = False, value.hour * 3600 + value.minute * 60 + value.second, value.microsecond
-    elif isinstance(value, dt.time):
+    elif isinstance(value, (dt.datetime, dt.time)):
         negative, seconds, micro = False, value.hour * 3600 + value.minute * 60 + value.second, value.microsecond
     else:
-        negative, seconds, micro = _time_parts(value, fraction)
-    total = seconds * 1_000_000 + _scaled(micro, fsp, fraction)
-    if total > TIME_LIMIT:
-        raise OutOfRange(str(value))
+        negative, seconds, micro = _time_parts(_text_of(value), rules)
+    total = seconds * 1_000_000 + _scaled(micro, fsp, rules.fraction)
+    if total > TIME_MAX_SECONDS * 1_000_000 + rules.time_max_fraction:
+        raise OutOfRange(_text_of(value), rules.time_range_error)
     return dt.timedelta(microseconds=-total if negative else total)
 
 
-def _time_parts(value: object, fraction: Fraction) -> tuple[bool, int, int]:
-    if isinstance(value, float):
-        value = Decimal(repr(value))
-    text = (value.decode() if isinstance(value, bytes) else format(value, "f") if isinstance(value, Decimal) else str(value)).strip()
+def _time_parts(text: str, rules: TemporalRules) -> tuple[bool, int, int]:
+    """(negative, whole seconds, microseconds) of a TIME's text."""
+    match = _DATETIME_TEXT.match(text)
+    if match is not None and match.group(4) is not None:  # a datetime: its time of day
+        _, _, _, hours, minutes, seconds, digits = match.groups()
+        return False, int(hours) * 3600 + int(minutes) * 60 + int(seconds), _digits_to_micro(digits or "", rules)
     match = _TIME_TEXT.match(text)
     if match is not None:
         sign, days, hours, minutes, seconds, digits = match.groups()
-        whole = (int(days or 0) * 24 + int(hours)) * 3600 + int(minutes) * 60 + int(seconds or 0)
         if int(minutes) > 59 or int(seconds or 0) > 59:
             raise ValueError(text)
-        return bool(sign), whole, _digits_to_micro(digits or "", fraction)
+        whole = (int(days or 0) * 24 + int(hours)) * 3600 + int(minutes) * 60 + int(seconds or 0)
+        return bool(sign), whole, _digits_to_micro(digits or "", rules)
     match = _TIME_DIGITS.match(text)
     if match is None:
         raise ValueError(text)
@@ -121,7 +154,14 @@ def _time_parts(value: object, fraction: Fraction) -> tuple[bool, int, int]:
     hours, minutes, seconds = number // 10000, number // 100 % 100, number % 100
     if minutes > 59 or seconds > 59:
         raise ValueError(text)
-    return bool(sign), hours * 3600 + minutes * 60 + seconds, _digits_to_micro(fraction_digits or "", fraction)
+    return bool(sign), hours * 3600 + minutes * 60 + seconds, _digits_to_micro(fraction_digits or "", rules)
+
+
+def time_from_text(text: str) -> dt.timedelta:
+    """A TIME as the server prints it ([-]HH:MM:SS[.fraction]), read back."""
+    negative, seconds, micro = _time_parts(text, MYSQL_TEMPORAL)
+    total = seconds * 1_000_000 + micro
+    return dt.timedelta(microseconds=-total if negative else total)
 
 
 def time_text(value: dt.timedelta, fsp: int = MAX_FSP) -> str:
@@ -149,7 +189,7 @@ def year_value(value: object) -> int:
             return 0
         year = _two_digit(value)
     else:
-        text = (value.decode() if isinstance(value, bytes) else str(value)).strip()
+        text = _text_of(value)
         if not re.fullmatch(r"[-+]?\d+", text):
             raise ValueError(text)
         year = int(text)

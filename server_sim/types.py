@@ -11,6 +11,7 @@ import datetime as dt
 import math
 import re
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from enum import Enum
@@ -185,10 +186,10 @@ class ColumnType:
         # MySQL's zero date has no DuckDB equivalent; the earliest date stands in for it.
         return dt.date(1, 1, 1) if family is TypeFamily.DATE else dt.datetime(1, 1, 1)
 
-    def coerce(self, value: object, column: str, row: int = 1, fraction: temporal.Fraction | None = None) -> object:
+    def coerce(self, value: object, column: str, row: int = 1, temporal_rules: temporal.TemporalRules | None = None) -> object:
         """The value MySQL would store for `value` (strict mode), or the error it raises.
-        `fraction` is the server's rule for fractional seconds a column has no room for;
-        without it, a value the two rules store differently is refused."""
+        `temporal_rules` are the server's reading of temporal values (its fractional
+        seconds, TIME's range); without them, a value the flavors store differently is refused."""
         if value is None:
             return None
         family = self.family
@@ -212,14 +213,19 @@ class ColumnType:
                 # BINARY(n) is fixed-length: shorter values are padded with 0x00 bytes.
                 return data.ljust(self.length or 0, b"\0") if self.name == "BINARY" else data
             if family in _FRACTIONAL or family is TypeFamily.YEAR:
-                return self._coerce_fractional(value, fraction)
+                return self._coerce_fractional(value, temporal_rules)
             return self._coerce_temporal(value)
-        except temporal.OutOfRange:
-            raise SqlError(ErrorCode.ER_WARN_DATA_OUT_OF_RANGE, column, row) from None
+        except temporal.OutOfRange as error:
+            if error.code is ErrorCode.ER_WARN_DATA_OUT_OF_RANGE:
+                raise SqlError(error.code, column, row) from None
+            raise SqlError(error.code, self.name.lower(), str(error), column, row) from None
         except (ValueError, InvalidOperation, TypeError):
+            if family in _FRACTIONAL or family is TypeFamily.DATE:  # a temporal value: 1292
+                word = "datetime" if family is TypeFamily.DATETIME else self.name.lower()
+                raise SqlError(ErrorCode.ER_WRONG_TEMPORAL_VALUE_FOR_FIELD, word, _text(value), column, row) from None
             if _NUMERIC_PREFIX.match(_text(value)):
                 raise SqlError(ErrorCode.ER_WARN_DATA_TRUNCATED, column, row) from None
-            word = "integer" if family is TypeFamily.INTEGER else self.name.lower()
+            word = "integer" if family in (TypeFamily.INTEGER, TypeFamily.YEAR) else self.name.lower()
             raise SqlError(ErrorCode.ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, word, _text(value), column, row) from None
 
     def _too_long(self, length: int) -> bool:
@@ -258,16 +264,16 @@ class ColumnType:
             raise SqlError(ErrorCode.ER_DATA_TOO_LONG, column, row)
         return text
 
-    def _coerce_fractional(self, value: object, fraction: temporal.Fraction | None) -> object:
+    def _coerce_fractional(self, value: object, rules: temporal.TemporalRules | None) -> object:
         if self.family is TypeFamily.YEAR:
             return temporal.year_value(value)
         read = temporal.time_value if self.family is TypeFamily.TIME else temporal.datetime_value
-        if fraction is not None:
-            return read(value, self.scale or 0, fraction)
-        rounded, truncated = (read(value, self.scale or 0, rule) for rule in temporal.Fraction)
-        if rounded != truncated:
-            raise not_supported(f"fractional seconds beyond {self.sql}'s precision here (MySQL rounds them, MariaDB truncates)")
-        return rounded
+        if rules is not None:
+            return read(value, self.scale or 0, rules)
+        readings = [_reading(read, value, self.scale or 0, each) for each in (temporal.MYSQL_TEMPORAL, temporal.MARIADB_TEMPORAL)]
+        if readings[0] != readings[1]:
+            raise not_supported(f"{self.sql} value {_text(value)!r} here (MySQL and MariaDB store it differently)")
+        return read(value, self.scale or 0, temporal.MYSQL_TEMPORAL)
 
     def _coerce_temporal(self, value: object) -> dt.date | dt.datetime:
         if self.family is TypeFamily.DATE:
@@ -341,6 +347,16 @@ def _text(value: object) -> str:
     if isinstance(value, bool):
         return "1" if value else "0"
     return str(value)
+
+
+def _reading(read: Callable[[object, int, temporal.TemporalRules], object], value: object, fsp: int, rules: temporal.TemporalRules) -> object:
+    """What one server makes of a temporal value: the value, or its error's kind."""
+    try:
+        return read(value, fsp, rules)
+    except temporal.OutOfRange as error:
+        return error.code
+    except (ValueError, SqlError) as error:
+        return type(error)
 
 
 def _number(value: object) -> int | float | Decimal:

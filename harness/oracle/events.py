@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.snapshot import canonical
-from server_sim.temporal_types import MAX_FSP, Fraction, time_value
+from server_sim.temporal_types import time_from_text
 from harness.observation import EVENT_KINDS, EventObservation, Image, RowImage, image_value, statement_text, timestamp_text
 
 from .mariadb import ServerError, find_program
@@ -128,7 +128,7 @@ def _value(text: str, type_text: str) -> object:
         if type_text.startswith("DATETIME") and _DATETIME.match(value):
             return canonical(dt.datetime.fromisoformat(value.ljust(26, "0") if "." in value else value))
         if type_text.startswith("TIME(") and _TIME.match(value):
-            return canonical(time_value(value, MAX_FSP, Fraction.TRUNCATE))  # its digits, as many as the column has
+            return canonical(time_from_text(value))  # its digits, as many as the column has
         return value
     number = text.split(" ", 1)[0]  # integers may be followed by "(unsigned value)"
     if type_text.startswith("TIMESTAMP"):

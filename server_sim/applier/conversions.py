@@ -12,6 +12,7 @@ from decimal import Decimal
 from enum import Enum
 
 from server_sim.errors import ErrorCode, SqlError
+from server_sim.temporal_types import TemporalRules
 from server_sim.types import ColumnType, TypeFamily
 
 # Families whose members convert into each other; the other families only into themselves.
@@ -88,10 +89,10 @@ def check_columns(master_types: list[ColumnType], slave_types: list[ColumnType],
             )
 
 
-def convert(value: object, master: ColumnType, slave: ColumnType, column: str) -> object:
+def convert(value: object, master: ColumnType, slave: ColumnType, column: str, temporal_rules: TemporalRules | None = None) -> object:
     """A master value as the slave column stores it; a lossy conversion truncates to fit."""
     try:
-        return slave.coerce(value, column)
+        return slave.coerce(value, column, 1, temporal_rules)
     except SqlError:
         if classify(master, slave) is not Conversion.LOSSY:
             raise

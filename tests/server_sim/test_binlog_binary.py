@@ -85,6 +85,14 @@ COLUMNS = [
     (ColumnType("DATE"), dt.date(1, 1, 1), True),
     (ColumnType("DATETIME"), dt.datetime(2024, 12, 31, 23, 59, 58), True),
     (ColumnType("TIMESTAMP"), dt.datetime(2038, 1, 19, 3, 14, 7), True),
+    (ColumnType("YEAR"), 2155, True),
+    (ColumnType("YEAR"), 0, True),
+    (ColumnType("TIME"), -dt.timedelta(hours=838, minutes=59, seconds=59), True),
+    (ColumnType("TIME", scale=3), -dt.timedelta(hours=1, microseconds=500_000), True),
+    (ColumnType("TIME", scale=6), dt.timedelta(hours=838, minutes=59, seconds=59, microseconds=999_999), True),
+    (ColumnType("DATETIME", scale=6), dt.datetime(2024, 2, 29, 10, 11, 12, 123456), True),
+    (ColumnType("DATETIME", scale=1), dt.datetime(9999, 12, 31, 23, 59, 59, 900000), True),
+    (ColumnType("TIMESTAMP", scale=3), dt.datetime(2038, 1, 19, 3, 14, 7, 999000), True),
 ]
 
 
@@ -280,7 +288,9 @@ def test_mariadb_binlog_reads_the_mariadb_flavor_file(tmp_path: Path) -> None:
     assert result.returncode == 0 and not stderr, stderr
     out = stdout
     for expected in ("@1=-7", "@2=-56 (200)", "@6=-99.99", "@12='héllo'", "@18='2024:02:29'", "@20='2024-12-31 23:59:58'",
-                     "SET INSERT_ID=42", "SET @@RAND_SEED1=123, @@RAND_SEED2=456", "Xid = 9", "@`d`:=-12.345"):
+                     "SET INSERT_ID=42", "SET @@RAND_SEED1=123, @@RAND_SEED2=456", "Xid = 9", "@`d`:=-12.345",
+                     "@22=2155", "@23=1900", "@24='-838:59:59'", "@25='-01:00:00.500' /* TIME(3) meta=3", "@26='838:59:59.999999'",
+                     "@27='2024-02-29 10:11:12.123456' /* DATETIME(6) meta=6", "@29=2147483647.999 /* TIMESTAMP(3) meta=3"):
         assert expected in out, expected
 
 
