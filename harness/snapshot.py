@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from decimal import Decimal
 
-from server_sim.temporal_types import MAX_FSP, time_text
+from server_sim.temporal_types import time_literal_text
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ def canonical(value: object) -> object:
     if isinstance(value, (dt.datetime, dt.date, dt.time)):
         return value.isoformat(sep=" ") if isinstance(value, dt.datetime) else value.isoformat()
     if isinstance(value, dt.timedelta):  # TIME: [-]HH:MM:SS, the microseconds when there are any
-        return time_text(value, MAX_FSP if value % dt.timedelta(seconds=1) else 0)
+        return time_literal_text(value)
     return str(value)
 
 

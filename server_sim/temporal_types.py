@@ -47,10 +47,14 @@ class TemporalRules:
     time_range_error: ErrorCode
     # A seventh fractional digit: MySQL rounds it silently, MariaDB drops it with Note 1265.
     notes_excess_digits: bool
+    # A date with a zero part ('0000-00-00', '2020-00-01'): MySQL's default sql_mode
+    # (NO_ZERO_DATE, NO_ZERO_IN_DATE, strict) makes it 1292; MariaDB's stores it, which
+    # the simulator does not model (1235).
+    zero_dates_stored: bool
 
 
-MYSQL_TEMPORAL = TemporalRules(Fraction.ROUND, 0, ErrorCode.ER_WARN_DATA_OUT_OF_RANGE, False)
-MARIADB_TEMPORAL = TemporalRules(Fraction.TRUNCATE, 999_999, ErrorCode.ER_WRONG_TEMPORAL_VALUE_FOR_FIELD, True)
+MYSQL_TEMPORAL = TemporalRules(Fraction.ROUND, 0, ErrorCode.ER_WARN_DATA_OUT_OF_RANGE, False, False)
+MARIADB_TEMPORAL = TemporalRules(Fraction.TRUNCATE, 999_999, ErrorCode.ER_WRONG_TEMPORAL_VALUE_FOR_FIELD, True, True)
 
 
 class OutOfRange(ValueError):
@@ -92,6 +96,27 @@ def _text_of(value: object) -> str:
 
 _DATETIME_TEXT = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.(\d*))?)?$")
 _DATETIME_DIGITS = re.compile(r"^(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2}))?(?:\.(\d*))?$")
+
+
+_DATE_PARTS = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})(?![\d])|^(\d{4})(\d{2})(\d{2})(?!-)")
+_ZERO_NUMBER = re.compile(r"^0+(\.0*)?$")
+
+
+def check_date_parts(value: object, rules: TemporalRules) -> None:
+    """A DATE/DATETIME text or number with a zero year, month or day: the zero date or a
+    zero in a date, 1292 under MySQL's default sql_mode (ValueError here), stored by
+    MariaDB's (1235: not modelled). A zero year with a month and day is 1235 on both
+    (the catalog's dates have none)."""
+    if isinstance(value, (dt.date, dt.datetime)) or value is None:
+        return
+    text = _text_of(value)
+    match = _DATE_PARTS.match(text)
+    parts = [int(part) for part in (match.groups() if match else ()) if part is not None]
+    if not _ZERO_NUMBER.match(text) and (not parts or all(parts)):
+        return
+    if rules.zero_dates_stored or (parts and parts[0] == 0 and all(parts[1:])):
+        raise not_supported(f"the date {text!r} with a zero part (the zero date)")
+    raise ValueError(text)
 
 
 def datetime_value(value: object, fsp: int, rules: TemporalRules) -> dt.datetime:
@@ -162,6 +187,11 @@ def time_from_text(text: str) -> dt.timedelta:
     negative, seconds, micro = _time_parts(text, MYSQL_TEMPORAL)
     total = seconds * 1_000_000 + micro
     return dt.timedelta(microseconds=-total if negative else total)
+
+
+def time_literal_text(value: dt.timedelta) -> str:
+    """A TIME as a literal that reads back as it: its fraction only when it has one."""
+    return time_text(value, MAX_FSP if value % dt.timedelta(seconds=1) else 0)
 
 
 def time_text(value: dt.timedelta, fsp: int = MAX_FSP) -> str:

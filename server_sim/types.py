@@ -212,6 +212,8 @@ class ColumnType:
                     raise SqlError(ErrorCode.ER_DATA_TOO_LONG, column, row)
                 # BINARY(n) is fixed-length: shorter values are padded with 0x00 bytes.
                 return data.ljust(self.length or 0, b"\0") if self.name == "BINARY" else data
+            if family in (TypeFamily.DATE, TypeFamily.DATETIME):
+                temporal.check_date_parts(value, temporal_rules or temporal.MARIADB_TEMPORAL)
             if family in _FRACTIONAL or family is TypeFamily.YEAR:
                 return self._coerce_fractional(value, temporal_rules)
             return self._coerce_temporal(value)

@@ -173,3 +173,19 @@ def test_temporal_column_definitions(db: Db, definition: str, outcome: object) -
         assert db.error(f"CREATE TABLE t ({definition})").code == outcome
         return
     assert f"({outcome})" in show_create_table(db.server.catalog.get("t"))
+
+
+@pytest.mark.parametrize(
+    ("column", "literal", "mysql", "mariadb"),
+    [
+        # A zero in a date: MySQL's default sql_mode refuses it (1292); MariaDB's stores it,
+        # which the simulator does not model (1235) rather than misread.
+        ("d6", "'0000-00-00 00:00:00'", 1292, 1235),
+        ("d6", "'2020-00-01 00:00:00'", 1292, 1235),
+        ("d6", "0", 1292, 1235),
+        ("d6", "'0000-01-01 00:00:00'", 1235, 1235),
+        ("d6", "20200101101010", dt.datetime(2020, 1, 1, 10, 10, 10), dt.datetime(2020, 1, 1, 10, 10, 10)),
+    ],
+)
+def test_zero_dates_are_the_servers_error_or_refused(column: str, literal: str, mysql: object, mariadb: object) -> None:
+    assert (_stored(MYSQL_80, column, literal), _stored(MARIADB_1011, column, literal)) == (mysql, mariadb)
