@@ -47,9 +47,9 @@ class Translator:
 
     def translate(self, tree: exp.Expression) -> exp.Expression:
         """The DuckDB tree for `tree`, every construct in it one the translation models."""
+        check_temporal_uses(tree, self.temporal_columns)  # as written: the MySQL uses
         rewritten = self.rewrite(tree)
         check_supported(rewritten, self._generated)
-        check_temporal_uses(rewritten, self.temporal_columns)
         return rewritten
 
     def sql(self, tree: exp.Expression) -> str:

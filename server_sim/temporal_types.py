@@ -254,12 +254,14 @@ def fsp_of(digits: int, column: str) -> int:
 # (selected, ordered, grouped, compared with a column, IS NULL) run; any other use is refused.
 _SAME_TIME_TEXT = re.compile(r"^-?\d{1,3}:\d{2}:\d{2}(\.\d{1,6})?$")
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.In, exp.Between)
+_AS_TEXT = (exp.Concat, exp.ConcatWs, exp.DPipe, exp.Cast, exp.TryCast, exp.GroupConcat, exp.Length, exp.Substring, exp.Upper, exp.Lower, exp.Like)
 _PLAIN_PARENTS = (exp.Select, exp.Alias, exp.Ordered, exp.Group, exp.Is, exp.Distinct)
 
 
 def check_temporal_uses(tree: exp.Expression, families: dict[str, str]) -> None:
-    """Refuse (1235) a use of a TIME or YEAR column (`families`: lower-case name ->
-    'TIME' or 'YEAR') that DuckDB would evaluate otherwise than the server."""
+    """Refuse (1235) a use of a TIME or YEAR column, or of a DATETIME/TIMESTAMP column with
+    fractional seconds (`families`: lower-case name -> 'TIME', 'YEAR' or 'FRACTIONAL'),
+    that DuckDB would evaluate otherwise than the server."""
     if not families:
         return
     for column in tree.find_all(exp.Column):
@@ -269,7 +271,12 @@ def check_temporal_uses(tree: exp.Expression, families: dict[str, str]) -> None:
         parent = column.parent
         while isinstance(parent, exp.Paren):
             parent = parent.parent
-        if isinstance(parent, _COMPARISONS):
+        if family == "FRACTIONAL":
+            # Read as text, DuckDB drops the trailing zeros of the fraction the server prints
+            # to the column's precision ('10:00:00.5' for DATETIME(3)'s '10:00:00.500').
+            if isinstance(parent, _AS_TEXT):
+                raise not_supported(f"DATETIME/TIMESTAMP column {column.name} with fractional seconds in {type(parent).__name__}")
+        elif isinstance(parent, _COMPARISONS):
             for other in _operands(parent):
                 if other is not column and not _read_alike(other, family, families):
                     raise not_supported(f"comparing {family} column {column.name} with {other.sql(dialect='mysql')}")

@@ -402,3 +402,11 @@ def column_type_from_sqlglot(kind: exp.DataType, column: str = "") -> ColumnType
             raise SqlError(ErrorCode.ER_PARSE_ERROR, f"{name} needs a length")
         return ColumnType(name, length=params[0])
     return ColumnType(name, unsigned)
+
+
+def temporal_family(column_type: ColumnType) -> str | None:
+    """How temporal_types.check_temporal_uses guards a column of this type in SQL DuckDB
+    runs: 'TIME', 'YEAR', 'FRACTIONAL' (DATETIME/TIMESTAMP with fsp), or None."""
+    if column_type.family in (TypeFamily.TIME, TypeFamily.YEAR):
+        return column_type.name
+    return "FRACTIONAL" if column_type.family is TypeFamily.DATETIME and column_type.scale else None

@@ -18,6 +18,7 @@ from ..session import Session
 from ..statement import Statement, StatementKind, used_tables
 from ..storage import Storage
 from ..errors import not_supported
+from ..types import temporal_family
 from ..view_expansion import view_of
 from .handler import RowHandler
 from .outcome import Outcome
@@ -75,7 +76,7 @@ class StatementScope:
         # Expressions are also translated apart from their table (a row's new values): the
         # guard knows every TIME and YEAR column by name, the session's temporary ones too.
         tables = [*self.catalog.tables.values(), *self.catalog.temporary.values()]
-        translator.temporal_columns = {c.key: c.type.name for t in tables for c in t.columns if c.type.name in ("TIME", "YEAR")}
+        translator.temporal_columns = {c.key: guarded for t in tables for c in t.columns if (guarded := temporal_family(c.type))}
         return translator
 
 
