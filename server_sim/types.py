@@ -193,6 +193,9 @@ class ColumnType:
         if value is None:
             return None
         family = self.family
+        if _fraction_lost(value) and family not in (TypeFamily.DATE, TypeFamily.DATETIME, TypeFamily.TIME):
+            # Its number or text depends on its column's precision, which the value has lost.
+            raise not_supported(f"a {'TIME' if isinstance(value, dt.timedelta) else 'DATETIME with fractional seconds'} value stored into a {self.sql} column")
         try:
             if family is TypeFamily.INTEGER:
                 return self._coerce_integer(value, column, row)
@@ -359,6 +362,12 @@ def _reading(read: Callable[[object, int, temporal.TemporalRules], object], valu
         return error.code
     except (ValueError, SqlError) as error:
         return type(error)
+
+
+def _fraction_lost(value: object) -> bool:
+    """A TIME value, or a datetime with fractional seconds: its number or text needs the
+    precision of the column it came from."""
+    return isinstance(value, dt.timedelta) or isinstance(value, dt.datetime) and bool(value.microsecond)
 
 
 def _number(value: object) -> int | float | Decimal:
