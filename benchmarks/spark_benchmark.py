@@ -3,13 +3,14 @@ the Spark backend's time goes: prints the figures as tables.
 
     .venv/bin/python benchmarks/spark_benchmark.py [--count 2000] [--seed 1]
 
-Four configurations, each in a process of its own with its Spark session started before
+Seven configurations, each in a process of its own with its Spark session started before
 the clock starts (session start is a fixed cost, reported apart):
 
 1. the local process pool (`--executor local`; its comparison on local[*] Spark);
 2. the Spark backend on local[*];
 3. the Spark backend on a standalone cluster (harness/spark_cluster.py) of one 1-core worker;
-4. the same cluster with a second 1-core worker.
+4. the same cluster with a second 1-core worker;
+5.-7. 2.-4. with `--compare python`: each task compares its own runs, no comparison job.
 
 Timed: `fuzz` without shrinking (generation, runs, comparison, judging). For the Spark
 backend, the executors' Python workers report when each task began and how long its
@@ -40,17 +41,21 @@ from harness.spark_backend import SparkRuns, TaskStats  # noqa: E402
 from harness.spark_cluster import StandaloneCluster  # noqa: E402
 from server_sim.flavor import DEFAULT_FLAVOR  # noqa: E402
 
+# name -> (executor, compare)
 CONFIGS = {
-    "local pool": ("local", None),
-    "spark local[*]": ("spark", None),
-    "cluster 1 worker x 1 core": ("spark", "cluster"),
-    "cluster 2 workers x 1 core": ("spark", "cluster"),
+    "local pool": ("local", "spark"),
+    "spark local[*]": ("spark", "spark"),
+    "cluster 1 worker x 1 core": ("spark", "spark"),
+    "cluster 2 workers x 1 core": ("spark", "spark"),
+    "tasks compare, local[*]": ("spark", "python"),
+    "tasks compare, 1 worker": ("spark", "python"),
+    "tasks compare, 2 workers": ("spark", "python"),
 }
 
 
 def measure(name: str, master: str | None, count: int, seed: int) -> dict[str, object]:
     """One configuration, in this process: fuzz's wall time and the Spark backend's stats."""
-    executor = CONFIGS[name][0]
+    executor, compare = CONFIGS[name]
     out = Path(tempfile.mkdtemp(prefix="rplh-spark-bench-"))
     started = time.perf_counter()
     session = start_spark(master, log=out / "spark.log")
@@ -66,7 +71,7 @@ def measure(name: str, master: str | None, count: int, seed: int) -> dict[str, o
     fuzz_module.run_on_spark = recording
     config = FuzzConfig(count=count, seed=seed, shrink_limit=0)
     started = time.perf_counter()
-    result = fuzz(config, DEFAULT_FLAVOR, out, lambda: session, executor=executor)
+    result = fuzz(config, DEFAULT_FLAVOR, out, lambda: session, executor=executor, compare=compare)
     wall = time.perf_counter() - started
     slots = len({stats.pid for stats in captured[0].tasks}) if captured else default_workers()  # Python workers that ran tasks
     stop_spark(session)
@@ -115,11 +120,11 @@ def child(name: str, master: str | None, count: int, seed: int) -> dict[str, obj
 
 
 def run_all(count: int, seed: int) -> list[dict[str, object]]:
-    results = [child("local pool", None, count, seed), child("spark local[*]", None, count, seed)]
+    results = [child(name, None, count, seed) for name in ("local pool", "spark local[*]", "tasks compare, local[*]")]
     with StandaloneCluster(workers=1, cores=1) as cluster:
-        results.append(child("cluster 1 worker x 1 core", cluster.url, count, seed))
+        results += [child(name, cluster.url, count, seed) for name in ("cluster 1 worker x 1 core", "tasks compare, 1 worker")]
         cluster.add_worker()
-        results.append(child("cluster 2 workers x 1 core", cluster.url, count, seed))
+        results += [child(name, cluster.url, count, seed) for name in ("cluster 2 workers x 1 core", "tasks compare, 2 workers")]
     return results
 
 
@@ -130,10 +135,12 @@ def report(results: list[dict[str, object]], count: int) -> str:
     for r in results:
         rate = r["runs"] / r["wall"]
         lines.append(f"{r['name']:<28} {r['slots']:>5} {r['session']:>9.1f} {r['wall']:>8.1f} {rate:>8.1f} {rate / (base['runs'] / base['wall']):>7.2f}x")
-    one = next((r for r in results if r["name"].startswith("cluster 1")), None)
-    two = next((r for r in results if r["name"].startswith("cluster 2")), None)
-    if one and two:
-        lines.append(f"\ncluster with 2 workers / with 1: {one['wall'] / two['wall']:.2f}x")
+    lines.append("")
+    for label, one_name, two_name in (("", "cluster 1 worker x 1 core", "cluster 2 workers x 1 core"), ("tasks compare, ", "tasks compare, 1 worker", "tasks compare, 2 workers")):
+        one = next((r for r in results if r["name"] == one_name), None)
+        two = next((r for r in results if r["name"] == two_name), None)
+        if one and two:
+            lines.append(f"{label}cluster with 2 workers / with 1: {one['wall'] / two['wall']:.2f}x")
     lines += ["", "where the Spark backend's time goes, seconds summed over its task slots:", ""]
     keys = [
         ("runs (in tasks)", "run_sum"), ("result packing (in tasks)", "pack_sum"), ("Python worker start", "python_start_sum"),

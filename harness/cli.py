@@ -97,8 +97,7 @@ def _add_fuzz(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     add("--rate", action="append", default=[], metavar="NAME=P", help="a generator rate, e.g. unsafe_limit_rate=0.2 or slave_schema_rate=0 (repeatable)")
     add("--flavor", default=DEFAULT_FLAVOR.name, choices=sorted(FLAVORS), help="server being modelled (default %(default)s)")
     add("--out", type=Path, default=Path("rplharness-out"), help="output directory (default %(default)s)")
-    _add_spark_options(fuzz_parser)
-    _add_verbose_option(fuzz_parser)
+    _add_comparison_options(fuzz_parser)
     _add_executor_option(fuzz_parser)
     add("--workers", type=int, default=None, metavar="N", help="worker processes (default: one per core)")
     add("--shrink-limit", type=int, default=10, metavar="N", help="findings to shrink, each kind in turn (default %(default)s)")
@@ -330,16 +329,21 @@ def _upper_list(text: str) -> list[str]:
 
 def _add_comparison_options(parser: argparse.ArgumentParser) -> None:
     """--compare, --spark-master and --verbose: how a command compares master and slave."""
+    _add_compare_option(parser)
+    _add_spark_options(parser)
+    _add_verbose_option(parser)
+
+
+def _add_compare_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--compare",
         choices=COMPARE_MODES,
         default="spark",
         help="spark: every run in one Spark job (large suites; a cluster with --spark-master); python: run by run "
-        "in this process, no JVM to start (a few runs, editing a scenario: seconds instead of ~10 s) "
+        "in this process, no JVM to start (a few runs, editing a scenario: seconds instead of ~10 s); with "
+        "--executor spark, python compares each run in the Spark task that ran it, no second job "
         "(default %(default)s)",
     )
-    _add_spark_options(parser)
-    _add_verbose_option(parser)
 
 
 def _add_spark_options(parser: argparse.ArgumentParser) -> None:
@@ -373,8 +377,6 @@ def _executor_problem(arguments: argparse.Namespace) -> str | None:
         arguments.executor = "spark" if implied else "local"
     if arguments.executor != "spark":
         return None
-    if getattr(arguments, "compare", "spark") == "python":
-        return "--executor spark compares where the runs ran, with Spark; --compare python compares in this process"
     if oracle:
         return "--executor spark runs the simulator only; --oracle runs here, beside the real server"
     if getattr(arguments, "from_scenario", None) is not None:
@@ -393,11 +395,11 @@ def _add_verbose_option(parser: argparse.ArgumentParser) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     arguments = parser.parse_args(argv)
-    if getattr(arguments, "compare", None) == "python" and arguments.spark_master:
-        parser.error("--spark-master is where Spark compares; --compare python compares without Spark")
     conflict = _executor_problem(arguments)
     if conflict is not None:
         parser.error(conflict)
+    if getattr(arguments, "compare", None) == "python" and arguments.spark_master and getattr(arguments, "executor", "local") != "spark":
+        parser.error("--spark-master is where Spark compares; --compare python compares without Spark")
     out = getattr(arguments, "out", None)
     if isinstance(out, Path) and (problem := out_problem(out)) is not None:
         print(f"rplharness: {problem}", file=sys.stderr)

@@ -40,7 +40,7 @@ from .runner import RunRecord, run_variant
 from .shrink import shrink
 from .shrink.core import PassStats
 from .snapshot import ServerSnapshot, canonical
-from .spark_backend import run_on_spark
+from .spark_backend import run_on_spark, spark_compare
 from .suite import RunOutcome, SuiteResult, judge_records
 
 ROW_IMAGES: tuple[str, ...] = ("FULL", "MINIMAL", "NOBLOB")
@@ -257,6 +257,7 @@ def fuzz(
     workers: int | None = None,
     progress: Progress | None = None,
     executor: str = "local",
+    compare: str = "spark",
 ) -> FuzzResult:
     """Generate, run, compare in one Spark job, judge, shrink: the whole command. A
     `Prestart` of Spark begins once the first workload is back (the workers are forked).
@@ -267,14 +268,15 @@ def fuzz(
     diffs: dict[str, RunDiff] | None = None
     not_run: list[str] = []
     if executor == "spark":
-        on_spark = run_on_spark(start_spark(), WorkloadRunner(config, flavor, binlog_dir), range(config.count), lambda index: f"workload {index}", _advance(progress))
+        runner = WorkloadRunner(config, flavor, binlog_dir)
+        on_spark = run_on_spark(start_spark(), runner, range(config.count), lambda index: f"workload {index}", _advance(progress), compare=spark_compare(compare))
         per_workload, diffs, not_run = on_spark.results, on_spark.diffs, on_spark.missing  # type: ignore[assignment]
     for workload in _run_workloads(config, flavor, binlog_dir, workers, progress) if executor == "local" else ():
         per_workload.append(workload)
-        if isinstance(start_spark, Prestart):
+        if isinstance(start_spark, Prestart) and compare == "spark":
             start_spark.begin()
     runs = [run for workload in per_workload for run in workload.runs]
-    outcomes = judge_records([run.record for run in runs], out, start_spark, diffs=diffs)
+    outcomes = judge_records([run.record for run in runs], out, start_spark, compare, diffs=diffs)
     for outcome in outcomes:
         outcome.explained_allowed = True
     exploration = Exploration(

@@ -37,6 +37,8 @@ from .spark_tasks import RESULT_DDL, RemoteRuns, RemoteWork, python_of
 PACKAGES = ("scenarios", "server_sim", "master_sim", "slave_sim", "harness")
 ROOT = Path(__file__).resolve().parent.parent
 CHUNKS_PER_SLOT = 8
+COMPARE_QUERY, COMPARE_TASKS = "query", "tasks"
+SPARK_COMPARES = (COMPARE_QUERY, COMPARE_TASKS)
 MAX_CHUNK = 500
 _SHIPPED: dict[str, Path] = {}  # a context's application id -> the zip it was given
 
@@ -88,8 +90,11 @@ def run_on_spark(
     describe: Callable[[object], str],
     on_result: Callable[[object], None] | None = None,
     chunk_size: int | None = None,
+    compare: str = COMPARE_QUERY,
 ) -> SparkRuns:
-    """Run `runner(item)` for every item on the executors and compare every run there."""
+    """Run `runner(item)` for every item on the executors and compare every run there:
+    `compare` "query", one Spark query over the rows the tasks keep; "tasks", each task
+    compares its own runs (diff_snapshots) and ships their differences, no second job."""
     started = time.perf_counter()
     slots = prepare_executors(spark)
     prepared = time.perf_counter()
@@ -100,7 +105,7 @@ def run_on_spark(
     batch = ComparisonBatch({}, {}, {side: [] for side in SIDES})
     try:
         with ThreadPoolExecutor(max_workers=max(1, min(len(chunks), slots * 2))) as pool:
-            futures = [pool.submit(_run_chunk, spark, runner, chunk) for chunk in chunks]
+            futures = [pool.submit(_run_chunk, spark, runner, chunk, compare == COMPARE_TASKS) for chunk in chunks]
             for future in as_completed(futures):
                 chunk = future.result()
                 if chunk.error is not None:
@@ -109,13 +114,17 @@ def run_on_spark(
                 for row in chunk.rows:
                     result, shipped = _unpack(row, runner.binlog_dir)
                     by_position[row.position] = result
-                    batch.merge(shipped)
+                    if isinstance(shipped, ComparisonBatch):
+                        batch.merge(shipped)
+                    else:
+                        runs.diffs.update(shipped)
                     runs.tasks.append(_stats(row, chunk))
                     if on_result is not None:
                         on_result(result)
         runs.results = [by_position[position] for position in sorted(by_position)]
         ran = time.perf_counter()
-        runs.diffs = _compare(spark, chunks, batch, runner, runs)
+        if compare == COMPARE_QUERY:
+            runs.diffs = _compare(spark, chunks, batch, runner, runs)
         runs.seconds = {"prepare": prepared - started, "runs": ran - prepared, "compare": time.perf_counter() - ran}
     finally:
         for chunk in chunks:
@@ -124,14 +133,22 @@ def run_on_spark(
     return runs
 
 
-def _run_chunk(spark: SparkSession, runner: RemoteWork, chunk: _Chunk) -> _Chunk:
-    """One job of one task: the chunk's specs in, its results cached where they were made."""
+def spark_compare(compare: str) -> str:
+    """The Spark backend's comparison for a command's --compare: `python` (diff_snapshots)
+    runs in the tasks, `spark` is the query over the rows they keep."""
+    return COMPARE_TASKS if compare == "python" else COMPARE_QUERY
+
+
+def _run_chunk(spark: SparkSession, runner: RemoteWork, chunk: _Chunk, compare_here: bool) -> _Chunk:
+    """One job of one task: the chunk's specs in, its results cached where they were made
+    (for the comparison query), or compared there and nothing kept."""
     specs = tuple(pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL) for item in chunk.items)
     chunk.submitted = time.time()
     try:
         positions = spark.range(chunk.start, chunk.start + len(specs), 1, 1)
-        chunk.frame = positions.mapInArrow(RemoteRuns(runner, chunk.start, specs), RESULT_DDL).persist()
-        chunk.rows = chunk.frame.drop("master_rows", "slave_rows").collect()
+        frame = positions.mapInArrow(RemoteRuns(runner, chunk.start, specs, compare_here), RESULT_DDL)
+        chunk.frame = None if compare_here else frame.persist()
+        chunk.rows = (chunk.frame or frame).drop("master_rows", "slave_rows").collect()
     except Exception as error:  # the job failed after Spark's retries: the chunk's items did not run
         chunk.error = _first_line(error)
         if chunk.frame is not None:
@@ -141,9 +158,9 @@ def _run_chunk(spark: SparkSession, runner: RemoteWork, chunk: _Chunk) -> _Chunk
     return chunk
 
 
-def _unpack(row: object, binlog_dir: Path) -> tuple[object, ComparisonBatch]:
-    """A result row's pickled result and comparison batch; its binlogs written where the
-    local backend writes them."""
+def _unpack(row: object, binlog_dir: Path) -> tuple[object, ComparisonBatch | dict[str, RunDiff]]:
+    """A result row's pickled result and comparison batch (or, compared in the task, its
+    runs' differences); its binlogs written where the local backend writes them."""
     if row.binlogs:
         binlog_dir.mkdir(parents=True, exist_ok=True)
         for binlog in row.binlogs:

@@ -6,7 +6,8 @@ worker's main classes directly. Nothing listens beyond loopback (`--host` and
 SPARK_LOCAL_IP, which the web UIs bind to), the master's REST server is off, each worker
 has a work directory of its own (its executors run in `<work dir>/<app id>/<executor id>/`),
 and every daemon runs in a process group of its own: stopping a worker by its PID stops
-the executors it started too. `local-cluster[...]` is not used: it writes into SPARK_HOME,
+the executors it started too. A daemon gets SIGTERM when the process (the thread) that
+started it dies, so a killed benchmark or test run leaves no cluster behind. `local-cluster[...]` is not used: it writes into SPARK_HOME,
 here the virtual environment.
 """
 
@@ -22,11 +23,12 @@ import tempfile
 import time
 import urllib.request
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import pyspark
 
-from .oracle.mariadb import free_port
+from .oracle.mariadb import die_with_parent, free_port
 
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
 LOOPBACK = "127.0.0.1"
@@ -169,7 +171,7 @@ class StandaloneCluster:
         with open(log, "wb") as sink:
             process = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=sink, stderr=sink, env=env, cwd=work_dir or self.root,
-                start_new_session=True,
+                start_new_session=True, preexec_fn=partial(die_with_parent, signal.SIGTERM),
             )  # fmt: skip
         return Daemon(name, process, log, webui_port, work_dir)
 

@@ -5,7 +5,9 @@ and its variant for `run`: the scenario's contents, never its file). The task ru
 item with the same runner the local process pool uses, its binlogs in a temporary
 directory of the task's own, and hands back per item: the result pickled, the binlog files'
 bytes (the driver writes them where the local backend would have), and both sides' table
-rows keyed for the comparison, which then runs on these rows where they are. Nothing here
+rows keyed for the comparison, which then runs on these rows where they are; or, with
+`compare_here`, the runs' differences, compared in the task by diff_snapshots (the same
+diffs the comparison query gives), and no rows. Nothing here
 reads a file the driver wrote: the runner's `binlog_dir` is only the name the records
 give their binlogs.
 """
@@ -25,7 +27,7 @@ from typing import Protocol
 
 import pyarrow as pa
 
-from .compare import SIDES, ComparisonBatch, prepare
+from .compare import SIDES, ComparisonBatch, compare_in_process, prepare
 from .runner import RunRecord
 
 ROW = pa.struct([("run_id", pa.string()), ("table_name", pa.string()), ("row_key", pa.string()), ("pk_key", pa.string())])
@@ -79,6 +81,7 @@ class RemoteRuns:
     runner: RemoteWork
     start: int
     specs: tuple[bytes, ...]
+    compare_here: bool = False  # each run's tables compared in the task (diff_snapshots), no rows shipped
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         task = {"pid": os.getpid(), "cwd": os.getcwd(), "code": _code_origin(), "task_started": time.time(), "worker_started": _process_started()}
@@ -100,9 +103,14 @@ class RemoteRuns:
         ran = time.perf_counter()
         records = runner.records(result)
         binlogs = [_take_binlog(record, self.runner.binlog_dir) for record in records]
-        batch = prepare({r.run_id: (r.master_snapshot, r.slave_snapshot) for r in records if r.master_snapshot is not None and r.slave_snapshot is not None})
-        sides = {side: [dict(zip(ROW_NAMES, row)) for row in batch.rows[side]] for side in SIDES}
-        shipped = ComparisonBatch(batch.settled, batch.compared, {side: [] for side in SIDES})
+        pairs = {r.run_id: (r.master_snapshot, r.slave_snapshot) for r in records if r.master_snapshot is not None and r.slave_snapshot is not None}
+        sides: dict[str, list[dict[str, object]]] = {side: [] for side in SIDES}
+        if self.compare_here:
+            shipped: object = compare_in_process(pairs)
+        else:
+            batch = prepare(pairs)
+            sides = {side: [dict(zip(ROW_NAMES, row)) for row in batch.rows[side]] for side in SIDES}
+            shipped = ComparisonBatch(batch.settled, batch.compared, {side: [] for side in SIDES})
         payload = pickle.dumps((result, shipped), protocol=pickle.HIGHEST_PROTOCOL)
         return {
             "position": position, "payload": payload, "binlogs": [binlog for binlog in binlogs if binlog is not None],

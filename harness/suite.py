@@ -16,7 +16,7 @@ from .judgement import Judgement
 from .pool import RunTask, VariantRunner, parallel_map
 from .runner import RunRecord, run_id_for, validate_scenario
 from .snapshot import ServerSnapshot
-from .spark_backend import SparkRuns, run_on_spark
+from .spark_backend import SparkRuns, run_on_spark, spark_compare
 
 # Where the runs run: `local`, this machine's process pool; `spark`, Spark tasks on the
 # executors of the command's Spark (a cluster with --spark-master), compared there too.
@@ -182,7 +182,7 @@ def run_suite(
     skipped. `executor` "spark": the runs and their comparison are Spark's."""
     scenarios, errors = load_runnable(paths, flavor)
     if executor == "spark":
-        runs = simulate_on_spark(scenarios, flavor, out, start_spark(), seed, progress)
+        runs = simulate_on_spark(scenarios, flavor, out, start_spark(), seed, progress, compare)
         return SuiteResult(judge_records(runs.results, out, start_spark, diffs=runs.diffs), errors, runs.missing)  # type: ignore[arg-type]
     return SuiteResult(judge_records(simulate(scenarios, flavor, out, seed, progress=progress), out, start_spark, compare), errors)
 
@@ -208,9 +208,11 @@ def simulate(
     return records
 
 
-def simulate_on_spark(scenarios: list[Scenario], flavor: Flavor, out: Path, spark: object, seed: int = 0, progress: RunsProgress | None = None) -> SparkRuns:
+def simulate_on_spark(
+    scenarios: list[Scenario], flavor: Flavor, out: Path, spark: object, seed: int = 0, progress: RunsProgress | None = None, compare: str = "spark"
+) -> SparkRuns:
     """simulate() as Spark tasks: the same records and binlogs, and every run compared on
-    the executors."""
+    the executors (`compare` "python": in the task that ran it)."""
     tasks = [RunTask(scenario, variant) for scenario in scenarios for variant in scenario.variants()]
     done = [0]
 
@@ -222,4 +224,5 @@ def simulate_on_spark(scenarios: list[Scenario], flavor: Flavor, out: Path, spar
     if progress is not None:
         progress(0, len(tasks))
     runner = VariantRunner(flavor, out / BINLOG_DIR, seed)
-    return run_on_spark(spark, runner, tasks, lambda task: f"{task.scenario.name} [{task.scenario.variant_label(task.variant)}]", advance)  # type: ignore[arg-type]
+    describe = lambda task: f"{task.scenario.name} [{task.scenario.variant_label(task.variant)}]"  # noqa: E731
+    return run_on_spark(spark, runner, tasks, describe, advance, compare=spark_compare(compare))  # type: ignore[arg-type]

@@ -38,6 +38,7 @@ class TransactionState:
     multi_statement: bool  # inside BEGIN ... or autocommit=0
     trx_cache_nonempty: bool
     row_injection: bool = False
+    row_sticks: bool = False  # MIXED: the session's statements stay in row format (Flavor.mixed_row_sticks_with_temporary_tables)
 
 
 @dataclass
@@ -255,6 +256,6 @@ def _decide(analysis: Analysis, state: TransactionState, flavor: Flavor, unsafe:
         # Where MIXED keeps temporary tables out of the binlog (MySQL 8.0), the slave has no
         # copy of them: a statement that touches one is logged in row format.
         unlogged_temporary = "MIXED" not in flavor.temporary_tables_logged_formats and any(t.temporary for t in analysis.reads)
-        go_row = bool(unsafe) or state.row_injection or not stmt_capable or unlogged_temporary
+        go_row = bool(unsafe) or state.row_injection or not stmt_capable or unlogged_temporary or state.row_sticks
         return Decision(LoggingFormat.ROW if go_row else LoggingFormat.STATEMENT, unsafe)
     return Decision(LoggingFormat.ROW, unsafe)

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from server_sim.binlog.events import Log_event, type_name_of
 from server_sim.table import Table
-from server_sim.compound.program import plain_statements
+from server_sim.compound.program import Return, plain_statements
+from server_sim.compound.routine import RoutineKind
 from server_sim.compound.reader import trigger_program
 from server_sim.errors import Condition, ErrorCode, SqlError
 from server_sim.flavor import Flavor
@@ -130,6 +131,21 @@ class ViewUse:
 
 
 @dataclass(frozen=True)
+class FunctionUse:
+    """A stored function the statement calls: its value is stored in its RETURNS type (a
+    result that does not fit is 1406 or 1264, as a column's value is), and how it runs."""
+
+    name: str
+    returns: str
+    body: str  # "inlined": RETURN expr, row by row; "compound": run once
+
+    @property
+    def text(self) -> str:
+        how = "RETURN expression evaluated row by row" if self.body == "inlined" else "compound body run once"
+        return f"{self.name}() RETURNS {self.returns}: {how}; arguments and result stored in their types (too long 1406, out of range 1264)"
+
+
+@dataclass(frozen=True)
 class BodyStatement:
     """A statement a CALL ran: decided and logged as a statement of its own, with the
     procedure's variables as NAME_CONST in its text."""
@@ -186,6 +202,7 @@ class Explanation:
 
 
     body: list[BodyStatement] = field(default_factory=list)  # a CALL's statements
+    functions: list[FunctionUse] = field(default_factory=list)  # the stored functions it calls
 
     def as_dict(self) -> dict[str, object]:
         """The JSON document of `rplharness explain --json` (keys documented in README.md)."""
@@ -211,6 +228,7 @@ class Explanation:
             },
             "caches": [_cache_dict(use) for use in self.caches],
             "body": [statement.as_dict() for statement in self.body],
+            "functions": [vars(use) for use in self.functions],
         }
 
 
@@ -226,6 +244,7 @@ class Explanation:
         ]
         lines.extend(("triggers", use.text) for use in self.triggers)
         lines.extend(("view", use.text) for use in self.views)
+        lines.extend(("function", use.text) for use in self.functions)
         if self.row_injection:
             lines.append(("injection", "row events (BINLOG '...'): only row format can log them"))
         lines.extend(("unsafe", f"{u.reason} ({u.code}): {u.message}") for u in self.unsafe)
@@ -381,7 +400,19 @@ def _explain(master: Master, statement: Statement) -> Explanation:
         caches=[_cache_use(master, cached.target, cached.events) for cached in result.logged_to],
         notes=list(result.notes),
         views=views,
+        functions=_functions(master, statement),
     )
+
+
+def _functions(master: Master, statement: Statement) -> list[FunctionUse]:
+    """The stored functions the statement calls by name, in the order it names them."""
+    routines = master.server.catalog.routines
+    found = [routines.get((RoutineKind.FUNCTION.value, name.lower())) for name in statement.calls]
+    return [
+        FunctionUse(routine.name, routine.returns.sql if routine.returns else "", "inlined" if len(routine.body) == 1 and isinstance(routine.body[0], Return) else "compound")
+        for routine in dict.fromkeys(found)
+        if routine is not None
+    ]
 
 
 def _views(master: Master, statement: Statement) -> list[ViewUse]:

@@ -55,6 +55,15 @@ class _Planned:
     injection: bool  # a BINLOG '...' statement
 
 
+def _creation_logged(ms: MasterSession, statement: Statement, analysis: Analysis) -> bool:
+    """DROP TEMPORARY TABLE is logged only when the slave has one of the tables: their
+    CREATE was logged (MariaDB's table_creation_was_logged)."""
+    if not statement.temporary or statement.kind is not StatementKind.DROP_TABLE:
+        return True
+    dropped = [table.name for table in analysis.writes if table.temporary]
+    return not dropped or any(name in ms.logged_temporary for name in dropped)
+
+
 class StatementPipeline:
     """Runs one statement of one session through the stages of a statement's life."""
 
@@ -156,10 +165,22 @@ class StatementPipeline:
             ms.session.transaction.dropped_temporary_table |= statement.kind is StatementKind.DROP_TABLE
         if planned.logging and planned.decision.format is not None:
             self.logger.log(ms, statement, planned.analysis, planned.decision, planned.state, outcome, context, checkpoint, result)
+        self._note_row_format(ms, planned)
         if ddl:
             self.transactions.commit(ms)
         self.transactions.end_statement(ms)
         return outcome
+
+    def _note_row_format(self, ms: MasterSession, planned: _Planned) -> None:
+        """MIXED on MariaDB: a row-logged statement keeps the session in row format until it
+        has no temporary table left (THD::reset_current_stmt_binlog_format_row)."""
+        if not self.flavor.mixed_row_sticks_with_temporary_tables or planned.state.binlog_format != "MIXED":
+            ms.row_sticks = False
+            return
+        row = planned.statement.kind.is_dml and planned.decision.format is LoggingFormat.ROW
+        thread_id = ms.session.thread_id
+        has_temporary = any(table.owner == thread_id for table in self.server.catalog.temporary.values())
+        ms.row_sticks = (ms.row_sticks or row) and has_temporary
 
     def _plan(self, ms: MasterSession, statement: Statement, result: StepResult, carried: frozenset[UnsafeReason] = frozenset()) -> _Planned | None:
         """Analyze and decide_logging_format; None for a BINLOG statement with no rows."""
@@ -174,7 +195,7 @@ class StatementPipeline:
             analysis.unsafe = sorted({*analysis.unsafe, *carried}, key=list(UnsafeReason).index)
         state = replace(transaction_state(ms), row_injection=injection)
         logging = session.variables.get("sql_log_bin", "ON") == "ON"
-        decision = self._decide(statement, analysis, state, logging)
+        decision = self._decide(statement, analysis, state, logging and _creation_logged(ms, statement, analysis))
         result.unsafe = [reason.name for reason in decision.unsafe]
         result.decision = decision
         result.reads = [f"{t.name} ({t.engine.name})" for t in analysis.reads]
@@ -186,6 +207,8 @@ class StatementPipeline:
     def _decide(self, statement: Statement, analysis: Analysis, state: TransactionState, logging: bool) -> Decision:
         """The logging format, or the error that stops the statement; format None: not logged."""
         temporary_logged = not statement.temporary or state.binlog_format in self.flavor.temporary_tables_logged_formats
+        if state.row_sticks and statement.temporary and statement.kind is not StatementKind.DROP_TABLE:
+            temporary_logged = False  # in row format a temporary table is not logged
         if (statement.kind.is_dml or statement.creates_from_select) and logging:
             decision = decide_logging_format(analysis, state, self.flavor)
             if not temporary_logged and decision.format is LoggingFormat.STATEMENT:

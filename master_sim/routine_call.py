@@ -144,8 +144,7 @@ def run_call(host: CallHost, statement: Statement) -> None:
         runner.run(routine.body)
     except SqlError:
         if runner.line is not None and host.server.flavor.routine_error_line_note:
-            line = routine.sql.count("\n", 0, routine.sql.find(routine.body_text)) + runner.line
-            host.warn(note(ErrorCode.ER_SP_STACK_TRACE, line, qualified))
+            host.warn(note(ErrorCode.ER_SP_STACK_TRACE, routine.line(runner.line), qualified))
         raise
     for parameter, argument in zip(routine.parameters, arguments):
         if parameter.mode is not ParameterMode.IN:

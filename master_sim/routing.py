@@ -86,6 +86,9 @@ def _route_statement(facts: RoutingInput, dropped: tuple[None, ...]) -> Routing:
         return Routing(rows=dropped)  # an error with no non-transactional change is not logged
     if facts.kind.is_ddl and not facts.temporary:
         return Routing(statement=LogTarget.BINLOG, rows=dropped)
+    if facts.temporary and not facts.state.multi_statement:
+        # Query_log_event: CREATE/DROP TEMPORARY TABLE uses a cache only inside a transaction.
+        return Routing(statement=LogTarget.BINLOG, rows=dropped)
     to_trx = (
         any(t.transactional for t in facts.writes)
         or facts.mixed_stmt_unsafe

@@ -69,6 +69,7 @@ class Scheduler:
             for result in master_session.queue:
                 result.status = "blocked"
             master_session.queue.clear()
+            self.transactions.disconnect(master_session)
 
     def _drain(self, master_session: MasterSession) -> bool:
         """Run queued statements of one session until one has to wait; True if any ran."""

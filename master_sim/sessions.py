@@ -38,6 +38,12 @@ class MasterSession:
     binlog_participant: bool = False
     queue: deque[StepResult] = field(default_factory=deque)
     touched_transactional: bool = False
+    # The session's temporary tables whose CREATE reached the binlog, oldest first: the
+    # slave has them, so the session's end drops them there.
+    logged_temporary: list[str] = field(default_factory=list)
+    # MIXED on a flavor whose row format sticks while the session has temporary tables:
+    # the session's current statement format is row.
+    row_sticks: bool = False
     # Unsafe reasons a procedure's statement keeps from earlier CALLs of the session, by
     # the statement's id (the statement itself kept with them, so the id stays its own).
     routine_unsafe: dict[int, tuple[object, set[UnsafeReason]]] = field(default_factory=dict)

@@ -78,11 +78,12 @@ class StatementLogger:
         if not outcome.executed:
             return
         failed = outcome.error is not None
+        created = self._created_temporary(ms, statement, outcome)
         facts = RoutingInput(
             format=decision.format,
             kind=statement.kind,
             state=state,
-            writes=tuple(_use(t) for t in analysis.writes),
+            writes=tuple(_use(t) for t in [*analysis.writes, *created]),
             changes=tuple(_use(c.table) for c in outcome.changes),
             temporary=statement.temporary,
             creates_from_select=statement.creates_from_select,
@@ -96,6 +97,8 @@ class StatementLogger:
             result.notes.append(note(ErrorCode.ER_WARNING_NOT_COMPLETE_ROLLBACK, level="Warning"))
         _note_engines_joined(ms, statement, analysis, outcome, kept)
         routing = route_events(facts)
+        dropped = analysis.writes if statement.temporary and statement.kind is StatementKind.DROP_TABLE and not failed else []
+        _remember_temporary(ms, created, routing.statement is not None, dropped)
         timestamp = unix_time(context.timestamp)
         if routing.statement is not None:
             events = self._statement_events(ms, statement, analysis, outcome, context, checkpoint, timestamp)
@@ -109,6 +112,14 @@ class StatementLogger:
         self._log_rows(ms, statement, analysis, outcome, routing, timestamp, result)
         if routing.logged_as is not None:
             result.logged_as = routing.logged_as.value
+
+    def _created_temporary(self, ms: MasterSession, statement: Statement, outcome: Outcome) -> list[Table]:
+        """The temporary table CREATE TEMPORARY TABLE made: its engine says which cache the
+        statement goes to inside a transaction (the statement found no table to analyze)."""
+        if not statement.temporary or statement.kind is not StatementKind.CREATE_TABLE or outcome.error is not None:
+            return []
+        created = self.server.catalog.find(target_tables(statement)[0].name, ms.session.thread_id)
+        return [created] if created is not None and created.temporary else []
 
     def _statement_events(
         self,
@@ -142,7 +153,8 @@ class StatementLogger:
             variables = ms.session.variables
             text = logged_create_routine(routine_of(statement.sql), ms.session.user, variables["character_set_database"], variables["collation_database"])
         elif statement.kind is StatementKind.DROP_TABLE and isinstance(statement.ast, exp.Drop):
-            text = logged_drop_table(statement.ast, statement.temporary)
+            row_form = statement.temporary and ms.row_sticks
+            text = logged_drop_table(statement.ast, statement.temporary, self.server.catalog.database if row_form else None)
         if statement.delayed and self.flavor.insert_delayed_logged_without_keyword:
             text = _DELAYED.sub(r"\1", text, count=1)
         events.append(self.events.query(text, timestamp, ms.session.thread_id, error_code, ms.session.variables))
@@ -179,6 +191,18 @@ class StatementLogger:
             (ms.trx_cache if target is LogTarget.TRX_CACHE else ms.stmt_cache).add(events, nontransactional)
             ms.binlog_participant = True
         result.logged_to.append(CachedEvents(target, list(events)))
+
+
+def _remember_temporary(ms: MasterSession, created: list[Table], logged: bool, dropped: list[Table]) -> None:
+    """Which temporary tables the slave has: those whose CREATE was logged."""
+    for table in dropped:
+        if table.temporary and table.name in ms.logged_temporary:
+            ms.logged_temporary.remove(table.name)
+    for table in created:
+        if table.name in ms.logged_temporary:
+            ms.logged_temporary.remove(table.name)
+        if logged:
+            ms.logged_temporary.append(table.name)
 
 
 def _mixed_stmt_unsafe(statement: Statement, analysis: Analysis, decision: Decision, state: TransactionState) -> bool:

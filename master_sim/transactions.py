@@ -37,6 +37,7 @@ def transaction_state(ms: MasterSession) -> TransactionState:
         direct=variables["binlog_direct_non_transactional_updates"] == "ON",
         multi_statement=ms.session.in_multi_statement_transaction,
         trx_cache_nonempty=not ms.trx_cache.empty,
+        row_sticks=ms.row_sticks,
     )
 
 
@@ -82,8 +83,26 @@ class TransactionControl:
         transaction = ms.session.transaction
         if transaction is not None:
             transaction.undo_to(0, self.server.storage)
-        self._rollback_binlog(ms, ms.trx_cache.has_nontransactional)
+        # cannot_safely_rollback(): a non-transactional change, or a temporary table created
+        # or dropped (in row format too, where the CREATE itself is not logged).
+        changed_temporary = transaction is not None and transaction.changed_temporary_tables
+        self._rollback_binlog(ms, ms.trx_cache.has_nontransactional or changed_temporary)
         self._end_transaction(ms)
+
+    def disconnect(self, ms: MasterSession) -> None:
+        """The session ends: its temporary tables go, and those whose CREATE reached the
+        binlog are dropped on the slave by one DROP the server writes (close_temporary_tables),
+        newest first."""
+        catalog, thread_id = self.server.catalog, ms.session.thread_id
+        tables = [t for name in reversed(ms.logged_temporary) if (t := catalog.find(name, thread_id)) is not None and t.temporary]
+        for table in [t for t in catalog.temporary.values() if t.owner == thread_id]:
+            self.server.storage.drop(table)
+            catalog.remove(table)
+        ms.logged_temporary.clear()
+        if tables:
+            names = ",".join(f"`{table.name}`" for table in tables)
+            text = f"DROP /*!40005 TEMPORARY */ TABLE IF EXISTS {names}"
+            self.writer.write_group([self.events.query(text, unix_time(self.server.now()), thread_id, variables=ms.session.variables)])
 
     def _flush(self, ms: MasterSession, cache: BinlogCache, end: str, xid: bool) -> None:
         """flush_with_boundaries: the cache as one binlog transaction, BEGIN ... `end` (or Xid)."""

@@ -135,6 +135,11 @@ class Flavor:
     # A multi-table UPDATE with ORDER BY or LIMIT: MySQL refuses it with ER_WRONG_USAGE
     # (1221, PT_update::make_cmd); MariaDB runs it, which the simulator does not model.
     multi_table_update_order_limit_error: bool = True
+    # The statements that may read the table they change in a subquery of their own
+    # (`UPDATE t ... WHERE a IN (SELECT a FROM t)`): MariaDB 10.3+ computes the subqueries
+    # before it changes any row (recorded, scenarios/oracle/update-self-subquery) and
+    # keeps 1093 for a multi-table DELETE; MySQL refuses all of them with 1093.
+    target_in_subquery: frozenset[str] = frozenset()
     # CREATE TABLE IF NOT EXISTS over an existing table (no SELECT): MySQL writes it to the
     # binlog anyway (BUG#45574), MariaDB 10.11 writes nothing (recorded,
     # scenarios/oracle/create-select-if-not-exists). With a SELECT neither logs it.
@@ -146,6 +151,11 @@ class Flavor:
     # MariaDB adds a Note 4094 "At line N in db.routine" to an error a stored routine's
     # statement raised and no handler caught (ER_SP_STACK_TRACE); MySQL adds nothing.
     routine_error_line_note: bool = False
+    # Whether a stored function's parameter or result that does not fit its type is an
+    # error under IGNORE too, as in any strict-mode statement (MariaDB: sp_eval_expr sets
+    # abort_on_warning from the sql_mode alone), or the value cut to fit with a warning
+    # (MySQL: sp_eval_expr installs the strict handler only when the statement is not IGNORE).
+    routine_values_strict_under_ignore: bool = False
     # MariaDB keeps a procedure's statements parsed in the session's routine cache, and the
     # unsafe flags decide_logging_format sets on one from the transaction's state
     # (NONTRANS_AFTER_TRANS, MIXED_STATEMENT) stay on it for the session's later CALLs
@@ -200,6 +210,13 @@ class Flavor:
     insert_delayed_needs_statement_format: bool = False
     # UPDATE IGNORE skipping a row on a duplicate key: MySQL warns (1062), MariaDB does not.
     update_ignore_warns_duplicate: bool = True
+    # MIXED: once a statement of a session is logged in row format, the session's statements
+    # stay in row format while it has temporary tables (reset_current_stmt_binlog_format_row:
+    # a temporary table's rows written in row format are not on the slave); CREATE
+    # TEMPORARY TABLE is then not logged, and DROP TEMPORARY TABLE is logged as
+    # `DROP TEMPORARY TABLE IF EXISTS `db`.`t``. MariaDB, recorded; MySQL 8.0 logs no
+    # temporary table under MIXED at all.
+    mixed_row_sticks_with_temporary_tables: bool = False
     # ROLLBACK TO SAVEPOINT after CREATE/DROP TEMPORARY TABLE in the transaction: MariaDB
     # (OPTION_KEEP_LOG) warns 1196 and logs the ROLLBACK TO as after a non-transactional change.
     temporary_ddl_keeps_log: bool = False
@@ -286,9 +303,11 @@ MARIADB_1011 = Flavor(
 
 
     routine_error_line_note=True,
+    routine_values_strict_under_ignore=True,
     routine_unsafe_flags_stick=True,
     name_const_keeps_blanks=False,
     multi_table_update_order_limit_error=False,
+    target_in_subquery=frozenset({"UPDATE", "DELETE", "multi-table UPDATE"}),
     logs_create_if_not_exists_over_existing=False,
     uuid_data_type=True,
     unix_timestamp_out_of_range=None,
@@ -310,6 +329,7 @@ MARIADB_1011 = Flavor(
     insert_delayed_needs_statement_format=True,
     update_ignore_warns_duplicate=False,
     temporary_ddl_keeps_log=True,
+    mixed_row_sticks_with_temporary_tables=True,
     rollback_warns_temporary_tables=False,
     savepoint_event_survives_rollback_to=False,
     replica_terminology=False,

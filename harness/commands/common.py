@@ -58,7 +58,7 @@ def spark_starter(arguments: argparse.Namespace, console: Console | None = None)
 def spark_unavailable(arguments: argparse.Namespace) -> str | None:
     """Why the command's Spark comparison cannot run here, said before any run starts (a
     suite's runs can take minutes), or None. A session already running needs no check."""
-    if getattr(arguments, "compare", "spark") != "spark":
+    if getattr(arguments, "compare", "spark") != "spark" and getattr(arguments, "executor", "local") != "spark":
         return None
     from pyspark.sql import SparkSession
 

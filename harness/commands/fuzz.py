@@ -58,7 +58,7 @@ def fuzz(arguments: argparse.Namespace) -> int:
     early = Prestart(spark)  # started while the workers run
     progress = Progress(config.count, unit="workloads", findings=True)
     try:
-        result = fuzz(config, flavor, arguments.out, early, arguments.workers, progress, arguments.executor)
+        result = fuzz(config, flavor, arguments.out, early, arguments.workers, progress, arguments.executor, arguments.compare)
     finally:
         progress.close()
         early.wait()

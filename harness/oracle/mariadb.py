@@ -60,11 +60,12 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _die_with_parent() -> None:
-    """Runs in the child before exec, after it took the server's user (a change of user
-    would clear the setting): SIGKILL the server when the harness process dies."""
+def die_with_parent(sig: int = signal.SIGKILL) -> None:
+    """Runs in a child before exec, after it took its user (a change of user would clear
+    the setting): `sig` to the child when the harness process (the thread that started it)
+    dies, so no server outlives the command."""
     libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    libc.prctl(_PR_SET_PDEATHSIG, sig, 0, 0, 0)
 
 
 def server_user() -> pwd.struct_passwd | None:
@@ -171,7 +172,7 @@ class MariaDBServer:
                 stderr=subprocess.DEVNULL,
                 cwd=self._root,
                 start_new_session=True,  # Ctrl-C reaches the harness, which stops the server itself
-                preexec_fn=_die_with_parent,
+                preexec_fn=die_with_parent,
                 **_as_user(user),  # type: ignore[arg-type]
             )
             self._wait_until_ready()

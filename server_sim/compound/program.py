@@ -145,6 +145,7 @@ class Iterate:
 @dataclass(frozen=True)
 class Return:
     value: Expression
+    line: int = 1  # the line of the body it is on, from 1 (MariaDB's Note 4094 names it)
 
 
 class CursorAction(Enum):

@@ -323,8 +323,9 @@ class Reader(TokenCursor):
     def return_statement(self) -> Return:
         if not self.in_function:
             raise SqlError(ErrorCode.ER_SP_BADRETURN)
+        line = self.text.count("\n", 0, self.tokens[self.pos].start) + 1
         self.expect("RETURN")
-        return Return(self.expression())
+        return Return(self.expression(), line)
 
     def cursor_statement(self) -> CursorStatement:
         action = CursorAction(self.word())

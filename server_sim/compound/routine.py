@@ -65,6 +65,13 @@ class Routine:
     def key(self) -> tuple[str, str]:
         return self.kind.value, self.name.lower()
 
+    def line(self, body_line: int) -> int:
+        """The line a line of the body is in the definition as the server reads it back
+        (show_create_sp: the header, a line per characteristic, then the body), not in the
+        CREATE statement as written: MariaDB's Note 4094 says it."""
+        header = logged_create_routine(self, "@", "", "").removesuffix(self.body_text)
+        return header.count("\n") + body_line
+
     @property
     def safe_for_binlog(self) -> bool:
         """A function the server creates without log_bin_trust_function_creators (else 1418)."""

@@ -10,6 +10,7 @@ from sqlglot import exp
 from ..catalog import Catalog
 from ..errors import ErrorCode, SqlError, not_supported, note, stack_overrun
 from ..functions.statement import StatementContext
+from ..functions.stored_result import stack_trace
 from ..server import Server
 from ..session import Session
 from ..statement import Statement, StatementKind, target_tables, used_tables
@@ -109,6 +110,7 @@ class Executor:
                 handler(run)
             except SqlError as error:
                 outcome.error = error
+                outcome.warnings.extend(stack_trace(error, self.server.flavor))
             except RecursionError:
                 outcome.error = stack_overrun()  # expressions nested deeper than the translation's recursion
         if outcome.error is None and kind.is_dml:

@@ -189,7 +189,7 @@ class MultiTableRun:
         storage = run.storage
         self.order = join_order(self.tables, [storage.row_count(r.table) if r.table.engine.stores_rows else 0 for r in self.tables])
         for target in self.targets:
-            refuse_self_reference(ast, target.reference.table)
+            refuse_self_reference(run, ast, target.reference.table, f"multi-table {'UPDATE' if isinstance(ast, exp.Update) else 'DELETE'}")
 
     def _join(self, expressions: list[exp.Expression]) -> list[tuple]:
         """Per join row: each table's row id, each target's columns, then `expressions`;

@@ -277,6 +277,7 @@ class ProgramRunner:
         raise _Iterate(node.label)
 
     def return_node(self, node: Return) -> None:
+        self.line = node.line
         raise _Return(self.value(node.value.tree))
 
     def run_node(self, node: Run) -> None:

@@ -88,7 +88,7 @@ class RowExpressions:
 def scan(scope: StatementScope, ast: exp.Update | exp.Delete, table: Table) -> list[tuple]:
     """The rows an UPDATE or DELETE reaches, in the order it reaches them: from the
     storage's mirror where the statement's condition and order allow, else from DuckDB."""
-    refuse_self_reference(ast, table)
+    refuse_self_reference(scope, ast, table, "UPDATE" if isinstance(ast, exp.Update) else "DELETE")
     alias = ast.this.alias or table.name
     found = FastPath(scope).scan(ast, table, alias, lambda: scan_limit(ast))
     if found is not None:
@@ -119,12 +119,18 @@ def scan_limit(ast: exp.Update | exp.Delete) -> int | None:
     return int(constant_value(limit_value))  # type: ignore[arg-type]
 
 
-def refuse_self_reference(ast: exp.Expression, table: Table) -> None:
-    """ER_UPDATE_TABLE_USED: a subquery may not read the table being changed."""
-    for subquery in ast.find_all(exp.Select):
-        for node in subquery.find_all(exp.Table):
-            if node.name.lower() == table.name.lower():
-                raise SqlError(ErrorCode.ER_UPDATE_TABLE_USED, table.name)
+def subquery_reads(expressions: list[exp.Expression], table: Table) -> bool:
+    """Whether a subquery among `expressions` reads `table`."""
+    name = table.name.lower()
+    return any(node.name.lower() == name for e in expressions for q in e.find_all(exp.Select) for node in q.find_all(exp.Table))
+
+
+def refuse_self_reference(scope: StatementScope, ast: exp.Expression, table: Table, form: str) -> None:
+    """ER_UPDATE_TABLE_USED: a subquery may not read the table being changed, unless the
+    flavor lets this form of statement (`UPDATE`, `DELETE`, `multi-table UPDATE`) do so;
+    its subqueries then see the table as it was before any row changed."""
+    if form not in scope.server.flavor.target_in_subquery and subquery_reads([ast], table):
+        raise SqlError(ErrorCode.ER_UPDATE_TABLE_USED, table.name)
 
 
 def impossible_where(scope: StatementScope, table: Table, ast: exp.Update | exp.Delete) -> bool:

@@ -21,7 +21,8 @@ from ..compound.routine import Routine, RoutineKind
 from ..errors import ErrorCode, SqlError, not_supported
 from ..expressions import constant_value, is_constant
 from ..functions.context import literal
-from ..statement import ROW_STATEMENTS, Statement, StatementKind, target_tables
+from ..functions.stored_result import Slot, stored, stored_as
+from ..statement import ROW_STATEMENTS, Statement, StatementKind, WriteMode, target_tables
 from ..types import ColumnType
 from .program import ProgramRunner, RunHost
 from .reads import evaluate
@@ -59,12 +60,11 @@ def with_stored_functions(run: StatementRun, statement: Statement, calling: tupl
     return dataclasses.replace(statement, ast=statement.ast.copy().transform(replace))
 
 
-def _cast(tree: exp.Expression, column_type: ColumnType) -> exp.Expression:
-    """A value stored in a parameter or result of `column_type`: an integer is rounded as a
-    column stores it (10.5 is 11), not truncated by the cast."""
-    if column_type.is_integer:
-        tree = exp.Round(this=tree)
-    return exp.Cast(this=tree, to=exp.DataType.build(column_type.sql, dialect="mysql"))
+def _slot(run: StatementRun, routine: Routine, kind: ColumnType, column: str, line: int = 0) -> Slot:
+    """A parameter or the result of `routine`; under IGNORE, a value that does not fit is
+    an error only where the flavor says so (MySQL warns and cuts it)."""
+    errors = run.statement.write_mode is not WriteMode.IGNORE or run.server.flavor.routine_values_strict_under_ignore
+    return Slot(kind, column, f"{run.catalog.database}.{routine.name}", line, errors)
 
 
 def _inlined(run: StatementRun, routine: Routine, arguments: list[exp.Expression], calling: tuple[str, ...]) -> exp.Expression:
@@ -79,9 +79,10 @@ def _inlined(run: StatementRun, routine: Routine, arguments: list[exp.Expression
             return node
         parameter, argument = by_name[node.name.lower()]
         uses[parameter.name.lower()] = uses.get(parameter.name.lower(), 0) + 1
+        slot = _slot(run, routine, parameter.type, parameter.name)
         if is_constant(argument):
-            return literal(parameter.type.coerce(constant_value(argument), parameter.name))
-        return exp.Paren(this=_cast(argument.copy(), parameter.type))
+            return literal(stored(constant_value(argument), slot))
+        return stored_as(argument.copy(), slot)
 
     tree = body.value.tree.copy().transform(bind)
     for name, count in uses.items():
@@ -90,7 +91,9 @@ def _inlined(run: StatementRun, routine: Routine, arguments: list[exp.Expression
             raise not_supported(f"argument {argument.sql(dialect='mysql')!r} of {routine.name}() read more than once by its body")
     inner = Statement(f"SELECT {body.value.text}", StatementKind.SELECT, exp.select(tree))
     tree = with_stored_functions(run, inner, (*calling, routine.name.lower())).ast.expressions[0]
-    return _cast(tree, routine.returns) if routine.returns is not None else tree
+    if routine.returns is None:
+        return tree
+    return stored_as(tree, _slot(run, routine, routine.returns, routine.name, routine.line(body.line)))
 
 
 def changes_data(routine: Routine) -> bool:
@@ -110,9 +113,12 @@ def _called(run: StatementRun, statement: Statement, routine: Routine, arguments
         parameters[parameter.name.lower()].assign(constant_value(argument))
     runner = ProgramRunner(FunctionHost(run, (*calling, routine.name.lower())), parameters)
     value = runner.run(routine.body)
+    qualified = f"{run.catalog.database}.{routine.name}"
     if not runner.returned:
-        raise SqlError(ErrorCode.ER_SP_NORETURNEND, f"{run.catalog.database}.{routine.name}")
-    return literal(routine.returns.coerce(value, routine.name) if routine.returns is not None else value)
+        raise SqlError(ErrorCode.ER_SP_NORETURNEND, qualified)
+    if routine.returns is None:
+        return literal(value)
+    return literal(stored(value, _slot(run, routine, routine.returns, routine.name, routine.line(runner.line or 1))))
 
 
 def _one_row_values(statement: Statement) -> bool:

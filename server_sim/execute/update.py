@@ -10,7 +10,7 @@ from ..statement import is_multi_table
 from .assignments import assignments, sequential
 from .fast_path import FastPath
 from .multi_table import MultiTableRun
-from .reads import RowExpressions, impossible_where, scan
+from .reads import RowExpressions, impossible_where, scan, subquery_reads
 from .row_operations import RowUpdate, apply_update
 from .run import StatementRun
 
@@ -32,8 +32,12 @@ def run_update(run: StatementRun) -> None:
     set_expressions = [e for _, e in expressions]
     compiled = FastPath(run).compiled(set_expressions, table, alias, rand=True, context=translator.rewrite)
     set_values = RowExpressions(run, translator, table, alias, set_expressions, compiled)
-    for row_number, (row_id, *old) in enumerate(scan(run, ast, table), start=1):
+    rows = scan(run, ast, table)
+    # A SET subquery reading the table (where the flavor allows it) sees it unchanged.
+    computed = [set_values.of(row[0]) for row in rows] if subquery_reads(set_expressions, table) else None
+    for row_number, (row_id, *old) in enumerate(rows, start=1):
         values = list(old)
-        for (column, _), value in zip(expressions, set_values.of(row_id)):
+        new = computed[row_number - 1] if computed is not None else set_values.of(row_id)
+        for (column, _), value in zip(expressions, new):
             values[table.columns.index(column)] = value
         apply_update(run, RowUpdate(table, row_id, tuple(old), values, pairs, row_number))

@@ -164,8 +164,9 @@ def test_run_shows_its_progress_on_stderr_and_keeps_stdout_for_the_table(tiny: P
 
 
 def test_spark_master_with_the_python_comparison_is_a_usage_error(tiny: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """With the local executor; with the Spark executor each task compares its runs."""
     with pytest.raises(SystemExit) as exit:
-        main(["run", str(tiny), "--compare", "python", "--spark-master", "spark://host:7077", "--out", str(tmp_path / "out")])
+        main(["run", str(tiny), "--compare", "python", "--spark-master", "spark://host:7077", "--executor", "local", "--out", str(tmp_path / "out")])
     assert exit.value.code == 2
     assert "--spark-master" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()

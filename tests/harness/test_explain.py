@@ -42,7 +42,7 @@ def explain_text(capsys: pytest.CaptureFixture[str], schema: Path, *arguments: s
 
 def test_json_document_has_the_documented_keys(capsys, schema: Path) -> None:
     document = explain_json(capsys, schema, "UPDATE t SET b = 5 WHERE a = 1")
-    assert list(document) == ["flavor", "statement", "variables", "transaction", "row_injection", "reads", "writes", "triggers", "views", "unsafe", "decision", "result", "caches", "body"]
+    assert list(document) == ["flavor", "statement", "variables", "transaction", "row_injection", "reads", "writes", "triggers", "views", "unsafe", "decision", "result", "caches", "body", "functions"]
     assert document["flavor"] == MYSQL
     assert document["variables"] == {
         "binlog_format": "ROW",
@@ -267,6 +267,28 @@ def test_explain_lists_the_triggers_and_their_autoinc_reason(capsys, tmp_path: P
     assert [use["table"] for use in document["writes"]] == ["t1", "audit"]
     assert [reason["reason"] for reason in document["unsafe"]] == ["AUTOINC_COLUMNS"]
     assert explain_text(capsys, path, "INSERT INTO t1 VALUES (1)").count("t1_audit (AFTER INSERT ON t1, writes audit)") == 1
+
+
+@pytest.mark.parametrize(
+    ("flavor", "statement", "error", "notes"),
+    [
+        (MARIADB, "INSERT INTO t VALUES (3, short_label('abcdef'))", "ER_DATA_TOO_LONG", [4094]),
+        (MYSQL, "INSERT INTO t VALUES (3, short_label('abcdef'))", "ER_DATA_TOO_LONG", []),
+        (MARIADB, "INSERT INTO t VALUES (3, short_label('abc'))", None, []),
+    ],
+)
+def test_explain_names_the_stored_functions_and_their_returns_type(capsys, tmp_path: Path, flavor: str, statement: str, error: str | None, notes: list[int]) -> None:
+    path = tmp_path / "functions.sql"
+    path.write_text(
+        "CREATE TABLE t (a INT PRIMARY KEY, s VARCHAR(10)) ENGINE=InnoDB;"
+        "CREATE FUNCTION short_label(x VARCHAR(20)) RETURNS VARCHAR(3) DETERMINISTIC RETURN x",
+        encoding="utf-8",
+    )
+    document = explain_json(capsys, path, "--flavor", flavor, statement)
+    assert document["functions"] == [{"name": "short_label", "returns": "VARCHAR(3)", "body": "inlined"}]
+    assert (document["result"]["error"] or {}).get("name") == error
+    assert [note["code"] for note in document["result"]["notes"]] == notes
+    assert "short_label() RETURNS VARCHAR(3): RETURN expression evaluated row by row" in explain_text(capsys, path, "--flavor", flavor, statement)
 
 
 def test_a_multi_table_update_writes_both_tables_and_maps_them_in_row_format(capsys, schema: Path) -> None:

@@ -53,19 +53,23 @@ def _same(document: dict, local_out: Path, spark_out: Path) -> str:
 
 
 def test_the_suites_on_spark_give_the_pool_s_report(spark, tmp_path: Path) -> None:
+    """Compared by the query over the tasks' rows, and by each task itself (--compare python)."""
     paths = [ROOT / "scenarios" / "suites"]
     local = run_suite(paths, MYSQL_80, tmp_path / "local", lambda: spark)
-    on_spark = run_suite(paths, MYSQL_80, tmp_path / "spark", lambda: spark, executor="spark")
-    assert len(on_spark.runs) == len(local.runs) > 100 and on_spark.not_run == []
-    assert _same(report_json(on_spark, MYSQL_80.name), tmp_path / "local", tmp_path / "spark") == str(report_json(local, MYSQL_80.name))
-    binlogs = {side: {p.name: p.read_bytes() for p in (tmp_path / side / "binlogs").iterdir()} for side in ("local", "spark")}
-    assert binlogs["spark"] == binlogs["local"] and len(binlogs["local"]) == len(local.runs)
+    expected = str(report_json(local, MYSQL_80.name))
+    for compare in ("spark", "python"):
+        on_spark = run_suite(paths, MYSQL_80, tmp_path / compare, lambda: spark, compare=compare, executor="spark")
+        assert len(on_spark.runs) == len(local.runs) > 100 and on_spark.not_run == []
+        assert _same(report_json(on_spark, MYSQL_80.name), tmp_path / "local", tmp_path / compare) == expected, compare
+        binlogs = {side: {p.name: p.read_bytes() for p in (tmp_path / side / "binlogs").iterdir()} for side in ("local", compare)}
+        assert binlogs[compare] == binlogs["local"] and len(binlogs["local"]) == len(local.runs)
 
 
-def test_fuzz_on_spark_gives_the_pool_s_report(spark, tmp_path: Path) -> None:
+@pytest.mark.parametrize("compare", ["spark", "python"])
+def test_fuzz_on_spark_gives_the_pool_s_report(spark, tmp_path: Path, compare: str) -> None:
     config = FuzzConfig(count=12, seed=3, variants="formats", shrink_limit=1, shrink_budget=20)
     local = fuzz(config, MYSQL_80, tmp_path / "local", lambda: spark)
-    on_spark = fuzz(config, MYSQL_80, tmp_path / "spark", lambda: spark, executor="spark")
+    on_spark = fuzz(config, MYSQL_80, tmp_path / "spark", lambda: spark, executor="spark", compare=compare)
     assert on_spark.exploration == local.exploration and local.exploration.runs == 36
     expected = fuzz_report_json(local, MYSQL_80.name, config)
     assert _same(fuzz_report_json(on_spark, MYSQL_80.name, config), tmp_path / "local", tmp_path / "spark") == str(expected)
@@ -108,7 +112,6 @@ def test_a_python_mismatch_is_one_line_saying_what_to_do(detail: str, message: s
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["run", "{tiny}", "--executor", "spark", "--compare", "python"], "--executor spark compares where the runs ran"),
         (["run", "{tiny}", "--executor", "spark", "--oracle", "mariadb"], "--executor spark runs the simulator only"),
         (["fuzz", "--executor", "spark", "--from", "{tiny}"], "--executor spark runs generated workloads"),
     ],

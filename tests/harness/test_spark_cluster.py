@@ -135,3 +135,35 @@ def test_a_worker_killed_mid_job_loses_no_result(cluster: StandaloneCluster, dri
     assert_same_output(local_fuzz, (subprocess.CompletedProcess(command, process.returncode, stdout, stderr), out))
     assert re.search(r"Lost executor|[Ee]xecutor \S+ lost|ExecutorLost", (out / "spark.log").read_text()), "Spark did not see the executor go"
     cluster.add_worker()
+
+
+def test_a_cluster_does_not_outlive_the_process_that_started_it(tmp_path: Path) -> None:
+    """A benchmark or test run killed (SIGKILL: no clean-up runs) takes its cluster along."""
+    script = (
+        "import sys, time\n"
+        "from harness.spark_cluster import StandaloneCluster\n"
+        "cluster = StandaloneCluster(workers=1, cores=1).start()\n"
+        "print(cluster.root, *(d.process.pid for d in [cluster.master, *cluster.worker_daemons]), flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    starter = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        root, *pids = starter.stdout.readline().split()
+    finally:
+        starter.kill()
+        starter.wait()
+    pids = [int(pid) for pid in pids]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 60
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    shutil.rmtree(root, ignore_errors=True)
+    assert not [pid for pid in pids if _alive(pid)]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

@@ -399,14 +399,22 @@ def test_failed_create_select_writes_nothing(make_master, binlog_format: str) ->
     assert (result.logged_as, events_after_schema(master)) == ("none", [])
 
 
-@pytest.mark.parametrize(("binlog_format", "expected"), [("STATEMENT", ["BEGIN", "CREATE TEMPORARY TABLE c SELECT a FROM t", "COMMIT"]), ("MIXED", []), ("ROW", [])])
+@pytest.mark.parametrize(
+    ("binlog_format", "expected"),
+    [
+        # Query_log_event: in autocommit temporary-table DDL goes to no cache (a bare
+        # Query event), and the session's end drops what the slave has, newest first.
+        ("STATEMENT", ["CREATE TEMPORARY TABLE c SELECT a FROM t", "CREATE TEMPORARY TABLE d (a INT)", "DROP /*!40005 TEMPORARY */ TABLE IF EXISTS `d`,`c`"]),
+        ("MIXED", []),
+        ("ROW", []),
+    ],
+)
 def test_temporary_create_select_is_logged_only_in_statement_format(make_master, binlog_format: str, expected: list[str]) -> None:
     master = make_master(binlog_format)
     assert master.submit("con1", "CREATE TEMPORARY TABLE c SELECT a FROM t", 1).error is None
     assert master.submit("con1", "CREATE TEMPORARY TABLE d (a INT)", 2).error is None
     master.finish()
-    plain = ["BEGIN", "CREATE TEMPORARY TABLE d (a INT)", "COMMIT"] if binlog_format == "STATEMENT" else []
-    assert events_after_schema(master) == expected + plain
+    assert events_after_schema(master) == expected
 
 
 def test_each_step_records_the_binlog_range_it_wrote(make_master) -> None:

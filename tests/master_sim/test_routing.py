@@ -134,6 +134,16 @@ CASES = [
         Routing(statement=STMT, statement_nontransactional=True),
     ),
     (
+        "temporary DDL of a transactional engine goes to the trx cache",
+        RoutingInput(LoggingFormat.STATEMENT, StatementKind.CREATE_TABLE, state(), writes=(TableUse(True, temporary=True),), temporary=True),
+        Routing(statement=TRX, statement_nontransactional=True),
+    ),
+    (
+        "temporary DDL outside a transaction uses no cache (Query_log_event's use_cache)",
+        RoutingInput(LoggingFormat.STATEMENT, StatementKind.DROP_TABLE, state(multi=False), writes=(TableUse(True, temporary=True),), temporary=True),
+        Routing(statement=BINLOG),
+    ),
+    (
         "a failed statement that changed only T-rows is dropped",
         RoutingInput(LoggingFormat.STATEMENT, StatementKind.INSERT, state(), writes=(T,), changes=(T,), failed=True),
         Routing(rows=(None,)),

@@ -4,10 +4,11 @@ once where the server calls it once, the errors of a call, and what the simulato
 from __future__ import annotations
 
 from collections.abc import Iterator
+from decimal import Decimal
 
 import pytest
 
-from server_sim.flavor import MARIADB_1011
+from server_sim.flavor import MARIADB_1011, MYSQL_80
 from tests.support import Db
 
 FUNCTIONS = [
@@ -75,3 +76,74 @@ def test_drop_function_forgets_it(db: Db) -> None:
     db.ok("DROP FUNCTION twice")
     assert db.error("DROP FUNCTION twice").code == 1305
     assert db.ok("DROP FUNCTION IF EXISTS twice").warnings[0].code == 1305
+
+
+# A parameter or result is stored as a column of its type stores a value (strict mode): too
+# long 1406, out of range 1264; MariaDB follows an error of the RETURN with Note 4094 (its
+# line in the definition as the server reads it back: header, DETERMINISTIC, body), not one
+# of an argument (the body never ran); a
+# DECIMAL rounded to fit is the server's Note 1265, refused; MySQL under IGNORE stores the
+# value cut with a warning, refused. (Recorded: scenarios/oracle/function-return-type.yaml.)
+TYPED = [
+    "CREATE FUNCTION short_label(x VARCHAR(20)) RETURNS VARCHAR(3) DETERMINISTIC RETURN x",
+    "CREATE FUNCTION small(x INT) RETURNS TINYINT DETERMINISTIC RETURN x",
+    "CREATE FUNCTION money(x DECIMAL(6,3)) RETURNS DECIMAL(5,2) DETERMINISTIC RETURN x",
+    "CREATE FUNCTION later(x INT)\nRETURNS TINYINT UNSIGNED DETERMINISTIC\nRETURN x - 1",
+    "CREATE FUNCTION word(x INT) RETURNS VARCHAR(2) DETERMINISTIC\nBEGIN\n  IF x > 0 THEN\n    RETURN 'yes';\n  END IF;\n  RETURN 'no';\nEND",
+]
+_TOO_LONG, _OUT_OF_RANGE, _REFUSED = 1406, 1264, 1235
+
+
+def _typed_db(flavor: object, fast_path: bool) -> Db:
+    server = Db(flavor=flavor, sorted_rows=True, fast_path=fast_path)  # type: ignore[arg-type]
+    server.ok("CREATE TABLE v (a INT PRIMARY KEY, s VARCHAR(10), n INT, d DECIMAL(6,3)) ENGINE=InnoDB")
+    server.ok("INSERT INTO v VALUES (1, 'ab', 2, 1.005), (2, 'abc', 3, 2.5)")
+    for sql in TYPED:
+        server.ok(sql)
+    return server
+
+
+@pytest.mark.parametrize("fast_path", [True, False])
+@pytest.mark.parametrize(
+    ("flavor", "statement", "code", "notes"),
+    [
+        (MARIADB_1011, "INSERT INTO v VALUES (3, short_label('abcd'), 1, 1)", _TOO_LONG, ["At line 3 in test.short_label"]),
+        (MYSQL_80, "INSERT INTO v VALUES (3, short_label('abcd'), 1, 1)", _TOO_LONG, []),
+        (MARIADB_1011, "INSERT INTO v VALUES (3, 'x', small(128), 1)", _OUT_OF_RANGE, ["At line 3 in test.small"]),
+        (MARIADB_1011, "UPDATE v SET s = short_label(CONCAT(s, 'z'))", _TOO_LONG, ["At line 3 in test.short_label"]),
+        (MARIADB_1011, "UPDATE v SET n = small(n * 50)", _OUT_OF_RANGE, ["At line 3 in test.small"]),
+        (MARIADB_1011, "UPDATE v SET n = later(n - 2)", _OUT_OF_RANGE, ["At line 3 in test.later"]),
+        (MARIADB_1011, "SELECT short_label('abcd')", _TOO_LONG, ["At line 3 in test.short_label"]),
+        (MARIADB_1011, "INSERT INTO v VALUES (3, word(1), 1, 1)", _TOO_LONG, ["At line 5 in test.word"]),
+        (MARIADB_1011, "INSERT INTO v VALUES (3, short_label(REPEAT('a', 21)), 1, 1)", _TOO_LONG, []),
+        (MARIADB_1011, "UPDATE v SET s = short_label(REPEAT(s, 11))", _TOO_LONG, []),
+        (MARIADB_1011, "INSERT IGNORE INTO v VALUES (3, short_label('abcd'), 1, 1)", _TOO_LONG, ["At line 3 in test.short_label"]),
+        (MYSQL_80, "INSERT IGNORE INTO v VALUES (3, short_label('abcd'), 1, 1)", _REFUSED, []),
+        (MYSQL_80, "UPDATE IGNORE v SET n = small(n * 50)", _REFUSED, []),
+        (MARIADB_1011, "INSERT INTO v VALUES (3, 'x', 1, money(1.005))", _REFUSED, []),
+        (MARIADB_1011, "UPDATE v SET d = money(d)", _REFUSED, []),
+        (MARIADB_1011, "SELECT `rpl returned`(1)", 1305, []),
+    ],
+)
+def test_a_value_that_does_not_fit_a_parameter_or_result(flavor: object, statement: str, code: int, notes: list[str], fast_path: bool) -> None:
+    db = _typed_db(flavor, fast_path)
+    outcome = db.run(statement)
+    assert outcome.error is not None and outcome.error.code == code, outcome.error
+    assert [note.message for note in outcome.warnings if note.code == 4094] == notes
+    db.close()
+
+
+@pytest.mark.parametrize("fast_path", [True, False])
+@pytest.mark.parametrize(
+    ("statement", "rows"),
+    [
+        ("UPDATE v SET s = short_label(s), n = small(n * 40), d = money(d * 2) WHERE a = 2", [(1, "ab", 2, Decimal("1.005")), (2, "abc", 120, Decimal("5.000"))]),
+        ("UPDATE v SET n = small(1 = 1) + later(2), s = short_label(2 > 1) WHERE a = 1", [(1, "1", 2, Decimal("1.005")), (2, "abc", 3, Decimal("2.500"))]),
+        ("INSERT INTO v VALUES (3, word(0), later(256), money(1.25))", [(1, "ab", 2, Decimal("1.005")), (2, "abc", 3, Decimal("2.500")), (3, "no", 255, Decimal("1.250"))]),
+    ],
+)
+def test_a_value_that_fits_is_stored_as_returned(statement: str, rows: list[tuple], fast_path: bool) -> None:
+    db = _typed_db(MARIADB_1011, fast_path)
+    db.ok(statement)
+    assert db.rows("v") == rows
+    db.close()

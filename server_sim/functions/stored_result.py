@@ -1,0 +1,225 @@
+"""A stored function's arguments and result stored in their parameters' and RETURNS types,
+as the server stores them in the routine's fields (sp_rcontext::set_return_value ->
+sp_eval_expr -> Field::store): a string too long for VARCHAR(n) is 1406, a number outside
+TINYINT 1264, as a column's value is in strict mode (the only sql_mode the simulator runs;
+outside it the servers store the value cut to fit, with a warning). An error of the result
+is the routine's: MariaDB follows it with Note 4094 naming the function and the line of its
+RETURN (an argument's error comes before the body runs, without the note).
+
+The executor puts `stored_as(expr, slot)` where it inlines a function whose body is
+`RETURN expr`, around each argument and around the result. The call is a node scenario SQL
+cannot write: its library entry answers only a node the executor marked (`MARK` in its
+meta), and a call of its name that a statement spells out is an unknown function (1305).
+Both evaluators run the one implementation: the fast path calls `Slot.store`, DuckDB the
+same registered like every native (native.py), its error carried back in the text DuckDB
+gives it (`routine_error_in`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+
+from sqlglot import exp
+
+from ..declined import Declined
+from ..errors import Condition, ErrorCode, SqlError, not_supported, note
+from ..flavor import Flavor
+from ..operands import Kind, Operand, Values
+from ..types import ColumnType, TypeFamily
+from .library import Compiling, SqlFunction, Translating
+from .native import NATIVES, TEXT, Native, Unmodelled
+
+# The call's name: one that a scenario can only write quoted, and is refused there.
+RESULT_CALL = "rpl returned"
+MARK = "rpl_returns"  # the meta key holding the call's Slot, as its spec text
+_DUCKDB_NAME = "rpl_fn_returned"
+# The marker around a RoutineError's fields in the text DuckDB gives its UDF's exception.
+_ERROR_MARKER = "rpl-routine-error: "
+_SEPARATOR = "\x1f"  # between the fields of a spec or a carried error: in no name
+
+
+class RoutineError(SqlError):
+    """An error a stored function's body raised: the statement's error, and the routine and
+    line it came from (for MariaDB's Note 4094)."""
+
+    def __init__(self, error: SqlError, routine: str, line: int) -> None:
+        super().__init__(error.error, message=error.message)
+        self.routine = routine
+        self.line = line
+
+
+class _Carried(ValueError):
+    """A slot's error on its way through DuckDB, which keeps only its text (routine_error_in)."""
+
+    def __init__(self, error: SqlError) -> None:
+        routine, line = (error.routine, error.line) if isinstance(error, RoutineError) else ("", 0)
+        fields = (error.error.error_name, routine, str(line), error.message)
+        super().__init__(_ERROR_MARKER + _SEPARATOR.join(fields) + _ERROR_MARKER)
+
+
+def stack_trace(error: SqlError, flavor: Flavor) -> list[Condition]:
+    """The notes that follow a stored function's error: MariaDB's "At line N in db.f"."""
+    if not isinstance(error, RoutineError) or not flavor.routine_error_line_note:
+        return []
+    return [note(ErrorCode.ER_SP_STACK_TRACE, error.line, error.routine)]
+
+
+def routine_error_in(text: str) -> SqlError | None:
+    """The error a stored function's parameter or result raised, from the text of DuckDB's error."""
+    if _ERROR_MARKER not in text:
+        return None
+    name, routine, line, message = text.split(_ERROR_MARKER)[1].split(_SEPARATOR, 3)
+    error = SqlError(ErrorCode[name], message=message)
+    return RoutineError(error, routine, int(line)) if routine else error
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Where a stored function keeps a value: a parameter or its result (`line` > 0: the line
+    of its RETURN, whose error is the routine's), of `type`, in `routine` (db.name).
+    `errors` False: a value that does not fit is the server's warning, not modelled (MySQL
+    under IGNORE)."""
+
+    type: ColumnType
+    column: str
+    routine: str
+    line: int = 0
+    errors: bool = True
+
+    def spec(self) -> str:
+        kind = self.type
+        fields = (kind.name, "1" if kind.unsigned else "", _optional(kind.length), _optional(kind.scale))
+        return _SEPARATOR.join((*fields, self.column, self.routine, str(self.line), "1" if self.errors else ""))
+
+    def store(self, value: object) -> object:
+        """The value as the slot holds it, or the error (Unmodelled where not modelled)."""
+        try:
+            held = self.type.coerce(value, self.column)
+        except SqlError as error:
+            if not self.errors:
+                raise Unmodelled(f"{self.routine}() given or returning a value its {self.column} does not hold, in an IGNORE statement (MySQL stores it cut, with a warning)") from None
+            raise RoutineError(error, self.routine, self.line) if self.line else error from None
+        if self.type.family is TypeFamily.DECIMAL and held is not None and _number(value) != held:
+            raise Unmodelled(f"{self.routine}() {self.column} {value} rounded to {self.type.sql} (the server's Note 1265)")
+        return held
+
+
+def _optional(number: int | None) -> str:
+    return "" if number is None else str(number)
+
+
+@lru_cache(maxsize=256)
+def slot_of(spec: str) -> Slot:
+    name, unsigned, length, scale, column, routine, line, errors = spec.split(_SEPARATOR)
+    kind = ColumnType(name, bool(unsigned), int(length) if length else None, int(scale) if scale else None)
+    return Slot(kind, column, routine, int(line), bool(errors))
+
+
+def stored_as(tree: exp.Expression, slot: Slot) -> exp.Expression:
+    """The call that stores `tree`'s value in `slot`."""
+    if slot.type.family is TypeFamily.BINARY:
+        raise not_supported(f"stored function {slot.routine}() with {slot.column} of {slot.type.sql} (a binary string)")
+    call = exp.Anonymous(this=RESULT_CALL, expressions=[tree])
+    call.meta[MARK] = slot.spec()
+    return call
+
+
+def stored(value: object, slot: Slot) -> object:
+    """`Slot.store` for a Python caller: what the simulator does not model is 1235 naming it."""
+    try:
+        return slot.store(value)
+    except Unmodelled as error:
+        raise not_supported(error.what) from None
+
+
+def _number(value: object) -> object:
+    """A number as an exact Decimal, to tell whether storing it rounded it."""
+    try:
+        return Decimal(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else Decimal(repr(value)) if isinstance(value, float) else value
+    except InvalidOperation:
+        return value
+
+
+# DuckDB's type of the value (typeof) -> how its VARCHAR text reads back as the value.
+_FROM_TEXT = {"BOOLEAN": lambda text: int(text == "true"), "DOUBLE": float, "FLOAT": float, "REAL": float, "VARCHAR": str,
+              "DATE": dt.date.fromisoformat, "TIMESTAMP": dt.datetime.fromisoformat}
+_INTEGERS = frozenset({"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT"})
+
+
+def _from_duckdb(text: str, duckdb_type: str, spec: str) -> str:
+    """DuckDB's call: the value (as text, with its DuckDB type) stored, as text again."""
+    if duckdb_type in _INTEGERS:
+        value: object = int(text)
+    elif duckdb_type.startswith("DECIMAL"):
+        value = Decimal(text)
+    elif duckdb_type in _FROM_TEXT:
+        value = _FROM_TEXT[duckdb_type](text)
+    else:
+        raise Unmodelled(f"a stored function returning a value of DuckDB type {duckdb_type}")
+    try:
+        return _text(slot_of(spec).store(value))
+    except SqlError as error:
+        raise _Carried(error) from None
+
+
+def _text(value: object) -> str:
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    return str(value)
+
+
+_NATIVE = Native(_DUCKDB_NAME, _from_duckdb, (TEXT, TEXT, TEXT), TEXT)
+NATIVES[_DUCKDB_NAME] = _NATIVE
+
+
+def _marked(node: exp.Expression) -> tuple[exp.Expression, str] | None:
+    """The value and spec of the executor's call; None for a call scenario SQL wrote."""
+    spec = node.meta.get(MARK) if node.meta else None
+    return None if spec is None else (node.expressions[0], spec)
+
+
+def _translate(node: exp.Expression, translation: Translating) -> exp.Expression:
+    marked = _marked(node)
+    if marked is None:  # `rpl returned`(...) in a statement: no function of the server's
+        raise SqlError(ErrorCode.ER_SP_DOES_NOT_EXIST, f"{translation.context.database}.{node.name}")
+    tree, spec = marked
+    value = translation.rewrite(tree)
+    text = exp.cast(value.copy(), exp.DataType.build("VARCHAR", dialect="duckdb"))
+    typed = exp.Anonymous(this="typeof", expressions=[value])
+    call = exp.Anonymous(this=_DUCKDB_NAME, expressions=[text, typed, exp.Literal.string(spec)])
+    returns = slot_of(spec).type
+    return exp.Cast(this=call, to=exp.DataType.build(returns.sql, dialect="mysql"))
+
+
+_KINDS = {TypeFamily.STRING: Kind.TEXT, TypeFamily.INTEGER: Kind.NUMBER, TypeFamily.DECIMAL: Kind.NUMBER}
+
+
+def _evaluate(node: exp.Expression, compiler: Compiling) -> Operand:
+    marked = _marked(node)
+    if marked is None:
+        raise Declined  # DuckDB's translation refuses it
+    tree, spec = marked
+    slot = slot_of(spec)
+    returns = slot.type
+    kind = _KINDS.get(returns.family)
+    if kind is None:
+        raise Declined  # DuckDB's typing of a float or temporal result: its path
+    argument = compiler.operand(tree)
+    if argument.kind is Kind.DOUBLE:
+        raise Declined
+    found = argument.value
+
+    def value(row: Values) -> object:
+        return stored(found(row), slot)
+
+    digits = ((returns.length or 10) - (returns.scale or 0), returns.scale or 0) if returns.family is TypeFamily.DECIMAL else (20, 0)
+    return Operand(value, kind, literal=False, digits=digits if kind is Kind.NUMBER else (0, 0))
+
+
+STORED_RESULT = (SqlFunction(names=(RESULT_CALL.upper(),), duckdb=_translate, python=_evaluate),)
