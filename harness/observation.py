@@ -60,7 +60,7 @@ EVENT_KINDS: dict[str, str] = {
     "Annotate_rows": "Annotate_rows",
     "Rows_query": "Rows_query",
 }
-_NUMERIC_TYPE = re.compile(r"^(TINY|SHORT|SMALL|MEDIUM|LONG|INT|BIGINT|LONGLONG|INT24|DECIMAL|NEWDECIMAL|FLOAT|DOUBLE|REAL|BIT)", re.I)
+_NUMERIC_TYPE = re.compile(r"^(TINY|SHORT|SMALL|MEDIUM|LONG|INT|BIGINT|LONGLONG|INT24|DECIMAL|NEWDECIMAL|FLOAT|DOUBLE|REAL|BIT|YEAR)", re.I)
 _USE_PREFIX = re.compile(r"^use `[^`]*`; ", re.I)
 
 
@@ -371,5 +371,6 @@ def _text(value: object) -> object:
 
 def timestamp_text(seconds: str) -> str:
     """A TIMESTAMP as mysqlbinlog prints it (seconds since the epoch) in the servers' UTC."""
-    moment = dt.datetime.fromtimestamp(float(seconds), dt.timezone.utc).replace(tzinfo=None)
+    whole, _, fraction = seconds.partition(".")
+    moment = dt.datetime(1970, 1, 1) + dt.timedelta(seconds=int(whole), microseconds=int(fraction.ljust(6, "0")[:6] or 0))
     return moment.isoformat(sep=" ")

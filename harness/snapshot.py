@@ -7,6 +7,8 @@ import json
 from dataclasses import dataclass
 from decimal import Decimal
 
+from server_sim.temporal_types import time_literal_text
+
 
 @dataclass(frozen=True)
 class TableSnapshot:
@@ -45,6 +47,8 @@ def canonical(value: object) -> object:
         return "0x" + bytes(value).hex()
     if isinstance(value, (dt.datetime, dt.date, dt.time)):
         return value.isoformat(sep=" ") if isinstance(value, dt.datetime) else value.isoformat()
+    if isinstance(value, dt.timedelta):  # TIME: [-]HH:MM:SS, the microseconds when there are any
+        return time_literal_text(value)
     return str(value)
 
 

@@ -24,7 +24,7 @@ from .system_tables import SystemTable
 from .statement import TriggerDefinition, TriggerEvent, TriggerTiming
 from .udf import Udf
 from .views import ViewDefinition
-from .types import TypeFamily, column_type_from_sqlglot
+from .types import ColumnType, TypeFamily, column_type_from_sqlglot
 
 
 def _literal_value(node: exp.Expression) -> object:
@@ -42,7 +42,7 @@ def column_from_definition(node: exp.ColumnDef) -> tuple[Column, list[KeyKind]]:
     kind = node.args.get("kind")
     if kind is None:
         raise SqlError(ErrorCode.ER_PARSE_ERROR, f"column '{name}' has no type")
-    column_type = column_type_from_sqlglot(kind)
+    column_type = column_type_from_sqlglot(kind, name)
     nullable = True
     default_kind, default = DefaultKind.VALUE, None
     explicit_default = False
@@ -54,9 +54,9 @@ def column_from_definition(node: exp.ColumnDef) -> tuple[Column, list[KeyKind]]:
             nullable = bool(item.args.get("allow_null"))
         elif isinstance(item, exp.DefaultColumnConstraint):
             explicit_default = True
-            if isinstance(item.this, (exp.CurrentTimestamp,)) or (
-                isinstance(item.this, exp.Anonymous) and item.this.name.upper() in ("NOW", "CURRENT_TIMESTAMP")
-            ):
+            if _now_precision(item.this) is not None:
+                if _now_precision(item.this) != _fsp_of_datetime(column_type):
+                    raise SqlError(ErrorCode.ER_INVALID_DEFAULT, name)
                 default_kind = DefaultKind.CURRENT_TIMESTAMP
             else:
                 default = _literal_value(item.this)
@@ -70,6 +70,8 @@ def column_from_definition(node: exp.ColumnDef) -> tuple[Column, list[KeyKind]]:
                 raise not_supported(f"column attribute {constraint.sql(dialect='mysql')} (write the key as its own clause)")
             keys.append(KeyKind.UNIQUE)
         elif isinstance(item, exp.OnUpdateColumnConstraint):
+            if _now_precision(item.this) != _fsp_of_datetime(column_type):
+                raise SqlError(ErrorCode.ER_INVALID_ON_UPDATE, name)
             on_update = True
         elif isinstance(item, (exp.CommentColumnConstraint, exp.CharacterSetColumnConstraint, exp.CollateColumnConstraint)):
             continue
@@ -92,6 +94,23 @@ def column_from_definition(node: exp.ColumnDef) -> tuple[Column, list[KeyKind]]:
         raise SqlError(ErrorCode.ER_INVALID_DEFAULT, name)
     column = Column(name, column_type, nullable, default_kind, default, auto_increment, on_update)
     return column, keys
+
+
+def _now_precision(node: exp.Expression | None) -> int | None:
+    """n of CURRENT_TIMESTAMP(n) / NOW(n) (0 without it); None for any other expression."""
+    if isinstance(node, exp.CurrentTimestamp):
+        argument = node.this
+    elif isinstance(node, exp.Anonymous) and node.name.upper() in ("NOW", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP"):
+        argument = node.expressions[0] if node.expressions else None
+    else:
+        return None
+    return int(argument.name) if isinstance(argument, exp.Literal) else 0
+
+
+def _fsp_of_datetime(column_type: ColumnType) -> int | None:
+    """The precision a DATETIME/TIMESTAMP column's CURRENT_TIMESTAMP must have (none for
+    other types: their CURRENT_TIMESTAMP default is 1067)."""
+    return (column_type.scale or 0) if column_type.family is TypeFamily.DATETIME else None
 
 
 def _key_columns(expressions: list[exp.Expression]) -> tuple[str, ...]:

@@ -78,6 +78,7 @@ class ErrorCode(Enum):
     ER_WRONG_VALUE_FOR_VAR = (1231, "Variable '%s' can't be set to the value of '%s'")
     ER_WRONG_TYPE_FOR_VAR = (1232, "Incorrect argument type to variable '%s'")
     ER_TRUNCATED_WRONG_VALUE = (1292, "Truncated incorrect %s value: '%s'")
+    ER_WRONG_TEMPORAL_VALUE_FOR_FIELD = (1292, "Incorrect %s value: '%s' for column '%s' at row %d", "ER_TRUNCATED_WRONG_VALUE")
     ER_TOO_LONG_IDENT = (1059, "Identifier name '%s' is too long")
     ER_STACK_OVERRUN_NEED_MORE = (1436, "Thread stack overrun:  %s")
 
@@ -121,6 +122,8 @@ class ErrorCode(Enum):
     ER_INVALID_DEFAULT = (1067, "Invalid default value for '%s'")
     ER_WARN_DATA_TRUNCATED = (1265, "Data truncated for column '%s' at row %d")
     ER_WARN_DATA_OUT_OF_RANGE = (1264, "Out of range value for column '%s' at row %d")
+    ER_INVALID_ON_UPDATE = (1294, "Invalid ON UPDATE clause for '%s' column")
+    ER_TOO_BIG_PRECISION = (1426, "Too-big precision %d specified for '%s'. Maximum is %d.")
     ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = (1366, "Incorrect %s value: '%s' for column '%s' at row %d")
     # Raised as ER_UNKNOWN_ERROR with this text (sql_class.cc, decide_logging_format).
     ER_BLACKHOLE_ROWS_NOT_LOGGED = (

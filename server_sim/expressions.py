@@ -19,6 +19,7 @@ from .functions import GENERATED_CALLS, PORTABLE_NODES, function_name, is_udf_ca
 from .functions.library import STRUCTURE
 from .functions.statement import StatementContext
 from .statement import is_cte_reference
+from .temporal_types import check_temporal_uses
 
 # The storage's per-row identity column: a name longer than the 64 characters a MySQL
 # column name may have, so no scenario's column can be it (or be refused for being it).
@@ -36,6 +37,9 @@ class Translator:
         # The subtrees the translation wrote itself (a UDF's body), by id; held so that no
         # other node can take one of their ids.
         self._generated: dict[int, exp.Expression] = {}
+        # The TIME and YEAR columns of the tables read (lower-case name -> type name):
+        # uses of them DuckDB reads otherwise than the server are refused.
+        self.temporal_columns: dict[str, str] = {}
 
     def rewrite(self, tree: exp.Expression) -> exp.Expression:
         """A rewritten copy of `tree` (the original is a cached parse and stays untouched)."""
@@ -43,6 +47,7 @@ class Translator:
 
     def translate(self, tree: exp.Expression) -> exp.Expression:
         """The DuckDB tree for `tree`, every construct in it one the translation models."""
+        check_temporal_uses(tree, self.temporal_columns)  # as written: the MySQL uses
         rewritten = self.rewrite(tree)
         check_supported(rewritten, self._generated)
         return rewritten

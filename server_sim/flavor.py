@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from . import system_tables as st
+from .temporal_types import MARIADB_TEMPORAL, MYSQL_TEMPORAL, TemporalRules
 
 # Functions whose result may differ on the slave when the statement is re-executed there
 # (server-internals.md §1.2). Time functions, LAST_INSERT_ID and CONNECTION_ID are safe:
@@ -180,6 +181,9 @@ class Flavor:
     # value printed normalized (MySQL: `[1, 2]`, object keys sorted); MariaDB's JSON
     # functions also note invalid text (4038) where MySQL's JSON_VALID answers 0 quietly.
     json_prints_as_written: bool = False
+    # How temporal values are read: fractional seconds a column has no room for (MySQL
+    # rounds them, MariaDB truncates them), TIME's range and its error.
+    temporal: TemporalRules = MYSQL_TEMPORAL
     # MySQL's `doc->'$.a'` and `doc->>'$.a'`; MariaDB has no such operators.
     json_arrow_operators: bool = True
     # UNIX_TIMESTAMP(t) of a t before the epoch or after `unix_time_max`: MySQL 0, MariaDB
@@ -310,6 +314,7 @@ MARIADB_1011 = Flavor(
     unix_timestamp_out_of_range=None,
     unix_time_max=2147483647,
     json_prints_as_written=True,
+    temporal=MARIADB_TEMPORAL,
     json_arrow_operators=False,
     user_lock_names_case_sensitive=True,
     user_lock_empty_name_error=False,

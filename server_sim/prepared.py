@@ -21,6 +21,7 @@ from sqlglot.tokens import TokenType
 
 from .errors import not_supported
 from .syntax import syntax_error, unquoted_name
+from .temporal_types import time_literal_text
 
 _MYSQL = sqlglot.Dialect.get_or_raise("mysql")
 _NAME = r"(?:`(?:[^`]|``)+`|\w+)"
@@ -147,6 +148,8 @@ def literal_text(value: object, no_backslash_escapes: bool = False) -> str:
         return f"'{value.isoformat()}'"
     if isinstance(value, dt.time):
         return f"'{value.replace(tzinfo=None).isoformat()}'"
+    if isinstance(value, dt.timedelta):  # a TIME column's value
+        return f"'{time_literal_text(value)}'"
     if isinstance(value, bytes):
         if not value.isascii():
             raise not_supported("a binary string parameter with non-ASCII bytes in EXECUTE ... USING")

@@ -7,6 +7,7 @@ import datetime as dt
 from decimal import Decimal
 
 from .table import Column, DefaultKind, KeyKind, Table
+from .temporal_types import time_text
 
 
 def show_create_table(table: Table) -> str:
@@ -26,7 +27,7 @@ def show_create_table(table: Table) -> str:
 def _column_definition(column: Column) -> str:
     text = f"`{column.name}` {column.type.sql}{'' if column.nullable else ' NOT NULL'}"
     if column.default_kind is DefaultKind.CURRENT_TIMESTAMP:
-        text += " DEFAULT CURRENT_TIMESTAMP"
+        text += " DEFAULT CURRENT_TIMESTAMP" + (f"({column.type.scale})" if column.type.scale else "")
     elif column.default_kind is DefaultKind.VALUE and not column.auto_increment:
         if column.default is not None:
             text += f" DEFAULT {_default_literal(column.default)}"
@@ -35,7 +36,7 @@ def _column_definition(column: Column) -> str:
     if column.auto_increment:
         text += " AUTO_INCREMENT"
     if column.on_update_current_timestamp:
-        text += " ON UPDATE CURRENT_TIMESTAMP"
+        text += " ON UPDATE CURRENT_TIMESTAMP" + (f"({column.type.scale})" if column.type.scale else "")
     return text
 
 
@@ -44,5 +45,5 @@ def _default_literal(value: object) -> str:
         return f"0x{value.hex()}"
     if isinstance(value, (int, float, Decimal)):
         return str(value)
-    text = value.isoformat(sep=" ") if isinstance(value, dt.datetime) else str(value)
+    text = value.isoformat(sep=" ") if isinstance(value, dt.datetime) else time_text(value) if isinstance(value, dt.timedelta) else str(value)
     return "'" + text.replace("\\", "\\\\").replace("'", "''") + "'"

@@ -11,6 +11,7 @@ import datetime as dt
 import math
 import re
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from enum import Enum
@@ -18,6 +19,7 @@ from enum import Enum
 from sqlglot import exp
 
 from .collation import DUCKDB_COLLATION
+from . import temporal_types as temporal
 from .errors import ErrorCode, SqlError, not_supported
 
 
@@ -29,6 +31,8 @@ class TypeFamily(Enum):
     BINARY = "binary"
     DATE = "date"
     DATETIME = "datetime"
+    TIME = "time"
+    YEAR = "year"
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,9 @@ _BASES: dict[str, _Base] = {
     "DATE": _Base(TypeFamily.DATE, "DATE"),
     "DATETIME": _Base(TypeFamily.DATETIME, "TIMESTAMP"),
     "TIMESTAMP": _Base(TypeFamily.DATETIME, "TIMESTAMP"),
+    # TIME spans -838:59:59..838:59:59, beyond DuckDB's TIME: an INTERVAL holds it.
+    "TIME": _Base(TypeFamily.TIME, "INTERVAL"),
+    "YEAR": _Base(TypeFamily.YEAR, "SMALLINT"),
 }
 
 # sqlglot's names for MySQL types, mapped to MySQL's name and signedness.
@@ -99,6 +106,8 @@ _FROM_SQLGLOT: dict[exp.DataType.Type, tuple[str, bool]] = {
     exp.DataType.Type.DATETIME: ("DATETIME", False),
     exp.DataType.Type.TIMESTAMP: ("TIMESTAMP", False),
     exp.DataType.Type.TIMESTAMPTZ: ("TIMESTAMP", False),
+    exp.DataType.Type.TIME: ("TIME", False),
+    exp.DataType.Type.YEAR: ("YEAR", False),
 }
 
 
@@ -109,7 +118,7 @@ class ColumnType:
     name: str
     unsigned: bool = False
     length: int | None = None  # CHAR/VARCHAR/BINARY length, DECIMAL precision
-    scale: int | None = None  # DECIMAL scale
+    scale: int | None = None  # DECIMAL scale; TIME/DATETIME/TIMESTAMP fractional-second digits (fsp)
 
     @property
     def base(self) -> _Base:
@@ -135,6 +144,8 @@ class ColumnType:
             text += f"({self.length},{self.scale})"
         elif self.length is not None and self.family in (TypeFamily.STRING, TypeFamily.BINARY):
             text += f"({self.length})"
+        elif self.scale and self.family in _FRACTIONAL:
+            text += f"({self.scale})"
         return text + (" UNSIGNED" if self.unsigned else "")
 
     @property
@@ -168,14 +179,23 @@ class ColumnType:
             return ""
         if family is TypeFamily.BINARY:
             return b""
+        if family is TypeFamily.TIME:
+            return dt.timedelta(0)
+        if family is TypeFamily.YEAR:
+            return 0
         # MySQL's zero date has no DuckDB equivalent; the earliest date stands in for it.
         return dt.date(1, 1, 1) if family is TypeFamily.DATE else dt.datetime(1, 1, 1)
 
-    def coerce(self, value: object, column: str, row: int = 1) -> object:
-        """The value MySQL would store for `value` (strict mode), or the error it raises."""
+    def coerce(self, value: object, column: str, row: int = 1, temporal_rules: temporal.TemporalRules | None = None) -> object:
+        """The value MySQL would store for `value` (strict mode), or the error it raises.
+        `temporal_rules` are the server's reading of temporal values (its fractional
+        seconds, TIME's range); without them, a value the flavors store differently is refused."""
         if value is None:
             return None
         family = self.family
+        if _fraction_lost(value) and family not in (TypeFamily.DATE, TypeFamily.DATETIME, TypeFamily.TIME):
+            # Its number or text depends on its column's precision, which the value has lost.
+            raise not_supported(f"a {'TIME' if isinstance(value, dt.timedelta) else 'DATETIME with fractional seconds'} value stored into a {self.sql} column")
         try:
             if family is TypeFamily.INTEGER:
                 return self._coerce_integer(value, column, row)
@@ -195,11 +215,22 @@ class ColumnType:
                     raise SqlError(ErrorCode.ER_DATA_TOO_LONG, column, row)
                 # BINARY(n) is fixed-length: shorter values are padded with 0x00 bytes.
                 return data.ljust(self.length or 0, b"\0") if self.name == "BINARY" else data
+            if family in (TypeFamily.DATE, TypeFamily.DATETIME):
+                temporal.check_date_parts(value, temporal_rules or temporal.MARIADB_TEMPORAL)
+            if family in _FRACTIONAL or family is TypeFamily.YEAR:
+                return self._coerce_fractional(value, temporal_rules)
             return self._coerce_temporal(value)
+        except temporal.OutOfRange as error:
+            if error.code is ErrorCode.ER_WARN_DATA_OUT_OF_RANGE:
+                raise SqlError(error.code, column, row) from None
+            raise SqlError(error.code, self.name.lower(), str(error), column, row) from None
         except (ValueError, InvalidOperation, TypeError):
+            if family in _FRACTIONAL or family is TypeFamily.DATE:  # a temporal value: 1292
+                word = "datetime" if family is TypeFamily.DATETIME else self.name.lower()
+                raise SqlError(ErrorCode.ER_WRONG_TEMPORAL_VALUE_FOR_FIELD, word, _text(value), column, row) from None
             if _NUMERIC_PREFIX.match(_text(value)):
                 raise SqlError(ErrorCode.ER_WARN_DATA_TRUNCATED, column, row) from None
-            word = "integer" if family is TypeFamily.INTEGER else self.name.lower()
+            word = "integer" if family in (TypeFamily.INTEGER, TypeFamily.YEAR) else self.name.lower()
             raise SqlError(ErrorCode.ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, word, _text(value), column, row) from None
 
     def _too_long(self, length: int) -> bool:
@@ -238,6 +269,17 @@ class ColumnType:
             raise SqlError(ErrorCode.ER_DATA_TOO_LONG, column, row)
         return text
 
+    def _coerce_fractional(self, value: object, rules: temporal.TemporalRules | None) -> object:
+        if self.family is TypeFamily.YEAR:
+            return temporal.year_value(value)
+        read = temporal.time_value if self.family is TypeFamily.TIME else temporal.datetime_value
+        if rules is not None:
+            return read(value, self.scale or 0, rules)
+        readings = [_reading(read, value, self.scale or 0, each) for each in (temporal.MYSQL_TEMPORAL, temporal.MARIADB_TEMPORAL)]
+        if readings[0] != readings[1]:
+            raise not_supported(f"{self.sql} value {_text(value)!r} here (MySQL and MariaDB store it differently)")
+        return read(value, self.scale or 0, temporal.MYSQL_TEMPORAL)
+
     def _coerce_temporal(self, value: object) -> dt.date | dt.datetime:
         if self.family is TypeFamily.DATE:
             if isinstance(value, dt.datetime):
@@ -264,6 +306,8 @@ class ColumnType:
             return bytes(value).hex()
         if family in (TypeFamily.DATE, TypeFamily.DATETIME):
             return value.isoformat(sep=" ") if isinstance(value, dt.datetime) else value.isoformat()
+        if family is TypeFamily.TIME:
+            return value // dt.timedelta(microseconds=1)
         return value
 
     def from_json(self, value: object) -> object:
@@ -278,10 +322,15 @@ class ColumnType:
             return dt.date.fromisoformat(str(value))
         if family is TypeFamily.DATETIME:
             return dt.datetime.fromisoformat(str(value))
+        if family is TypeFamily.TIME:
+            return dt.timedelta(microseconds=int(value))
         if family is TypeFamily.FLOAT:
             return float(value)
         return value
 
+
+# The families whose columns have fractional seconds.
+_FRACTIONAL = frozenset({TypeFamily.DATETIME, TypeFamily.TIME})
 
 # DECIMAL holds up to 65 digits (the simulator's catalog 38): more than Python's default 28.
 _DECIMAL_CONTEXT = Context(prec=65)
@@ -298,9 +347,27 @@ def _text(value: object) -> str:
         return value.isoformat(sep=" ")
     if isinstance(value, dt.date):
         return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return temporal.time_text(value)
     if isinstance(value, bool):
         return "1" if value else "0"
     return str(value)
+
+
+def _reading(read: Callable[[object, int, temporal.TemporalRules], object], value: object, fsp: int, rules: temporal.TemporalRules) -> object:
+    """What one server makes of a temporal value: the value, or its error's kind."""
+    try:
+        return read(value, fsp, rules)
+    except temporal.OutOfRange as error:
+        return error.code
+    except (ValueError, SqlError) as error:
+        return type(error)
+
+
+def _fraction_lost(value: object) -> bool:
+    """A TIME value, or a datetime with fractional seconds: its number or text needs the
+    precision of the column it came from."""
+    return isinstance(value, dt.timedelta) or isinstance(value, dt.datetime) and bool(value.microsecond)
 
 
 def _number(value: object) -> int | float | Decimal:
@@ -317,8 +384,8 @@ def _number(value: object) -> int | float | Decimal:
     return Decimal(text)
 
 
-def column_type_from_sqlglot(kind: exp.DataType) -> ColumnType:
-    """The MySQL type a `CREATE TABLE` column definition declares."""
+def column_type_from_sqlglot(kind: exp.DataType, column: str = "") -> ColumnType:
+    """The MySQL type a `CREATE TABLE` column definition declares (for `column`)."""
     try:
         name, unsigned = _FROM_SQLGLOT[kind.this]
     except KeyError:
@@ -335,8 +402,20 @@ def column_type_from_sqlglot(kind: exp.DataType) -> ColumnType:
         return ColumnType(name, unsigned, precision, scale)
     if name in ("CHAR", "BINARY"):
         return ColumnType(name, length=params[0] if params else 1)
+    if family in _FRACTIONAL:
+        return ColumnType(name, scale=temporal.fsp_of(params[0] if params else 0, column) or None)
+    if name == "YEAR" and params and params[0] != 4:
+        raise not_supported(f"YEAR({params[0]}) (only YEAR(4) exists since MySQL 5.7)")
     if name in ("VARCHAR", "VARBINARY"):
         if not params:
             raise SqlError(ErrorCode.ER_PARSE_ERROR, f"{name} needs a length")
         return ColumnType(name, length=params[0])
     return ColumnType(name, unsigned)
+
+
+def temporal_family(column_type: ColumnType) -> str | None:
+    """How temporal_types.check_temporal_uses guards a column of this type in SQL DuckDB
+    runs: 'TIME', 'YEAR', 'FRACTIONAL' (DATETIME/TIMESTAMP with fsp), or None."""
+    if column_type.family in (TypeFamily.TIME, TypeFamily.YEAR):
+        return column_type.name
+    return "FRACTIONAL" if column_type.family is TypeFamily.DATETIME and column_type.scale else None

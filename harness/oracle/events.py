@@ -7,11 +7,14 @@ matched to their event by position.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness.snapshot import canonical
+from server_sim.temporal_types import time_from_text
 from harness.observation import EVENT_KINDS, EventObservation, Image, RowImage, image_value, statement_text, timestamp_text
 
 from .mariadb import ServerError, find_program
@@ -25,6 +28,8 @@ _ROW_START = re.compile(r"^### (INSERT INTO|UPDATE|DELETE FROM) (\S+)")
 _COLUMN = re.compile(r"^###   @(\d+)=(.*) /\* (.*?) meta=")
 _VERBS = {"Write": "INSERT", "Update": "UPDATE", "Delete": "DELETE"}
 _DATE_COLONS = re.compile(r"^\d{4}:\d{2}:\d{2}$")
+_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?$")
+_TIME = re.compile(r"^-?\d{2,3}:\d{2}:\d{2}(\.\d{1,6})?$")
 _TABLE_MAP_INFO = re.compile(r"^table_id: \d+ \(([^)]*)\)")
 
 
@@ -120,10 +125,16 @@ def _value(text: str, type_text: str) -> object:
         value = _unquote(text)
         if type_text.startswith("DATE") and _DATE_COLONS.match(value):
             return value.replace(":", "-")  # mariadb-binlog prints a DATE as 2024:02:29
+        if type_text.startswith("DATETIME") and _DATETIME.match(value):
+            return canonical(dt.datetime.fromisoformat(value.ljust(26, "0") if "." in value else value))
+        if type_text.startswith("TIME(") and _TIME.match(value):
+            return canonical(time_from_text(value))  # its digits, as many as the column has
         return value
     number = text.split(" ", 1)[0]  # integers may be followed by "(unsigned value)"
     if type_text.startswith("TIMESTAMP"):
         return timestamp_text(number)
+    if type_text == "YEAR" and number == "1900":
+        return 0  # mariadb-binlog prints the byte plus 1900: YEAR 0000 as 1900
     return image_value(number, type_text)
 
 

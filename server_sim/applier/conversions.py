@@ -12,6 +12,7 @@ from decimal import Decimal
 from enum import Enum
 
 from server_sim.errors import ErrorCode, SqlError
+from server_sim.temporal_types import TemporalRules
 from server_sim.types import ColumnType, TypeFamily
 
 # Families whose members convert into each other; the other families only into themselves.
@@ -57,6 +58,10 @@ def classify(master: ColumnType, slave: ColumnType) -> Conversion:
         return Conversion.LOSSY
     if master.family is slave.family and master.family in (TypeFamily.STRING, TypeFamily.BINARY):
         return _by_size(_max_length(master), _max_length(slave))
+    if master.name == slave.name and master.family in (TypeFamily.DATETIME, TypeFamily.TIME):
+        # The same type with other fractional digits; a master column without any (its
+        # metadata 0) counts as the same type (rpl_conv_type_from_same_data_type).
+        return Conversion.PRECISE if not master.scale else _by_size(master.scale, slave.scale or 0)
     return Conversion.IMPOSSIBLE
 
 
@@ -84,10 +89,10 @@ def check_columns(master_types: list[ColumnType], slave_types: list[ColumnType],
             )
 
 
-def convert(value: object, master: ColumnType, slave: ColumnType, column: str) -> object:
+def convert(value: object, master: ColumnType, slave: ColumnType, column: str, temporal_rules: TemporalRules | None = None) -> object:
     """A master value as the slave column stores it; a lossy conversion truncates to fit."""
     try:
-        return slave.coerce(value, column)
+        return slave.coerce(value, column, 1, temporal_rules)
     except SqlError:
         if classify(master, slave) is not Conversion.LOSSY:
             raise

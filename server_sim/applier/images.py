@@ -12,6 +12,7 @@ from server_sim.binlog.events import ColumnInfo
 from server_sim.table import DefaultKind, Table
 from server_sim.errors import Condition, ErrorCode, SqlError, note
 from server_sim.flavor import Flavor
+from server_sim.temporal_types import TemporalRules
 from server_sim.types import ColumnType, TypeFamily
 
 from .conversions import convert
@@ -46,8 +47,9 @@ def master_value(value: object, master: ColumnType) -> object:
     return value
 
 
-def decode_image(values: list[object] | None, present: list[bool], master_types: list[ColumnType], slave: Table) -> dict[int, object]:
-    """Slave column index -> value, for the image's columns that exist on the slave."""
+def decode_image(values: list[object] | None, present: list[bool], master_types: list[ColumnType], slave: Table, temporal_rules: TemporalRules | None = None) -> dict[int, object]:
+    """Slave column index -> value, for the image's columns that exist on the slave (its
+    temporal values read by the slave's `temporal_rules`)."""
     if values is None:
         return {}
     image: dict[int, object] = {}
@@ -60,7 +62,7 @@ def decode_image(values: list[object] | None, present: list[bool], master_types:
             continue  # a master column the slave does not have
         master_type = master_types[index]
         column = slave.columns[index]
-        image[index] = convert(master_value(encoded, master_type), master_type, column.type, column.name)
+        image[index] = convert(master_value(encoded, master_type), master_type, column.type, column.name, temporal_rules)
     return image
 
 

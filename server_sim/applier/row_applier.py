@@ -80,8 +80,8 @@ class RowApplier:
         )
         images = [
             (
-                decode_image(row.before, event.columns_before, types, table),
-                decode_image(row.after, event.columns_after, types, table),
+                decode_image(row.before, event.columns_before, types, table, self.server.flavor.temporal),
+                decode_image(row.after, event.columns_after, types, table, self.server.flavor.temporal),
             )
             for row in event.rows
         ]
@@ -139,7 +139,7 @@ class RowApplier:
             if values[index] is None:
                 values[index] = table.auto_increment
             table.auto_increment = max(table.auto_increment, int(values[index]) + 1)
-        row = coerce_row(table, values, 1)
+        row = coerce_row(table, values, 1, self.server.flavor.temporal)
         assigned = self._assigned(table, after)
         if rows.write_row(table, row, assigned, unless_duplicate=table.unique_keys()) is not None:
             return

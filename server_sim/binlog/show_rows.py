@@ -95,6 +95,8 @@ def value_text(value: object, column: ColumnInfo | None) -> str:
         return f"{signed} ({signed + (1 << bits)})" if signed < 0 else str(signed)
     if isinstance(value, (dt.date, dt.timedelta)):
         return _temporal_text(value, code, metadata)
+    if code == c.MYSQL_TYPE_YEAR and isinstance(value, int):
+        return f"{value or 1900:04d}"  # the byte plus 1900: YEAR 0000 (byte 0) prints as 1900
     if isinstance(value, (str, bytes)):
         return _quoted(value)
     if isinstance(value, float):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..table import Key, Table
+from ..temporal_types import TemporalRules
 from ..errors import ErrorCode, SqlError
 from ..server import Server
 from ..session import ChangeKind, RowChange, Session
@@ -92,11 +93,12 @@ class RowHandler:
         return change
 
 
-def coerce_row(table: Table, values: list[object], row_number: int) -> tuple:
-    """The row as the record stores it: each value of its column's type, NOT NULL checked (1048)."""
+def coerce_row(table: Table, values: list[object], row_number: int, temporal_rules: TemporalRules | None = None) -> tuple:
+    """The row as the record stores it: each value of its column's type (temporal ones
+    read by the server's `temporal_rules`), NOT NULL checked (1048)."""
     result = []
     for column, value in zip(table.columns, values):
-        value = column.type.coerce(value, column.name, row_number)
+        value = column.type.coerce(value, column.name, row_number, temporal_rules)
         if value is None and not column.nullable:
             raise SqlError(ErrorCode.ER_BAD_NULL_ERROR, column.name)
         result.append(value)

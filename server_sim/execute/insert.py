@@ -118,7 +118,7 @@ class InsertRun:
         if run.catalog.triggers_of(table, TriggerEvent.INSERT, TriggerTiming.BEFORE):
             # The trigger sees the row as the record holds it: values of the columns' types,
             # the auto-increment column not yet given its value (NOT NULL is checked after).
-            typed = [v if v is None else c.type.coerce(v, c.name, number) for c, v in zip(table.columns, values)]
+            typed = [v if v is None else c.type.coerce(v, c.name, number, run.server.flavor.temporal) for c, v in zip(table.columns, values)]
             values = list(fire(run, table, TriggerEvent.INSERT, TriggerTiming.BEFORE, None, tuple(typed)) or typed)
         auto = table.auto_increment_column
         if auto is not None:
@@ -127,7 +127,7 @@ class InsertRun:
                 values[index] = self._next_auto_value(auto, number)
             else:
                 self._observe_explicit(int(values[index]))  # type: ignore[arg-type]
-        self._write_record(coerce_row(table, values, number))
+        self._write_record(coerce_row(table, values, number, run.server.flavor.temporal))
 
     def _default(self, column: Column) -> object:
         if column.auto_increment:
@@ -244,7 +244,7 @@ class InsertRun:
         new_values = RowExpressions(run, self.translator, table, table.name, expressions, compiled).of(row_id)
         for (column, _), value in zip(pairs, new_values):
             values[table.columns.index(column)] = value
-        after = coerce_row(table, values, 1)
+        after = coerce_row(table, values, 1, run.server.flavor.temporal)
         after = before_update(run, table, before, after, 1)
         if after == before:
             return

@@ -31,7 +31,7 @@ def apply_update(run: StatementRun, update: RowUpdate) -> None:
     nothing happens to an unchanged row, a duplicate key fails the statement (UPDATE
     IGNORE: skips the row with a warning); a changed row fires the AFTER UPDATE triggers."""
     table, before, rows, outcome = update.table, update.before, run.rows, run.outcome
-    after = coerce_row(table, update.values, update.row_number)
+    after = coerce_row(table, update.values, update.row_number, run.server.flavor.temporal)
     after = before_update(run, table, before, after, update.row_number)
     if after == before:
         return  # the handler is not called for an unchanged row: no row event
@@ -59,7 +59,7 @@ def before_update(run: StatementRun, table: Table, before: tuple, after: tuple, 
     if not run.catalog.triggers_of(table, TriggerEvent.UPDATE, TriggerTiming.BEFORE):
         return after
     changed = fire(run, table, TriggerEvent.UPDATE, TriggerTiming.BEFORE, before, after)
-    return coerce_row(table, list(changed or after), row_number)
+    return coerce_row(table, list(changed or after), row_number, run.server.flavor.temporal)
 
 
 def delete_firing_triggers(run: StatementRun, table: Table, row_id: int, before: tuple) -> None:

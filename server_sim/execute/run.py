@@ -18,6 +18,7 @@ from ..session import Session
 from ..statement import Statement, StatementKind, used_tables
 from ..storage import Storage
 from ..errors import not_supported
+from ..types import temporal_family
 from ..view_expansion import view_of
 from .handler import RowHandler
 from .outcome import Outcome
@@ -71,7 +72,12 @@ class StatementScope:
             stored = exp.table_(exp.to_identifier(table.storage_name, quoted=True), db=exp.to_identifier(self.storage.schema, quoted=True))
             return exp.select(*(exp.column(c.name, quoted=True) for c in table.columns)).from_(stored)
 
-        return Translator(self.context, table_source)
+        translator = Translator(self.context, table_source)
+        # Expressions are also translated apart from their table (a row's new values): the
+        # guard knows every TIME and YEAR column by name, the session's temporary ones too.
+        tables = [*self.catalog.tables.values(), *self.catalog.temporary.values()]
+        translator.temporal_columns = {c.key: guarded for t in tables for c in t.columns if (guarded := temporal_family(c.type))}
+        return translator
 
 
 # Carries out one kind of statement; the row statements' handlers also run trigger bodies.

@@ -16,6 +16,7 @@ from ..collation import equality_key
 from ..declined import Declined
 from ..errors import ErrorCode, SqlError, not_supported
 from ..storage import Storage
+from ..temporal_types import TemporalRules
 from .foreign_key_ddl import check_stored_rows
 from .run import StatementRun
 
@@ -41,7 +42,8 @@ class AutoCounter:
     """The auto-increment counter while rows are copied: a row without a value (NULL or 0)
     takes the next one, a row with one moves the counter past it."""
 
-    def __init__(self, table: Table, start: int) -> None:
+    def __init__(self, table: Table, start: int, temporal_rules: TemporalRules | None = None) -> None:
+        self.temporal_rules = temporal_rules  # the server's reading of fractional seconds
         column = table.auto_increment_column
         self.position = table.columns.index(column) if column is not None else None
         self.value = start
@@ -50,7 +52,7 @@ class AutoCounter:
         position = self.position
         if position is not None and values[position] in (None, 0):
             values[position] = self.value
-        row = tuple(_converted(column, value, number) for column, value in zip(table.columns, values))
+        row = tuple(_converted(column, value, number, self.temporal_rules) for column, value in zip(table.columns, values))
         if position is not None and row[position] is not None:
             self.value = max(self.value, int(row[position]) + 1)
         return row
@@ -62,7 +64,7 @@ def copy_rows(run: StatementRun, table: Table, alteration: Alteration) -> None:
     new = alteration.table
     old_rows = [tuple(row[1:]) for row in run.storage.scan(table)] if table.engine.stores_rows else []
     positions = {column.key: index for index, column in enumerate(table.columns)}
-    counter = AutoCounter(new, table.auto_increment if alteration.auto_increment is None else alteration.auto_increment)
+    counter = AutoCounter(new, table.auto_increment if alteration.auto_increment is None else alteration.auto_increment, run.server.flavor.temporal)
     rows = []
     for number, old in enumerate(old_rows, start=1):
         values = []
@@ -89,13 +91,13 @@ def copy_rows(run: StatementRun, table: Table, alteration: Alteration) -> None:
     table.auto_increment = counter.value
 
 
-def _converted(column: Column, value: object, number: int) -> object:
+def _converted(column: Column, value: object, number: int, temporal_rules: TemporalRules | None = None) -> object:
     """A copied value in its new column: too long text or a NULL in a column made NOT NULL
     is 1265 in ALTER TABLE (where INSERT says 1406 and 1048)."""
     if value is None and not column.nullable:
         raise SqlError(ErrorCode.ER_WARN_DATA_TRUNCATED, column.name, number)
     try:
-        return column.type.coerce(value, column.name, number)
+        return column.type.coerce(value, column.name, number, temporal_rules)
     except SqlError as error:
         if error.error is ErrorCode.ER_DATA_TOO_LONG:
             raise SqlError(ErrorCode.ER_WARN_DATA_TRUNCATED, column.name, number) from None

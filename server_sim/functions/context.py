@@ -18,6 +18,7 @@ from sqlglot import exp
 from ..declined import Declined
 from ..errors import ErrorCode, SqlError, not_supported
 from ..operands import Operand
+from ..temporal_types import time_literal_text
 from .dates import UNIX_TIMESTAMP_OF
 from .library import Compiling, SqlFunction, Translating, arguments_of
 from .statement import StatementContext
@@ -39,6 +40,8 @@ def literal(value: object) -> exp.Expression:
         return exp.cast(exp.Literal.string(value.isoformat()), exp.DataType.build("DATE"))
     if isinstance(value, dt.time):
         return exp.cast(exp.Literal.string(value.isoformat()), exp.DataType.build("TIME"))
+    if isinstance(value, dt.timedelta):  # a TIME column's value: its text, which the column reads back
+        return exp.Literal.string(time_literal_text(value))
     if isinstance(value, bytes):
         return exp.Anonymous(this="from_hex", expressions=[exp.Literal.string(value.hex())])
     return exp.Literal.string(str(value))

@@ -105,6 +105,8 @@ class Compiler:
             return Operand(value, Kind.NUMBER, literal=False, digits=decimal_digits(column_type), bounds=decimal_bounds(column_type))
         if family is TypeFamily.STRING:
             return Operand(value, Kind.TEXT, literal=False)
+        if family in (TypeFamily.TIME, TypeFamily.YEAR):
+            raise Declined  # DuckDB's, where check_temporal_uses guards how it reads them
         return Operand(value, Kind.OTHER, literal=False)
 
     def predicate(self, node: exp.Expression) -> Predicate:

@@ -1,12 +1,15 @@
 """compare_runs: multiset comparison of master and slave tables, many runs per Spark job."""
 
+import datetime as dt
 from decimal import Decimal
 from pathlib import Path
+
+import pytest
 
 from pyspark.sql import SparkSession
 
 from harness.compare import RunDiff, TableDiff, compare_runs
-from harness.snapshot import ServerSnapshot, TableSnapshot
+from harness.snapshot import ServerSnapshot, TableSnapshot, canonical
 
 COLUMNS = ("id", "name")
 
@@ -203,3 +206,21 @@ def test_the_single_run_comparison_agrees_with_spark(spark: SparkSession, tmp_pa
     batched = compare_runs(spark, AGREEMENT_CASES, tmp_path)
     for name, (master, slave) in AGREEMENT_CASES.items():
         assert diff_snapshots(master, slave) == batched[name], name
+
+
+# Temporal values compare exactly: fractional seconds and TIME values beyond a day or
+# below zero keep every digit (the server's text, as pymysql and the simulator give them).
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (dt.datetime(2024, 2, 29, 10, 11, 12, 123456), "2024-02-29 10:11:12.123456"),
+        (dt.datetime(2024, 2, 29, 10, 11, 12, 100000), "2024-02-29 10:11:12.100000"),
+        (dt.datetime(2024, 2, 29, 10, 11, 12), "2024-02-29 10:11:12"),
+        (dt.timedelta(hours=838, minutes=59, seconds=59), "838:59:59"),
+        (-dt.timedelta(hours=1, microseconds=500000), "-01:00:00.500000"),
+        (dt.timedelta(microseconds=1), "00:00:00.000001"),
+        (dt.timedelta(0), "00:00:00"),
+    ],
+)
+def test_temporal_values_are_canonical_text(value: object, text: str) -> None:
+    assert canonical(value) == text

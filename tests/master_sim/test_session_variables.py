@@ -53,6 +53,9 @@ def _master(new_master, flavor: Flavor = MARIADB_1011, binlog_format: str = "STA
         ("SET sql_mode = CONCAT(@@sql_mode, ',NO_AUTO_VALUE_ON_ZERO')", None, {"sql_mode": "NO_AUTO_VALUE_ON_ZERO,STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION"}),
         ("SET sql_mode = ''", 1235, {}),  # non-strict mode is not modelled
         ("SET sql_mode = 'ANSI_QUOTES'", 1235, {}),
+        # Fractional seconds truncated instead of rounded (MySQL's mode; MariaDB's opposite TIME_ROUND_FRACTIONAL): not modelled.
+        ("SET sql_mode = CONCAT(@@sql_mode, ',TIME_TRUNCATE_FRACTIONAL')", 1235, {}),
+        ("SET sql_mode = CONCAT(@@sql_mode, ',TIME_ROUND_FRACTIONAL')", 1235, {}),
         ("SET time_zone = '+00:00'", None, {"time_zone": "+00:00"}),
         ("SET time_zone = '+02:00'", 1235, {"time_zone": "SYSTEM"}),
         ("SET lc_time_names = 'de_DE'", 1235, {"lc_time_names": "en_US"}),

@@ -19,6 +19,8 @@ from server_sim.binlog.binary import columns as c
 from server_sim.binlog.binary.codec import MARIADB, MYSQL, FormatContext
 from server_sim.binlog.binary.format_description import context_of, default_charset, format_description
 from server_sim.binlog.binary.header import MAGIC
+from server_sim.binlog.binary.packing import Cursor
+from server_sim.binlog.binary.values import pack_value, unpack_value
 from server_sim.binlog.binary.registry import encode_event
 from server_sim.binlog.control_events import FL_STANDALONE, FL_TRANSACTIONAL, Anonymous_gtid_log_event, Gtid_list_log_event, Gtid_log_event, Rotate_log_event
 from server_sim.binlog.binary.json_binary import JsonDiff, JsonDiffOperation
@@ -85,6 +87,14 @@ COLUMNS = [
     (ColumnType("DATE"), dt.date(1, 1, 1), True),
     (ColumnType("DATETIME"), dt.datetime(2024, 12, 31, 23, 59, 58), True),
     (ColumnType("TIMESTAMP"), dt.datetime(2038, 1, 19, 3, 14, 7), True),
+    (ColumnType("YEAR"), 2155, True),
+    (ColumnType("YEAR"), 0, True),
+    (ColumnType("TIME"), -dt.timedelta(hours=838, minutes=59, seconds=59), True),
+    (ColumnType("TIME", scale=3), -dt.timedelta(hours=1, microseconds=500_000), True),
+    (ColumnType("TIME", scale=6), dt.timedelta(hours=838, minutes=59, seconds=59, microseconds=999_999), True),
+    (ColumnType("DATETIME", scale=6), dt.datetime(2024, 2, 29, 10, 11, 12, 123456), True),
+    (ColumnType("DATETIME", scale=1), dt.datetime(9999, 12, 31, 23, 59, 59, 900000), True),
+    (ColumnType("TIMESTAMP", scale=3), dt.datetime(2038, 1, 19, 3, 14, 7, 999000), True),
 ]
 
 
@@ -280,7 +290,9 @@ def test_mariadb_binlog_reads_the_mariadb_flavor_file(tmp_path: Path) -> None:
     assert result.returncode == 0 and not stderr, stderr
     out = stdout
     for expected in ("@1=-7", "@2=-56 (200)", "@6=-99.99", "@12='héllo'", "@18='2024:02:29'", "@20='2024-12-31 23:59:58'",
-                     "SET INSERT_ID=42", "SET @@RAND_SEED1=123, @@RAND_SEED2=456", "Xid = 9", "@`d`:=-12.345"):
+                     "SET INSERT_ID=42", "SET @@RAND_SEED1=123, @@RAND_SEED2=456", "Xid = 9", "@`d`:=-12.345",
+                     "@22=2155", "@23=1900", "@24='-838:59:59'", "@25='-01:00:00.500' /* TIME(3) meta=3", "@26='838:59:59.999999'",
+                     "@27='2024-02-29 10:11:12.123456' /* DATETIME(6) meta=6", "@29=2147483647.999 /* TIMESTAMP(3) meta=3"):
         assert expected in out, expected
 
 
@@ -292,3 +304,45 @@ def test_json_values_and_partial_updates_show_as_mysql_prints_them(capsys: pytes
     out = capsys.readouterr().out
     assert """###   @2='{"age": 24, "data": "xxxxxxxxxx", "name": "Joe"}'""" in out
     assert "###   @2=JSON_REPLACE(@2, '$.age', 26)" in out
+
+
+# Field::pack of the temporal types, per type and precision: the bytes (my_time_packed_to_binary,
+# my_datetime_packed_to_binary, my_timestamp_to_binary) and the value read back from them.
+@pytest.mark.parametrize(
+    ("type_code", "fsp", "value", "packed"),
+    [
+        (c.MYSQL_TYPE_YEAR, 0, 2155, "ff"),
+        (c.MYSQL_TYPE_YEAR, 0, 1901, "01"),
+        (c.MYSQL_TYPE_YEAR, 0, 0, "00"),
+        (c.MYSQL_TYPE_TIME2, 0, dt.timedelta(hours=838, minutes=59, seconds=59), "b46efb"),
+        (c.MYSQL_TYPE_TIME2, 0, -dt.timedelta(seconds=1), "7fffff"),
+        (c.MYSQL_TYPE_TIME2, 1, -dt.timedelta(seconds=1, microseconds=500000), "7ffffece"),
+        (c.MYSQL_TYPE_TIME2, 3, -dt.timedelta(hours=1, microseconds=500000), "7fefffec78"),
+        (c.MYSQL_TYPE_TIME2, 6, dt.timedelta(microseconds=1), "800000000001"),
+        (c.MYSQL_TYPE_DATETIME2, 0, dt.datetime(2024, 2, 29, 10, 11, 12), "99b2baa2cc"),
+        (c.MYSQL_TYPE_DATETIME2, 2, dt.datetime(2024, 2, 29, 10, 11, 12, 990000), "99b2baa2cc63"),
+        (c.MYSQL_TYPE_DATETIME2, 6, dt.datetime(2024, 2, 29, 10, 11, 12, 123456), "99b2baa2cc01e240"),
+        (c.MYSQL_TYPE_TIMESTAMP2, 0, dt.datetime(1970, 1, 1, 0, 0, 1), "00000001"),
+        (c.MYSQL_TYPE_TIMESTAMP2, 3, dt.datetime(2038, 1, 19, 3, 14, 7, 999000), "7fffffff2706"),
+    ],
+)
+def test_temporal_values_pack_as_the_servers_and_read_back(type_code: int, fsp: int, value: object, packed: str) -> None:
+    data = pack_value(value, type_code, fsp)
+    assert data.hex() == packed
+    assert unpack_value(Cursor(data), type_code, fsp, None, None) == value
+
+
+@pytest.mark.parametrize(
+    ("column_type", "code", "metadata", "shown"),
+    [
+        (ColumnType("YEAR"), c.MYSQL_TYPE_YEAR, 0, "YEAR"),
+        (ColumnType("TIME"), c.MYSQL_TYPE_TIME2, 0, "TIME(0)"),
+        (ColumnType("TIME", scale=3), c.MYSQL_TYPE_TIME2, 3, "TIME(3)"),
+        (ColumnType("DATETIME", scale=6), c.MYSQL_TYPE_DATETIME2, 6, "DATETIME(6)"),
+        (ColumnType("TIMESTAMP", scale=3), c.MYSQL_TYPE_TIMESTAMP2, 3, "TIMESTAMP(3)"),
+    ],
+)
+def test_temporal_columns_in_the_table_map_and_back(column_type: ColumnType, code: int, metadata: int, shown: str) -> None:
+    assert c.binlog_type(column_type, 0) == (code, metadata)
+    assert c.display_type(code, metadata, None) == shown
+    assert c.master_column_type(code, metadata, None, None, None) == column_type

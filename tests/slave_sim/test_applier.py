@@ -454,3 +454,38 @@ def test_slave_type_conversions(tmp_path, flavor, master_type, slave_type, conve
         assert slave_rows(record) == [(1, value)]
     else:
         assert record.slave.error.message.startswith(f"Could not execute Write_rows event on table test.t; Column 1 of table 'test.t' cannot be converted from type '{master_type.lower()}' to type '{slave_type.lower()}'")
+
+
+# The same temporal type with other fractional digits (rpl_conv_type_from_same_data_type):
+# fewer on the slave is lossy (ALL_LOSSY; the slave rounds as MySQL, truncates as MariaDB),
+# more is non-lossy, and a master column without any counts as the same type.
+@pytest.mark.parametrize(
+    ("master_type", "slave_type", "conversions", "error", "mysql", "mariadb"),
+    [
+        pytest.param("DATETIME(6)", "DATETIME", "", 1677, None, None, id="fewer digits, conversions empty: 1677"),
+        pytest.param("DATETIME(6)", "DATETIME", "ALL_NON_LOSSY", 1677, None, None, id="fewer digits, ALL_NON_LOSSY only: 1677"),
+        pytest.param("DATETIME(6)", "DATETIME(2)", "ALL_LOSSY", None, "2024-02-29 10:11:12.660000", "2024-02-29 10:11:12.650000", id="fewer digits, ALL_LOSSY: rounded or truncated"),
+        pytest.param("DATETIME(3)", "DATETIME(6)", "", 1677, None, None, id="more digits, conversions empty: 1677"),
+        pytest.param("DATETIME(3)", "DATETIME(6)", "ALL_NON_LOSSY", None, "2024-02-29 10:11:12.657000", "2024-02-29 10:11:12.656000", id="more digits, ALL_NON_LOSSY: applied"),
+        pytest.param("DATETIME", "DATETIME(6)", "", None, "2024-02-29 10:11:13", "2024-02-29 10:11:12", id="master without digits: the same type"),
+        pytest.param("TIME(6)", "TIME", "", 1677, None, None, id="TIME, fewer digits, conversions empty: 1677"),
+        pytest.param("DATETIME(6)", "TIMESTAMP(6)", "ALL_LOSSY,ALL_NON_LOSSY", 1677, None, None, id="DATETIME to TIMESTAMP: never converted"),
+    ],
+)
+@pytest.mark.parametrize("flavor", [MYSQL, MARIADB])
+def test_slave_type_conversions_of_fractional_seconds(tmp_path, flavor, master_type, slave_type, conversions, error, mysql, mariadb) -> None:
+    literal = "'-01:02:03.656789'" if master_type.startswith("TIME") else "'2024-02-29 10:11:12.656789'"
+    record = replicate(
+        tmp_path,
+        [f"CREATE TABLE t (a INT NOT NULL PRIMARY KEY, v {master_type})"],
+        [f"INSERT INTO t VALUES (1, {literal})"],
+        slave_schema=["DROP TABLE t", f"CREATE TABLE t (a INT NOT NULL PRIMARY KEY, v {slave_type})"],
+        flavor=flavor,
+        slave_settings={"slave_type_conversions": conversions},
+    )
+    assert slave_error(record) == error
+    if error is None:
+        ((_, value),) = slave_rows(record)
+        assert value.isoformat(sep=" ") == (mysql if flavor == MYSQL else mariadb)
+    else:
+        assert f"cannot be converted from type '{master_type.lower()}' to type '{slave_type.lower()}'" in record.slave.error.message

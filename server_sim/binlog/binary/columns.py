@@ -99,7 +99,11 @@ def binlog_type(column_type: ColumnType, charset: int) -> tuple[int, int]:
     if family is TypeFamily.DATE:
         return MYSQL_TYPE_DATE, 0
     if family is TypeFamily.DATETIME:
-        return (MYSQL_TYPE_DATETIME2 if name == "DATETIME" else MYSQL_TYPE_TIMESTAMP2), 0
+        return (MYSQL_TYPE_DATETIME2 if name == "DATETIME" else MYSQL_TYPE_TIMESTAMP2), column_type.scale or 0
+    if family is TypeFamily.TIME:
+        return MYSQL_TYPE_TIME2, column_type.scale or 0
+    if family is TypeFamily.YEAR:
+        return MYSQL_TYPE_YEAR, 0
     if column_type.is_blob:
         return MYSQL_TYPE_BLOB, _BLOB_SIZES[name.removesuffix("TEXT").removesuffix("BLOB")]
     width = (column_type.length or 0) * (1 if charset == BINARY_CHARSET else MBMAXLEN)
@@ -138,6 +142,10 @@ def display_type(type_code: int, metadata: int, unsigned: bool | None) -> str:
     return _SIMPLE_NAMES.get(type_code, f"TYPE({type_code})")
 
 
+_TEMPORAL_NAMES = {
+    MYSQL_TYPE_DATETIME2: "DATETIME", MYSQL_TYPE_TIMESTAMP2: "TIMESTAMP", MYSQL_TYPE_TIME2: "TIME",
+    MYSQL_TYPE_DATETIME: "DATETIME", MYSQL_TYPE_TIMESTAMP: "TIMESTAMP", MYSQL_TYPE_TIME: "TIME",
+}
 _SIMPLE_NAMES = {
     MYSQL_TYPE_FLOAT: "FLOAT", MYSQL_TYPE_DOUBLE: "DOUBLE", MYSQL_TYPE_DATE: "DATE", MYSQL_TYPE_NEWDATE: "DATE",
     MYSQL_TYPE_YEAR: "YEAR", MYSQL_TYPE_TIME: "TIME", MYSQL_TYPE_DATETIME: "DATETIME", MYSQL_TYPE_TIMESTAMP: "TIMESTAMP",
@@ -159,10 +167,12 @@ def master_column_type(type_code: int, metadata: int, unsigned: bool | None, cha
         return ColumnType("FLOAT" if type_code == MYSQL_TYPE_FLOAT else "DOUBLE")
     if type_code in (MYSQL_TYPE_DATE, MYSQL_TYPE_NEWDATE):
         return ColumnType("DATE")
-    if type_code in (MYSQL_TYPE_DATETIME2, MYSQL_TYPE_DATETIME):
-        return ColumnType("DATETIME")
-    if type_code in (MYSQL_TYPE_TIMESTAMP2, MYSQL_TYPE_TIMESTAMP):
-        return ColumnType("TIMESTAMP")
+    if type_code in (MYSQL_TYPE_DATETIME2, MYSQL_TYPE_TIMESTAMP2, MYSQL_TYPE_TIME2):
+        return ColumnType(_TEMPORAL_NAMES[type_code], scale=metadata or None)
+    if type_code in (MYSQL_TYPE_DATETIME, MYSQL_TYPE_TIMESTAMP, MYSQL_TYPE_TIME):
+        return ColumnType(_TEMPORAL_NAMES[type_code])
+    if type_code == MYSQL_TYPE_YEAR:
+        return ColumnType("YEAR")
     binary = charset == BINARY_CHARSET if charset is not None else slave is not None and slave.family is TypeFamily.BINARY
     if type_code == MYSQL_TYPE_BLOB and metadata in _BLOB_PREFIX:
         return ColumnType(_BLOB_PREFIX[metadata] + ("BLOB" if binary else "TEXT"))
