@@ -42,7 +42,7 @@ def column_from_definition(node: exp.ColumnDef) -> tuple[Column, list[KeyKind]]:
     kind = node.args.get("kind")
     if kind is None:
         raise SqlError(ErrorCode.ER_PARSE_ERROR, f"column '{name}' has no type")
-    column_type = column_type_from_sqlglot(kind)
+    column_type = column_type_from_sqlglot(kind, name)
     nullable = True
     default_kind, default = DefaultKind.VALUE, None
     explicit_default = False

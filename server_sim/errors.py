@@ -112,6 +112,9 @@ class ErrorCode(Enum):
     ER_ILLEGAL_PARAMETER_DATA_TYPES2_FOR_OPERATION = (4078, "Illegal parameter data types %s and %s for operation '%s'")
     ER_INVALID_DEFAULT = (1067, "Invalid default value for '%s'")
     ER_WARN_DATA_TRUNCATED = (1265, "Data truncated for column '%s' at row %d")
+    ER_DUPLICATED_VALUE_IN_TYPE = (1291, "Column '%s' has duplicated value '%s' in %s")
+    ER_TOO_BIG_SET = (1097, "Too many strings for column %s and SET")
+    ER_ILLEGAL_VALUE_FOR_TYPE = (1367, "Illegal %s '%s' value found during parsing")
     ER_WARN_DATA_OUT_OF_RANGE = (1264, "Out of range value for column '%s' at row %d")
     ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = (1366, "Incorrect %s value: '%s' for column '%s' at row %d")
     # Raised as ER_UNKNOWN_ERROR with this text (sql_class.cc, decide_logging_format).

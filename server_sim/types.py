@@ -17,6 +17,7 @@ from enum import Enum
 
 from sqlglot import exp
 
+from . import enum_set
 from .collation import DUCKDB_COLLATION
 from .errors import ErrorCode, SqlError, not_supported
 
@@ -29,6 +30,8 @@ class TypeFamily(Enum):
     BINARY = "binary"
     DATE = "date"
     DATETIME = "datetime"
+    ENUM = "enum"  # one member of a list (server_sim/enum_set.py)
+    SET = "set"  # any members of a list
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,8 @@ _BASES: dict[str, _Base] = {
     "DATE": _Base(TypeFamily.DATE, "DATE"),
     "DATETIME": _Base(TypeFamily.DATETIME, "TIMESTAMP"),
     "TIMESTAMP": _Base(TypeFamily.DATETIME, "TIMESTAMP"),
+    "ENUM": _Base(TypeFamily.ENUM, "VARCHAR"),
+    "SET": _Base(TypeFamily.SET, "VARCHAR"),
 }
 
 # sqlglot's names for MySQL types, mapped to MySQL's name and signedness.
@@ -110,6 +115,7 @@ class ColumnType:
     unsigned: bool = False
     length: int | None = None  # CHAR/VARCHAR/BINARY length, DECIMAL precision
     scale: int | None = None  # DECIMAL scale
+    members: tuple[str, ...] = ()  # ENUM / SET member list
 
     @property
     def base(self) -> _Base:
@@ -124,6 +130,10 @@ class ColumnType:
         return self.base.blob
 
     @property
+    def is_enum_or_set(self) -> bool:
+        return self.family in (TypeFamily.ENUM, TypeFamily.SET)
+
+    @property
     def is_integer(self) -> bool:
         return self.family is TypeFamily.INTEGER
 
@@ -131,6 +141,8 @@ class ColumnType:
     def sql(self) -> str:
         """The type as MySQL prints it."""
         text = self.name
+        if self.is_enum_or_set:
+            return enum_set.type_sql(self.name, self.members)
         if self.family is TypeFamily.DECIMAL:
             text += f"({self.length},{self.scale})"
         elif self.length is not None and self.family in (TypeFamily.STRING, TypeFamily.BINARY):
@@ -142,7 +154,7 @@ class ColumnType:
         base = self.base
         if self.family is TypeFamily.DECIMAL:
             return f"DECIMAL({self.length},{self.scale})"
-        if self.family is TypeFamily.STRING:
+        if self.family in (TypeFamily.STRING, TypeFamily.ENUM, TypeFamily.SET):
             # The servers' default collations ignore case and accents (server_sim/collation.py).
             return f"VARCHAR COLLATE {DUCKDB_COLLATION}"
         if self.is_integer and self.unsigned:
@@ -164,8 +176,10 @@ class ColumnType:
             return Decimal(0).quantize(Decimal(1).scaleb(-(self.scale or 0)))
         if family is TypeFamily.FLOAT:
             return 0.0
-        if family is TypeFamily.STRING:
+        if family is TypeFamily.STRING or family is TypeFamily.SET:
             return ""
+        if family is TypeFamily.ENUM:
+            return self.members[0]
         if family is TypeFamily.BINARY:
             return b""
         # MySQL's zero date has no DuckDB equivalent; the earliest date stands in for it.
@@ -176,6 +190,8 @@ class ColumnType:
         if value is None:
             return None
         family = self.family
+        if self.is_enum_or_set:
+            return enum_set.coerce(self.name, self.members, value, column, row)[0]
         try:
             if family is TypeFamily.INTEGER:
                 return self._coerce_integer(value, column, row)
@@ -201,6 +217,19 @@ class ColumnType:
                 raise SqlError(ErrorCode.ER_WARN_DATA_TRUNCATED, column, row) from None
             word = "integer" if family is TypeFamily.INTEGER else self.name.lower()
             raise SqlError(ErrorCode.ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, word, _text(value), column, row) from None
+
+    def coerce_leniently(self, value: object, column: str, row: int = 1) -> tuple[object, SqlError | None]:
+        """The value a non-strict (or IGNORE) statement stores, with the 1265 it warns of:
+        an ENUM/SET's invalid value is stored as ''; other types convert as in strict mode."""
+        if value is not None and self.is_enum_or_set:
+            return enum_set.coerce(self.name, self.members, value, column, row, lenient=True)
+        return self.coerce(value, column, row), None
+
+    def event_value(self, value: object) -> object:
+        """The value as row events carry it: an ENUM's index, a SET's bitmask; others as stored."""
+        if value is None or not self.is_enum_or_set:
+            return value
+        return enum_set.number_of(self.name, self.members, str(value))
 
     def _too_long(self, length: int) -> bool:
         limit = self.length if self.length is not None else self.base.max_length
@@ -317,8 +346,11 @@ def _number(value: object) -> int | float | Decimal:
     return Decimal(text)
 
 
-def column_type_from_sqlglot(kind: exp.DataType) -> ColumnType:
+def column_type_from_sqlglot(kind: exp.DataType, column: str = "") -> ColumnType:
     """The MySQL type a `CREATE TABLE` column definition declares."""
+    if kind.this in (exp.DataType.Type.ENUM, exp.DataType.Type.SET):
+        name = kind.this.name
+        return ColumnType(name, members=enum_set.members_from_sqlglot(name, column, kind))
     try:
         name, unsigned = _FROM_SQLGLOT[kind.this]
     except KeyError:

@@ -11,6 +11,7 @@ from sqlglot import exp
 
 from ..catalog import Catalog
 from ..table import Table
+from ..types import ColumnType
 from ..expressions import Translator
 from ..functions.statement import StatementContext
 from ..server import Server
@@ -71,7 +72,15 @@ class StatementScope:
             stored = exp.table_(exp.to_identifier(table.storage_name, quoted=True), db=exp.to_identifier(self.storage.schema, quoted=True))
             return exp.select(*(exp.column(c.name, quoted=True) for c in table.columns)).from_(stored)
 
-        return Translator(self.context, table_source)
+        def columns_of(node: exp.Table) -> list[tuple[str, ColumnType]]:
+            table = self.catalog.require(node.db, node.name, self.session.thread_id)  # not filled: only its types are read
+            return [(column.name, column.type) for column in table.columns]
+
+        return Translator(self.context, table_source, columns_of, self.statement_tables())
+
+    def statement_tables(self) -> tuple[exp.Table, ...]:
+        """The tables of the statement whose parts are translated (none: an expression alone)."""
+        return ()
 
 
 # Carries out one kind of statement; the row statements' handlers also run trigger bodies.
@@ -94,6 +103,9 @@ class StatementRun(StatementScope):
 
     def __post_init__(self) -> None:
         self.rows = RowHandler(self.server, self.session, self.outcome)
+
+    def statement_tables(self) -> tuple[exp.Table, ...]:
+        return self.statement.table_nodes
 
     def sub_run(self, statement: Statement) -> StatementRun:
         """A trigger body's run: its own outcome, the tables it names in use as well."""

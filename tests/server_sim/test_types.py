@@ -14,6 +14,9 @@ import datetime as dt
 
 import pytest
 
+from server_sim import enum_set
+from server_sim.errors import SqlError
+from server_sim.types import ColumnType
 from tests.support import Db
 
 
@@ -55,3 +58,63 @@ def test_on_update_current_timestamp_takes_the_update_statement_timestamp(db: Db
     # A row the UPDATE leaves unchanged keeps its timestamp.
     outcome = db.ok("UPDATE t SET v = 2", timestamp=dt.datetime(2030, 1, 3))
     assert outcome.changes == [] and db.rows("t") == [(1, 2, updated)]
+
+
+_MEMBERS = ("low", "Mid", "high")
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "stored", "truncated"),
+    [
+        # Field_enum::store: a member by text (case, trailing spaces ignored) or by index.
+        ("ENUM", "low", "low", False),
+        ("ENUM", "MID", "Mid", False),
+        ("ENUM", "high  ", "high", False),
+        ("ENUM", " low", "", True),  # leading spaces count
+        ("ENUM", 2, "Mid", False),
+        ("ENUM", "3", "high", False),  # digits no member names are an index
+        ("ENUM", 0, "", True),
+        ("ENUM", 4, "", True),
+        ("ENUM", "", "", True),
+        ("ENUM", "lowest", "", True),
+        # Field_set::store: members by text in any order and case, or a bitmask.
+        ("SET", "high,low", "low,high", False),
+        ("SET", "MID,mid,low", "low,Mid", False),
+        ("SET", "", "", False),
+        ("SET", 0, "", False),
+        ("SET", 5, "low,high", False),
+        ("SET", "6", "Mid,high", False),
+        ("SET", 8, "", True),  # bits beyond the members are dropped
+        ("SET", 9, "low", True),
+        ("SET", "low,nope", "low", True),  # the members found stay
+        ("SET", "low,,high", "low,high", True),
+        ("SET", "nope", "", True),
+    ],
+)
+def test_enum_and_set_values_read_as_the_server_reads_them(name: str, value: object, stored: str, truncated: bool) -> None:
+    column_type = ColumnType(name, members=_MEMBERS)
+    text, error = column_type.coerce_leniently(value, "c", 3)
+    assert (text, error is not None) == (stored, truncated)
+    if truncated:
+        assert error is not None and (error.code, error.message) == (1265, "Data truncated for column 'c' at row 3")
+        with pytest.raises(SqlError):
+            column_type.coerce(value, "c", 3)
+    else:
+        assert column_type.coerce(value, "c", 3) == stored
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "number"),
+    [("ENUM", "", 0), ("ENUM", "low", 1), ("ENUM", "high", 3), ("SET", "", 0), ("SET", "low,high", 5), ("SET", "low,Mid,high", 7)],
+)
+def test_enum_and_set_events_carry_the_index_or_bitmask(name: str, text: str, number: int) -> None:
+    assert ColumnType(name, members=_MEMBERS).event_value(text) == number
+
+
+@pytest.mark.parametrize(
+    ("name", "implicit_default", "sql", "pack_length"),
+    [("ENUM", "low", "ENUM('low','Mid','high')", 1), ("SET", "", "SET('low','Mid','high')", 1)],
+)
+def test_enum_and_set_types(name: str, implicit_default: str, sql: str, pack_length: int) -> None:
+    column_type = ColumnType(name, members=_MEMBERS)
+    assert (column_type.implicit_default(), column_type.sql, enum_set.pack_length(name, _MEMBERS)) == (implicit_default, sql, pack_length)
