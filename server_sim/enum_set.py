@@ -61,7 +61,10 @@ def quoted(member: str) -> str:
 
 
 def type_sql(name: str, members: tuple[str, ...]) -> str:
-    """The type as the server prints it: ENUM('a','b')."""
+    """The type as the server prints it: ENUM('a','b'); a type read from a table map,
+    whose members the event does not carry, by its name alone."""
+    if not members:
+        return name
     return f"{name}({','.join(quoted(member) for member in members)})"
 
 
@@ -194,6 +197,20 @@ def ordinal_sql(name: str, members: tuple[str, ...], column: exp.Expression) -> 
 _PLACEHOLDER = "_rpl_enum_set_column_placeholder"
 
 
+def _duckdb_quoted(member: str) -> str:
+    return "'" + member.replace("'", "''") + "'"
+
+
+def number_sql(name: str, members: tuple[str, ...], column: str) -> str:
+    """DuckDB SQL giving the number of the stored text in `column` (SQL text): for the
+    storage's own orders (the primary key's), which no statement translates."""
+    if name == ENUM:
+        cases = " ".join(f"WHEN {_duckdb_quoted(m)} THEN {position}" for position, m in enumerate(members, start=1))
+        return f"(CASE {column} {cases} ELSE 0 END)"
+    terms = " + ".join(f"(CASE WHEN list_contains(string_split({column}, ','), {_duckdb_quoted(m)}) THEN {1 << bit} ELSE 0 END)" for bit, m in enumerate(members))
+    return f"({terms})"
+
+
 # Where a column's text is what the server uses: it is left as it is stored.
 _TEXT_PARENTS = (
     exp.Select, exp.Alias, exp.Group, exp.Distinct, exp.Is, exp.Concat, exp.ConcatWs, exp.Lower, exp.Upper,
@@ -224,7 +241,7 @@ def _numeric_use(node: exp.Column) -> bool | None:
     parent = node.parent
     if parent is None:
         return False  # the value alone (an assignment's source): its text
-    if isinstance(parent, exp.Ordered):
+    if isinstance(parent, (exp.Ordered, exp.Order)):
         return True
     if isinstance(parent, _COMPARISONS):
         other = parent.expression if parent.this is node else parent.this

@@ -179,7 +179,7 @@ class ColumnType:
         if family is TypeFamily.STRING or family is TypeFamily.SET:
             return ""
         if family is TypeFamily.ENUM:
-            return self.members[0]
+            return self.members[0] if self.members else ""
         if family is TypeFamily.BINARY:
             return b""
         # MySQL's zero date has no DuckDB equivalent; the earliest date stands in for it.

@@ -169,11 +169,10 @@ def master_column_type(type_code: int, metadata: int, unsigned: bool | None, cha
     if type_code in (MYSQL_TYPE_TIMESTAMP2, MYSQL_TYPE_TIMESTAMP):
         return ColumnType("TIMESTAMP")
     if type_code == MYSQL_TYPE_STRING and string_real_type(metadata)[0] in (MYSQL_TYPE_ENUM, MYSQL_TYPE_SET):
-        # The members are not in the event (but for MySQL's FULL metadata): the slave's
-        # stand in for them; the length is the pack length the event gives.
+        # The members are not in the event (but for MySQL's FULL metadata, which a replica
+        # does not use): the value is a number; the length is the pack length.
         name = "ENUM" if string_real_type(metadata)[0] == MYSQL_TYPE_ENUM else "SET"
-        members = slave.members if slave is not None and slave.name == name else ()
-        return ColumnType(name, length=metadata & 0xFF, members=members)
+        return ColumnType(name, length=metadata & 0xFF)
     binary = charset == BINARY_CHARSET if charset is not None else slave is not None and slave.family is TypeFamily.BINARY
     if type_code == MYSQL_TYPE_BLOB and metadata in _BLOB_PREFIX:
         return ColumnType(_BLOB_PREFIX[metadata] + ("BLOB" if binary else "TEXT"))
