@@ -262,9 +262,12 @@ def rewrite_references(tree: exp.Expression, columns: dict[str, tuple[str, tuple
     comparison with a number) as the expression giving that number; refuse (1235) a use
     not modelled (arithmetic, a function of it). `columns`: by lower-case name, the type
     name and members (None: the name is an ENUM/SET column in one table and not in another,
-    so which one is meant is not known here). Changes `tree` in place."""
+    so which one is meant is not known here), and by `table.name` for a qualified
+    reference. Changes `tree` in place."""
     for node in list(tree.find_all(exp.Column)):
         key = node.name.lower()
+        if node.table and f"{node.table.lower()}.{key}" in columns:
+            key = f"{node.table.lower()}.{key}"
         if key not in columns or _is_assignment_target(node):
             continue
         use = _numeric_use(node)

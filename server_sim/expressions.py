@@ -60,9 +60,10 @@ class Translator:
 
     def _enum_set_columns(self, tree: exp.Expression) -> dict[str, tuple[str, tuple[str, ...]] | None]:
         """The ENUM/SET columns of the tables `tree` names, by lower-case name (None: the
-        name is another type's column in another of them)."""
+        name is another type's column in another of them) and by `table.name` as well."""
         assert self.columns_of is not None
         typed: dict[str, tuple[str, tuple[str, ...]] | None] = {}
+        qualified: dict[str, tuple[str, tuple[str, ...]] | None] = {}
         others: set[str] = set()
         for node in [*self.statement_tables, *tree.find_all(exp.Table)]:
             if not isinstance(node.this, exp.Identifier) or is_cte_reference(node):
@@ -78,7 +79,9 @@ class Translator:
                     continue
                 described = (column_type.name, column_type.members)
                 typed[key] = described if typed.get(key, described) == described else None
-        return {key: (None if key in others else described) for key, described in typed.items()}
+                name_of = f"{node.alias_or_name.lower()}.{key}"
+                qualified[name_of] = described if qualified.get(name_of, described) == described else None
+        return {**{key: (None if key in others else described) for key, described in typed.items()}, **qualified}
 
     def translate(self, tree: exp.Expression) -> exp.Expression:
         """The DuckDB tree for `tree`, every construct in it one the translation models."""
