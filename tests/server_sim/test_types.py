@@ -11,10 +11,12 @@ Tests marked xfail(strict=True) document simulator bugs: they state MySQL's beha
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import pytest
 
 from server_sim import enum_set
+from server_sim.dictionary import catalog_from_json, catalog_to_json
 from server_sim.errors import SqlError
 from server_sim.types import ColumnType
 from tests.support import Db
@@ -118,3 +120,13 @@ def test_enum_and_set_events_carry_the_index_or_bitmask(name: str, text: str, nu
 def test_enum_and_set_types(name: str, implicit_default: str, sql: str, pack_length: int) -> None:
     column_type = ColumnType(name, members=_MEMBERS)
     assert (column_type.implicit_default(), column_type.sql, enum_set.pack_length(name, _MEMBERS)) == (implicit_default, sql, pack_length)
+
+
+def test_saved_catalog_keeps_enum_and_set_members(db: Db) -> None:
+    """A replica reopened from its saved catalog compares its types with the event's again:
+    they must come back equal (a member list as a tuple, as the catalog made it)."""
+    db.ok("CREATE TABLE t (e ENUM('a','b') NOT NULL, s SET('x'), d DECIMAL(10,2))")
+    document = json.loads(json.dumps(catalog_to_json(db.server.catalog)))
+    before = db.server.catalog.require("", "t", db.session.thread_id)
+    after = catalog_from_json(document).require("", "t", db.session.thread_id)
+    assert [column.type for column in after.columns] == [column.type for column in before.columns]
