@@ -257,6 +257,37 @@ def _numeric_use(node: exp.Column) -> bool | None:
     return None
 
 
+def _column_key(node: exp.Column, columns: dict[str, tuple[str, tuple[str, ...]] | None]) -> str:
+    key = node.name.lower()
+    qualified = f"{node.table.lower()}.{key}" if node.table else ""
+    return qualified if qualified in columns else key
+
+
+def _order_by_select_items(order: exp.Order, select: exp.Select, columns: dict[str, tuple[str, tuple[str, ...]] | None]) -> None:
+    """`ORDER BY 2` and `ORDER BY alias` sort by a select item: by its number when that
+    item is an ENUM/SET column."""
+    items = select.expressions
+    aliases = {item.alias.lower(): item.this for item in items if isinstance(item, exp.Alias)}
+    for ordered in order.expressions:
+        target = ordered.this if isinstance(ordered, exp.Ordered) else ordered
+        chosen: exp.Expression | None = None
+        if isinstance(target, exp.Literal) and not target.is_string and target.name.isdigit():
+            if any(isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)) for item in items):
+                raise not_supported("ORDER BY a position over SELECT * with an ENUM/SET column (its number or text as the server takes it)")
+            position = int(target.name)
+            chosen = items[position - 1] if 0 < position <= len(items) else None
+        elif isinstance(target, exp.Column) and not target.table and target.name.lower() in aliases:
+            chosen = aliases[target.name.lower()]
+        if isinstance(chosen, exp.Alias):
+            chosen = chosen.this
+        if not isinstance(chosen, exp.Column) or _column_key(chosen, columns) not in columns:
+            continue
+        described = columns[_column_key(chosen, columns)]
+        if described is None:
+            raise not_supported(f"ENUM/SET column {chosen.name} in ORDER BY (its number or text as the server takes it)")
+        target.replace(ordinal_sql(described[0], described[1], chosen))
+
+
 def rewrite_references(tree: exp.Expression, columns: dict[str, tuple[str, tuple[str, ...]] | None]) -> None:
     """Put each ENUM/SET column reference where the server uses its number (ORDER BY, a
     comparison with a number) as the expression giving that number; refuse (1235) a use
@@ -264,10 +295,12 @@ def rewrite_references(tree: exp.Expression, columns: dict[str, tuple[str, tuple
     name and members (None: the name is an ENUM/SET column in one table and not in another,
     so which one is meant is not known here), and by `table.name` for a qualified
     reference. Changes `tree` in place."""
-    for node in list(tree.find_all(exp.Column)):
-        key = node.name.lower()
-        if node.table and f"{node.table.lower()}.{key}" in columns:
-            key = f"{node.table.lower()}.{key}"
+    references = list(tree.find_all(exp.Column))
+    for order in list(tree.find_all(exp.Order)):
+        if isinstance(order.parent, exp.Select):
+            _order_by_select_items(order, order.parent, columns)
+    for node in references:
+        key = _column_key(node, columns)
         if key not in columns or _is_assignment_target(node):
             continue
         use = _numeric_use(node)
