@@ -60,7 +60,7 @@ EVENT_KINDS: dict[str, str] = {
     "Annotate_rows": "Annotate_rows",
     "Rows_query": "Rows_query",
 }
-_NUMERIC_TYPE = re.compile(r"^(TINY|SHORT|SMALL|MEDIUM|LONG|INT|BIGINT|LONGLONG|INT24|DECIMAL|NEWDECIMAL|FLOAT|DOUBLE|REAL|BIT|YEAR)", re.I)
+_NUMERIC_TYPE = re.compile(r"^(TINY|SHORT|SMALL|MEDIUM|LONG|INT|BIGINT|LONGLONG|INT24|DECIMAL|NEWDECIMAL|FLOAT|DOUBLE|REAL|BIT|YEAR|ENUM|SET)", re.I)
 _USE_PREFIX = re.compile(r"^use `[^`]*`; ", re.I)
 
 
@@ -259,7 +259,11 @@ def observe_run(record: RunRecord, judgement: Judgement, events: list[EventObser
 
 
 def image_value(value: object, type_text: str) -> object:
-    """A row-image value in canonical form; numeric columns compare by number, not by text."""
+    """A row-image value in canonical form; numeric columns compare by number, not by text
+    (an ENUM's index; a SET's bitmask, which mariadb-binlog prints as b'...' bits)."""
+    if isinstance(value, str) and value.startswith("b'") and type_text.upper().startswith("SET"):
+        bits = value[2:].rstrip("'")
+        value = str(int.from_bytes(bytes(int(bits[i : i + 8], 2) for i in range(0, len(bits), 8)), "little"))
     if isinstance(value, str) and _NUMERIC_TYPE.match(type_text):
         try:
             return canonical(Decimal(value))

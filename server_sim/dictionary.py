@@ -108,7 +108,9 @@ def _column_to_json(column: Column) -> dict[str, Any]:
 
 
 def _column_from_json(entry: dict[str, Any]) -> Column:
-    column_type = ColumnType(**entry["type"])
+    saved = entry["type"]
+    # JSON holds an ENUM's / SET's member list as a list: the type holds a tuple.
+    column_type = ColumnType(**{**saved, "members": tuple(saved.get("members", ()))})
     return Column(
         name=entry["name"],
         type=column_type,

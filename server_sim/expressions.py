@@ -8,18 +8,20 @@ so a scenario never runs DuckDB-only SQL.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Sequence
 from decimal import Decimal
 
 import sqlglot
 from sqlglot import exp
 
+from .enum_set import rewrite_references
 from .errors import ErrorCode, SqlError, not_supported
 from .functions import GENERATED_CALLS, PORTABLE_NODES, function_name, is_udf_call, lookup
 from .functions.library import STRUCTURE
 from .functions.statement import StatementContext
 from .statement import is_cte_reference
 from .temporal_types import check_temporal_uses
+from .types import ColumnType
 
 # The storage's per-row identity column: a name longer than the 64 characters a MySQL
 # column name may have, so no scenario's column can be it (or be refused for being it).
@@ -30,9 +32,19 @@ MAX_COLUMN_NAME = 64
 class Translator:
     """Rewrites a MySQL tree into DuckDB SQL for one statement on one server."""
 
-    def __init__(self, context: StatementContext, table_source: Callable[[exp.Table], exp.Expression]) -> None:
+    def __init__(
+        self,
+        context: StatementContext,
+        table_source: Callable[[exp.Table], exp.Expression],
+        columns_of: Callable[[exp.Table], Sequence[tuple[str, ColumnType]]] | None = None,
+        statement_tables: Sequence[exp.Table] = (),
+    ) -> None:
         self.context = context
         self.table_source = table_source
+        # A table's columns (name, type), for the ENUM/SET references (server_sim/enum_set.py).
+        self.columns_of = columns_of
+        # The tables of the statement a part of which (a WHERE, an ORDER BY item) is translated.
+        self.statement_tables = statement_tables
         self._rand_sites = 0
         # The subtrees the translation wrote itself (a UDF's body), by id; held so that no
         # other node can take one of their ids.
@@ -43,7 +55,37 @@ class Translator:
 
     def rewrite(self, tree: exp.Expression) -> exp.Expression:
         """A rewritten copy of `tree` (the original is a cached parse and stays untouched)."""
-        return tree.copy().transform(self._rewrite_node, copy=False)
+        copied = tree.copy()
+        if self.columns_of is not None:
+            typed = self._enum_set_columns(copied)
+            if typed:
+                rewrite_references(copied, typed)
+        return copied.transform(self._rewrite_node, copy=False)
+
+    def _enum_set_columns(self, tree: exp.Expression) -> dict[str, tuple[str, tuple[str, ...]] | None]:
+        """The ENUM/SET columns of the tables `tree` names, by lower-case name (None: the
+        name is another type's column in another of them) and by `table.name` as well."""
+        assert self.columns_of is not None
+        typed: dict[str, tuple[str, tuple[str, ...]] | None] = {}
+        qualified: dict[str, tuple[str, tuple[str, ...]] | None] = {}
+        others: set[str] = set()
+        for node in [*self.statement_tables, *tree.find_all(exp.Table)]:
+            if not isinstance(node.this, exp.Identifier) or is_cte_reference(node):
+                continue
+            try:
+                columns = self.columns_of(node)
+            except SqlError:
+                continue  # the translation reports the missing table
+            for name, column_type in columns:
+                key = name.lower()
+                if not column_type.is_enum_or_set:
+                    others.add(key)
+                    continue
+                described = (column_type.name, column_type.members)
+                typed[key] = described if typed.get(key, described) == described else None
+                name_of = f"{node.alias_or_name.lower()}.{key}"
+                qualified[name_of] = described if qualified.get(name_of, described) == described else None
+        return {**{key: (None if key in others else described) for key, described in typed.items()}, **qualified}
 
     def translate(self, tree: exp.Expression) -> exp.Expression:
         """The DuckDB tree for `tree`, every construct in it one the translation models."""

@@ -15,6 +15,7 @@ import duckdb
 from .table import Column, Table
 from .declined import Declined
 from .duckdb_connection import execute, quote
+from .enum_set import number_sql
 from .expressions import HIDDEN_ROW_ID
 from .mirror.key_index import KeyIndexes
 from .mirror.plans import table_scan
@@ -195,7 +196,13 @@ class Storage:
     def physical_order(self, table: Table, alias: str | None = None) -> str:
         """ORDER BY text for the engine's table-scan order."""
         name = quote(alias or table.name)
-        return ", ".join(f"{name}.{quote(column)}" for column in [*table.scan_order(), ROW_ID])
+        keys = []
+        for column in table.scan_order():
+            column_type = table.column(column).type
+            key = f"{name}.{quote(column)}"
+            # An index orders an ENUM by its index, a SET by its bitmask, not by their text.
+            keys.append(number_sql(column_type.name, column_type.members, key) if column_type.is_enum_or_set else key)
+        return ", ".join([*keys, f"{name}.{quote(ROW_ID)}"])
 
     def insert(self, table: Table, row_id: int, values: Sequence[object], unless: Sequence[tuple[Sequence[str], Sequence[object]]] = ()) -> bool:
         """Insert a row, unless another row holds the given values of one of the `unless`

@@ -18,6 +18,7 @@ from enum import Enum
 
 from sqlglot import exp
 
+from . import enum_set
 from .collation import DUCKDB_COLLATION
 from . import temporal_types as temporal
 from .errors import ErrorCode, SqlError, not_supported
@@ -33,6 +34,8 @@ class TypeFamily(Enum):
     DATETIME = "datetime"
     TIME = "time"
     YEAR = "year"
+    ENUM = "enum"  # one member of a list (server_sim/enum_set.py)
+    SET = "set"  # any members of a list
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,8 @@ _BASES: dict[str, _Base] = {
     # TIME spans -838:59:59..838:59:59, beyond DuckDB's TIME: an INTERVAL holds it.
     "TIME": _Base(TypeFamily.TIME, "INTERVAL"),
     "YEAR": _Base(TypeFamily.YEAR, "SMALLINT"),
+    "ENUM": _Base(TypeFamily.ENUM, "VARCHAR"),
+    "SET": _Base(TypeFamily.SET, "VARCHAR"),
 }
 
 # sqlglot's names for MySQL types, mapped to MySQL's name and signedness.
@@ -119,6 +124,7 @@ class ColumnType:
     unsigned: bool = False
     length: int | None = None  # CHAR/VARCHAR/BINARY length, DECIMAL precision
     scale: int | None = None  # DECIMAL scale; TIME/DATETIME/TIMESTAMP fractional-second digits (fsp)
+    members: tuple[str, ...] = ()  # ENUM / SET member list
 
     @property
     def base(self) -> _Base:
@@ -133,6 +139,10 @@ class ColumnType:
         return self.base.blob
 
     @property
+    def is_enum_or_set(self) -> bool:
+        return self.family in (TypeFamily.ENUM, TypeFamily.SET)
+
+    @property
     def is_integer(self) -> bool:
         return self.family is TypeFamily.INTEGER
 
@@ -140,6 +150,8 @@ class ColumnType:
     def sql(self) -> str:
         """The type as MySQL prints it."""
         text = self.name
+        if self.is_enum_or_set:
+            return enum_set.type_sql(self.name, self.members)
         if self.family is TypeFamily.DECIMAL:
             text += f"({self.length},{self.scale})"
         elif self.length is not None and self.family in (TypeFamily.STRING, TypeFamily.BINARY):
@@ -153,7 +165,7 @@ class ColumnType:
         base = self.base
         if self.family is TypeFamily.DECIMAL:
             return f"DECIMAL({self.length},{self.scale})"
-        if self.family is TypeFamily.STRING:
+        if self.family in (TypeFamily.STRING, TypeFamily.ENUM, TypeFamily.SET):
             # The servers' default collations ignore case and accents (server_sim/collation.py).
             return f"VARCHAR COLLATE {DUCKDB_COLLATION}"
         if self.is_integer and self.unsigned:
@@ -175,8 +187,10 @@ class ColumnType:
             return Decimal(0).quantize(Decimal(1).scaleb(-(self.scale or 0)))
         if family is TypeFamily.FLOAT:
             return 0.0
-        if family is TypeFamily.STRING:
+        if family is TypeFamily.STRING or family is TypeFamily.SET:
             return ""
+        if family is TypeFamily.ENUM:
+            return self.members[0] if self.members else ""
         if family is TypeFamily.BINARY:
             return b""
         if family is TypeFamily.TIME:
@@ -196,6 +210,8 @@ class ColumnType:
         if _fraction_lost(value) and family not in (TypeFamily.DATE, TypeFamily.DATETIME, TypeFamily.TIME):
             # Its number or text depends on its column's precision, which the value has lost.
             raise not_supported(f"a {'TIME' if isinstance(value, dt.timedelta) else 'DATETIME with fractional seconds'} value stored into a {self.sql} column")
+        if self.is_enum_or_set:
+            return enum_set.coerce(self.name, self.members, value, column, row)[0]
         try:
             if family is TypeFamily.INTEGER:
                 return self._coerce_integer(value, column, row)
@@ -232,6 +248,21 @@ class ColumnType:
                 raise SqlError(ErrorCode.ER_WARN_DATA_TRUNCATED, column, row) from None
             word = "integer" if family in (TypeFamily.INTEGER, TypeFamily.YEAR) else self.name.lower()
             raise SqlError(ErrorCode.ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, word, _text(value), column, row) from None
+
+    def coerce_leniently(
+        self, value: object, column: str, row: int = 1, temporal_rules: temporal.TemporalRules | None = None
+    ) -> tuple[object, SqlError | None]:
+        """The value a non-strict (or IGNORE) statement stores, with the 1265 it warns of:
+        an ENUM/SET's invalid value is stored as ''; other types convert as in strict mode."""
+        if value is not None and self.is_enum_or_set:
+            return enum_set.coerce(self.name, self.members, value, column, row, lenient=True)
+        return self.coerce(value, column, row, temporal_rules), None
+
+    def event_value(self, value: object) -> object:
+        """The value as row events carry it: an ENUM's index, a SET's bitmask; others as stored."""
+        if value is None or not self.is_enum_or_set:
+            return value
+        return enum_set.number_of(self.name, self.members, str(value))
 
     def _too_long(self, length: int) -> bool:
         limit = self.length if self.length is not None else self.base.max_length
@@ -386,6 +417,9 @@ def _number(value: object) -> int | float | Decimal:
 
 def column_type_from_sqlglot(kind: exp.DataType, column: str = "") -> ColumnType:
     """The MySQL type a `CREATE TABLE` column definition declares (for `column`)."""
+    if kind.this in (exp.DataType.Type.ENUM, exp.DataType.Type.SET):
+        name = kind.this.name
+        return ColumnType(name, members=enum_set.members_from_sqlglot(name, column, kind))
     try:
         name, unsigned = _FROM_SQLGLOT[kind.this]
     except KeyError:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from decimal import Decimal
 from enum import Enum
 
+from server_sim.enum_set import pack_length, text_of
 from server_sim.errors import ErrorCode, SqlError
 from server_sim.temporal_types import TemporalRules
 from server_sim.types import ColumnType, TypeFamily
@@ -62,7 +63,15 @@ def classify(master: ColumnType, slave: ColumnType) -> Conversion:
         # The same type with other fractional digits; a master column without any (its
         # metadata 0) counts as the same type (rpl_conv_type_from_same_data_type).
         return Conversion.PRECISE if not master.scale else _by_size(master.scale, slave.scale or 0)
+    if master.family is slave.family and master.is_enum_or_set:
+        # Field::compatible_field_size: the pack lengths, not the members, are compared.
+        return _by_size(enum_set_pack_length(master), enum_set_pack_length(slave))
     return Conversion.IMPOSSIBLE
+
+
+def enum_set_pack_length(column_type: ColumnType) -> int:
+    """An ENUM/SET's bytes: a type read from a table map carries them as its length."""
+    return column_type.length if column_type.length is not None else pack_length(column_type.name, column_type.members)
 
 
 def _by_size(master: int, slave: int) -> Conversion:
@@ -90,7 +99,11 @@ def check_columns(master_types: list[ColumnType], slave_types: list[ColumnType],
 
 
 def convert(value: object, master: ColumnType, slave: ColumnType, column: str, temporal_rules: TemporalRules | None = None) -> object:
-    """A master value as the slave column stores it; a lossy conversion truncates to fit."""
+    """A master value as the slave column stores it; a lossy conversion truncates to fit.
+    An ENUM/SET's number is the slave's member at that number, whatever the master's text
+    was: the replica copies the index (or bitmask), as a real one does."""
+    if slave.is_enum_or_set and master.is_enum_or_set and isinstance(value, int):
+        return text_of(slave.name, slave.members, value & ((1 << 8 * enum_set_pack_length(slave)) - 1))
     try:
         return slave.coerce(value, column, 1, temporal_rules)
     except SqlError:

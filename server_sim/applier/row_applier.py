@@ -139,7 +139,8 @@ class RowApplier:
             if values[index] is None:
                 values[index] = table.auto_increment
             table.auto_increment = max(table.auto_increment, int(values[index]) + 1)
-        row = coerce_row(table, values, 1, self.server.flavor.temporal)
+        # An ENUM/SET value is the slave member at the master's number already (images.py).
+        row = coerce_row(table, values, 1, self.server.flavor.temporal, keep={column.name for column in table.columns if column.type.is_enum_or_set})
         assigned = self._assigned(table, after)
         if rows.write_row(table, row, assigned, unless_duplicate=table.unique_keys()) is not None:
             return

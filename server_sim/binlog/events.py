@@ -177,6 +177,7 @@ class ColumnInfo:
     unsigned: bool | None = None
     charset: int | None = None
     name: str | None = None
+    members: tuple[str, ...] | None = None  # an ENUM's / SET's, carried by FULL row metadata
 
 
 @dataclass

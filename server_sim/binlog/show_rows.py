@@ -80,6 +80,12 @@ def _temporal_text(value: dt.date | dt.timedelta, code: int | None, metadata: in
     return f"'{value:%Y:%m:%d}'" if value != dt.date(1, 1, 1) else "'0000:00:00'"
 
 
+def _set_bits(value: int, size: int) -> str:
+    """A SET's bitmask as the client prints it (my_b_write_bit): its bytes in the order
+    the row holds them (little-endian), each most significant bit first."""
+    return "b'" + "".join(f"{byte:08b}" for byte in value.to_bytes(size, "little")) + "'"
+
+
 def value_text(value: object, column: ColumnInfo | None) -> str:
     """A value as mysqlbinlog -v prints it: strings quoted, dates with colons, an integer
     whose top bit is set followed by its unsigned reading."""
@@ -93,6 +99,8 @@ def value_text(value: object, column: ColumnInfo | None) -> str:
         bits = c.INTEGER_CODES[code]
         signed = value - (1 << bits) if value >= 1 << (bits - 1) else value
         return f"{signed} ({signed + (1 << bits)})" if signed < 0 else str(signed)
+    if isinstance(value, int) and code == c.MYSQL_TYPE_STRING and c.string_real_type(metadata)[0] == c.MYSQL_TYPE_SET:
+        return _set_bits(value, metadata & 0xFF)
     if isinstance(value, (dt.date, dt.timedelta)):
         return _temporal_text(value, code, metadata)
     if code == c.MYSQL_TYPE_YEAR and isinstance(value, int):

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ..errors import ErrorCode, SqlError, not_supported
+from ..enum_set import type_sql
 from ..types import ColumnType, TypeFamily
 from .program import Node, has_return
 from .reader import read_body
@@ -239,6 +240,8 @@ def shown_type(column_type: ColumnType, charset: str, collation: str) -> str:
         return f"{name}({unsigned if column_type.unsigned else signed})" + (" unsigned" if column_type.unsigned else "")
     if column_type.family is TypeFamily.DECIMAL:
         return f"decimal({column_type.length},{column_type.scale})" + (" unsigned" if column_type.unsigned else "")
+    if column_type.is_enum_or_set:
+        return f"{type_sql(name, column_type.members)} CHARSET {charset} COLLATE {collation}"
     if column_type.family is TypeFamily.STRING:
         length = f"({column_type.length})" if column_type.length is not None and not column_type.is_blob else ""
         return f"{name}{length} CHARSET {charset} COLLATE {collation}"

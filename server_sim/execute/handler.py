@@ -8,11 +8,11 @@ transaction (for rollback) and in the statement's outcome (for the binlog).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 
 from ..table import Key, Table
 from ..temporal_types import TemporalRules
-from ..errors import ErrorCode, SqlError
+from ..errors import Condition, ErrorCode, SqlError
 from ..server import Server
 from ..session import ChangeKind, RowChange, Session
 from .foreign_key_checks import check_child, on_parent_change
@@ -93,12 +93,30 @@ class RowHandler:
         return change
 
 
-def coerce_row(table: Table, values: list[object], row_number: int, temporal_rules: TemporalRules | None = None) -> tuple:
+def coerce_row(
+    table: Table,
+    values: list[object],
+    row_number: int,
+    temporal_rules: TemporalRules | None = None,
+    warnings: list[Condition] | None = None,
+    keep: Container[str] = (),
+) -> tuple:
     """The row as the record stores it: each value of its column's type (temporal ones
-    read by the server's `temporal_rules`), NOT NULL checked (1048)."""
+    read by the server's `temporal_rules`), NOT NULL checked (1048). With `warnings` (a
+    statement that is not strict), a value the type adjusts is stored adjusted and its
+    error appended there as a Warning instead. The columns named in `keep` hold a stored
+    value already (one not assigned), taken as it is: an ENUM's '' is stored but cannot be
+    assigned."""
     result = []
     for column, value in zip(table.columns, values):
-        value = column.type.coerce(value, column.name, row_number, temporal_rules)
+        if column.name in keep:
+            pass
+        elif warnings is None:
+            value = column.type.coerce(value, column.name, row_number, temporal_rules)
+        else:
+            value, error = column.type.coerce_leniently(value, column.name, row_number, temporal_rules)
+            if error is not None:
+                warnings.append(error.condition("Warning"))
         if value is None and not column.nullable:
             raise SqlError(ErrorCode.ER_BAD_NULL_ERROR, column.name)
         result.append(value)

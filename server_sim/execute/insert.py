@@ -11,14 +11,14 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..table import Column, DefaultKind, Table
+from ..types import TypeFamily
 from ..errors import ErrorCode, SqlError, not_supported, note
 from ..functions.context import literal
 from ..statement import TriggerEvent, TriggerTiming, WriteMode
 from .assignments import Assignments, assignments, sequential, touch_on_update, update_write_set
 from .fast_path import FastPath
-from .handler import coerce_row
 from .reads import RowExpressions, evaluate, in_scan_order
-from .row_operations import before_update, delete_firing_triggers
+from .row_operations import before_update, coerce_statement_row, delete_firing_triggers, unassigned
 from .run import StatementRun
 from .triggers import fire, trigger_write_set
 
@@ -127,7 +127,7 @@ class InsertRun:
                 values[index] = self._next_auto_value(auto, number)
             else:
                 self._observe_explicit(int(values[index]))  # type: ignore[arg-type]
-        self._write_record(coerce_row(table, values, number, run.server.flavor.temporal))
+        self._write_record(coerce_statement_row(run, table, values, number))
 
     def _default(self, column: Column) -> object:
         if column.auto_increment:
@@ -135,6 +135,9 @@ class InsertRun:
         if column.default_kind is DefaultKind.CURRENT_TIMESTAMP:
             return self.statement_run.context.timestamp
         if column.default_kind is DefaultKind.NONE:
+            if column.type.family is TypeFamily.ENUM:
+                # check_that_all_fields_are_given_values exempts ENUM: its first member.
+                return column.type.implicit_default()
             raise SqlError(ErrorCode.ER_NO_DEFAULT_FOR_FIELD, column.name)
         return column.default
 
@@ -244,7 +247,7 @@ class InsertRun:
         new_values = RowExpressions(run, self.translator, table, table.name, expressions, compiled).of(row_id)
         for (column, _), value in zip(pairs, new_values):
             values[table.columns.index(column)] = value
-        after = coerce_row(table, values, 1, run.server.flavor.temporal)
+        after = coerce_statement_row(run, table, values, 1, unassigned(table, pairs))
         after = before_update(run, table, before, after, 1)
         if after == before:
             return

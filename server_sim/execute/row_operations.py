@@ -31,7 +31,7 @@ def apply_update(run: StatementRun, update: RowUpdate) -> None:
     nothing happens to an unchanged row, a duplicate key fails the statement (UPDATE
     IGNORE: skips the row with a warning); a changed row fires the AFTER UPDATE triggers."""
     table, before, rows, outcome = update.table, update.before, run.rows, run.outcome
-    after = coerce_row(table, update.values, update.row_number, run.server.flavor.temporal)
+    after = coerce_statement_row(run, table, update.values, update.row_number, unassigned(table, update.assignments))
     after = before_update(run, table, before, after, update.row_number)
     if after == before:
         return  # the handler is not called for an unchanged row: no row event
@@ -59,7 +59,25 @@ def before_update(run: StatementRun, table: Table, before: tuple, after: tuple, 
     if not run.catalog.triggers_of(table, TriggerEvent.UPDATE, TriggerTiming.BEFORE):
         return after
     changed = fire(run, table, TriggerEvent.UPDATE, TriggerTiming.BEFORE, before, after)
-    return coerce_row(table, list(changed or after), row_number, run.server.flavor.temporal)
+    if not changed:
+        return after
+    kept = {column.name for column, new, old in zip(table.columns, changed, after) if new is old}
+    return coerce_statement_row(run, table, list(changed), row_number, kept)
+
+
+def unassigned(table: Table, pairs: Assignments) -> frozenset[str]:
+    """The columns an UPDATE's SET leaves as they are stored."""
+    return frozenset(column.name for column in table.columns) - {column.name for column, _ in pairs}
+
+
+def coerce_statement_row(run: StatementRun, table: Table, values: list[object], row_number: int, keep: frozenset[str] | set[str] = frozenset()) -> tuple:
+    """coerce_row as the statement's sql_mode has it: strict (an adjusted value is an error)
+    under STRICT_ALL_TABLES, or STRICT_TRANS_TABLES for a transactional table or the first
+    row of a non-transactional one; otherwise, and for an IGNORE statement, a warning."""
+    modes = set(str(run.session.variables.get("sql_mode", "")).upper().split(","))
+    strict = "STRICT_ALL_TABLES" in modes or ("STRICT_TRANS_TABLES" in modes and (table.engine.transactional or row_number == 1))
+    lenient = run.statement.write_mode is WriteMode.IGNORE or not strict
+    return coerce_row(table, values, row_number, run.server.flavor.temporal, run.outcome.warnings if lenient else None, keep)
 
 
 def delete_firing_triggers(run: StatementRun, table: Table, row_id: int, before: tuple) -> None:

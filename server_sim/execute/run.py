@@ -11,6 +11,7 @@ from sqlglot import exp
 
 from ..catalog import Catalog
 from ..table import Table
+from ..types import ColumnType
 from ..expressions import Translator
 from ..functions.statement import StatementContext
 from ..server import Server
@@ -72,12 +73,20 @@ class StatementScope:
             stored = exp.table_(exp.to_identifier(table.storage_name, quoted=True), db=exp.to_identifier(self.storage.schema, quoted=True))
             return exp.select(*(exp.column(c.name, quoted=True) for c in table.columns)).from_(stored)
 
-        translator = Translator(self.context, table_source)
+        def columns_of(node: exp.Table) -> list[tuple[str, ColumnType]]:
+            table = self.catalog.require(node.db, node.name, self.session.thread_id)  # not filled: only its types are read
+            return [(column.name, column.type) for column in table.columns]
+
+        translator = Translator(self.context, table_source, columns_of, self.statement_tables())
         # Expressions are also translated apart from their table (a row's new values): the
         # guard knows every TIME and YEAR column by name, the session's temporary ones too.
         tables = [*self.catalog.tables.values(), *self.catalog.temporary.values()]
         translator.temporal_columns = {c.key: guarded for t in tables for c in t.columns if (guarded := temporal_family(c.type))}
         return translator
+
+    def statement_tables(self) -> tuple[exp.Table, ...]:
+        """The tables of the statement whose parts are translated (none: an expression alone)."""
+        return ()
 
 
 # Carries out one kind of statement; the row statements' handlers also run trigger bodies.
@@ -100,6 +109,9 @@ class StatementRun(StatementScope):
 
     def __post_init__(self) -> None:
         self.rows = RowHandler(self.server, self.session, self.outcome)
+
+    def statement_tables(self) -> tuple[exp.Table, ...]:
+        return self.statement.table_nodes
 
     def sub_run(self, statement: Statement) -> StatementRun:
         """A trigger body's run: its own outcome, the tables it names in use as well."""

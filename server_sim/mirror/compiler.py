@@ -96,6 +96,8 @@ class Compiler:
         [(position, source, index)] = found
         self.used.add(position)
         column_type = source.table.columns[index].type
+        if column_type.is_enum_or_set:
+            raise Declined  # its text or its number, as the translation tells (server_sim/enum_set.py)
         value = operator.itemgetter(source.offset + index)
         family = column_type.family
         if family is TypeFamily.INTEGER:

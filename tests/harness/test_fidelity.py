@@ -17,6 +17,7 @@ from harness.observation import (
     RowImage,
     StepObservation,
     TableObservation,
+    image_value,
     load_observation,
     save_observation,
     unsafe_reason,
@@ -243,6 +244,21 @@ def test_row_image_values_are_compared_event_by_event() -> None:
     (disagreement,) = compare_observations(_observation("simulator"), server).disagreements
     assert disagreement.where == "event 2 (Write_rows: test.t) rows"
     assert '"@1":1' in disagreement.simulator and '"@1":2' in disagreement.server
+
+
+@pytest.mark.parametrize(
+    ("printed", "type_text", "ours", "type_name"),
+    [
+        ("2", "ENUM(1 byte)", 2, "ENUM"),
+        ("257", "ENUM(2 bytes)", 257, "ENUM"),
+        ("b'00000101'", "SET(1 bytes)", 5, "SET"),
+        ("b'0000000000000001'", "SET(2 bytes)", 256, "SET"),
+    ],
+)
+def test_enum_and_set_values_compare_by_number(printed: str, type_text: str, ours: int, type_name: str) -> None:
+    """mariadb-binlog prints an ENUM's index and a SET's bytes as bits; the simulator's
+    events hold the numbers."""
+    assert image_value(printed, type_text) == image_value(str(ours), type_name)
 
 
 def test_volatile_columns_compare_only_as_null_or_not() -> None:

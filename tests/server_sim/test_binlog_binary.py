@@ -57,6 +57,8 @@ def iter_binary_events(data: bytes, path: Path):
     for positioned in reader.events():
         yield ReadEvent(positioned.position, positioned.end_log_pos, positioned.event, data[positioned.position : positioned.end_log_pos])
 from server_sim.binlog.binary.transaction_payload import TRANSACTION_PAYLOAD_TYPE, inner_events
+from server_sim.binlog.binary.packing import Cursor
+from server_sim.binlog.binary.values import pack_value, unpack_value
 from server_sim.types import ColumnType
 
 MYSQL_FILES = Path(__file__).resolve().parents[3] / "shared" / "testdata" / "binlogs" / "mysql-8.0"
@@ -95,6 +97,11 @@ COLUMNS = [
     (ColumnType("DATETIME", scale=6), dt.datetime(2024, 2, 29, 10, 11, 12, 123456), True),
     (ColumnType("DATETIME", scale=1), dt.datetime(9999, 12, 31, 23, 59, 59, 900000), True),
     (ColumnType("TIMESTAMP", scale=3), dt.datetime(2038, 1, 19, 3, 14, 7, 999000), True),
+    # ENUM and SET values travel as their index and bitmask.
+    (ColumnType("ENUM", members=("a", "b", "c")), 2, True),
+    (ColumnType("ENUM", members=tuple(f"m{i}" for i in range(300))), 257, True),
+    (ColumnType("SET", members=("x", "y", "z")), 5, True),
+    (ColumnType("SET", members=tuple(f"s{i}" for i in range(40))), 2**39 + 1, True),
 ]
 
 
@@ -105,7 +112,9 @@ def _columns(flavor: str) -> list[ColumnInfo]:
         charset = c.column_charset(column_type, text_charset)
         code, metadata = c.binlog_type(column_type, charset or 0)
         unsigned = column_type.unsigned if code in c.NUMERIC_CODES else None
-        infos.append(ColumnInfo(c.display_type(code, metadata, unsigned), nullable, code, metadata, unsigned, charset))
+        # MySQL's FULL row metadata carries the member lists (ENUM_STR_VALUE, SET_STR_VALUE).
+        members = column_type.members if column_type.is_enum_or_set and flavor == MYSQL else None
+        infos.append(ColumnInfo(c.display_type(code, metadata, unsigned), nullable, code, metadata, unsigned, charset, None, members))
     return infos
 
 
@@ -248,6 +257,35 @@ def test_partial_json_updates_read_as_their_diffs() -> None:
     rows = partial[0].rows
     assert partial[0].row_options == [1] * len(rows) and partial[0].partial_columns == [[True]] * len(rows)
     assert [row.after[0] for row in rows] == [[JsonDiff(JsonDiffOperation.REPLACE, "$.age", row.after[2])] for row in rows]
+
+
+@pytest.mark.parametrize(
+    ("column_type", "value", "metadata", "packed"),
+    [
+        (ColumnType("ENUM", members=("a", "b", "c")), 2, b"\xf7\x01", b"\x02"),
+        (ColumnType("ENUM", members=tuple(f"m{i}" for i in range(300))), 257, b"\xf7\x02", b"\x01\x01"),
+        (ColumnType("SET", members=("x", "y", "z")), 5, b"\xf8\x01", b"\x05"),
+        (ColumnType("SET", members=tuple(f"s{i}" for i in range(9))), 256, b"\xf8\x02", b"\x00\x01"),
+        (ColumnType("SET", members=tuple(f"s{i}" for i in range(20))), 1, b"\xf8\x03", b"\x01\x00\x00"),
+        (ColumnType("SET", members=tuple(f"s{i}" for i in range(33))), 2**32, b"\xf8\x08", (2**32).to_bytes(8, "little")),
+    ],
+    ids=["enum-1-byte", "enum-2-bytes", "set-1-byte", "set-2-bytes", "set-3-bytes", "set-8-bytes"],
+)
+def test_enum_and_set_are_strings_with_their_real_type_and_pack_length(column_type: ColumnType, value: int, metadata: bytes, packed: bytes) -> None:
+    """Field_enum / Field_set: type code STRING (254), metadata [real type, pack length],
+    the value as a little-endian index or bitmask of that length."""
+    code, meta = c.binlog_type(column_type, 0)
+    assert (code, bytes((meta >> 8, meta & 0xFF))) == (c.MYSQL_TYPE_STRING, metadata)
+    assert pack_value(value, code, meta) == packed
+    assert unpack_value(Cursor(packed), code, meta, None, None) == value
+
+
+def test_mysql_full_metadata_carries_enum_and_set_members() -> None:
+    path = MYSQL_FILES / "mysql-enum-string-set.000001"
+    if not path.exists():
+        pytest.skip("MySQL 8.0 test binlogs are not on this machine")
+    maps = [r.event for r in iter_binary_events(path.read_bytes(), path) if isinstance(r.event, Table_map_log_event)]
+    assert [col.members for col in maps[0].columns] == [None, None, ("var1", "variant2", "foo"), ("one", "two", "three", "four"), None]
 
 
 def test_mysql_minimal_metadata_carries_signedness_and_charset() -> None:

@@ -51,6 +51,19 @@ SESSION_STATEMENTS = (
     "COMMIT",
     "DROP DATABASE other",
 )
+# ENUM and SET values: 1- and 2-byte indexes, 1- to 8-byte bitmasks.
+ENUM_SET = (
+    "CREATE TABLE es (id INT PRIMARY KEY, e ENUM('a','b','c'), e2 ENUM("
+    + ",".join(f"'m{i}'" for i in range(300))
+    + "), s SET('x','y','z'), s3 SET("
+    + ",".join(f"'p{i}'" for i in range(20))
+    + "), s8 SET("
+    + ",".join(f"'q{i}'" for i in range(40))
+    + ")) ENGINE=InnoDB",
+    "INSERT INTO es VALUES (1, 'b', 'm257', 'z,x', 'p0,p19', 'q39,q1'), (2, NULL, 'm0', '', 'p8', 'q0')",
+    "UPDATE es SET e = 'c', s = 'y' WHERE id = 1",
+    "DELETE FROM es WHERE id = 2",
+)
 # A statement of several row events: rows over the 8 KB a row event holds.
 BIG_INSERT = ("CREATE TABLE big (id INT PRIMARY KEY, pad VARCHAR(2000)) ENGINE=InnoDB", "INSERT INTO big SELECT seq, REPEAT('p', 2000) FROM seq_1_to_20", "DELETE FROM big")
 
@@ -97,8 +110,10 @@ def test_row_format_suite_binlogs_print_alike_at_every_verbosity(suite_binlogs: 
         (SESSION_STATEMENTS, {"binlog_format": "MIXED", "log_bin_compress": "ON", "log_bin_compress_min_len": "10"}),
         (SESSION_STATEMENTS, {"binlog_format": "ROW"}),
         (BIG_INSERT, {"binlog_format": "ROW"}),
+        (ENUM_SET, {"binlog_format": "ROW"}),
+        (ENUM_SET, {"binlog_format": "ROW", "binlog_row_metadata": "FULL"}),
     ],
-    ids=["row", "row-checksum-none", "row-compressed", "row-metadata-full", "statement", "mixed-compressed", "session-row", "big-insert"],
+    ids=["row", "row-checksum-none", "row-compressed", "row-metadata-full", "statement", "mixed-compressed", "session-row", "big-insert", "enum-set", "enum-set-metadata-full"],
 )
 @pytest.mark.parametrize("options", OPTIONS, ids=" ".join)
 def test_real_mariadb_binlogs_print_as_mariadb_binlog_prints_them(

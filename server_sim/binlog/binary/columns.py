@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from server_sim.enum_set import pack_length
 from server_sim.types import ColumnType, TypeFamily
 
 from ..events import ColumnInfo
@@ -104,6 +105,10 @@ def binlog_type(column_type: ColumnType, charset: int) -> tuple[int, int]:
         return MYSQL_TYPE_TIME2, column_type.scale or 0
     if family is TypeFamily.YEAR:
         return MYSQL_TYPE_YEAR, 0
+    if column_type.is_enum_or_set:
+        # Field_enum::do_save_field_metadata: the real type, then the pack length.
+        real = MYSQL_TYPE_ENUM if family is TypeFamily.ENUM else MYSQL_TYPE_SET
+        return MYSQL_TYPE_STRING, real << 8 | pack_length(name, column_type.members)
     if column_type.is_blob:
         return MYSQL_TYPE_BLOB, _BLOB_SIZES[name.removesuffix("TEXT").removesuffix("BLOB")]
     width = (column_type.length or 0) * (1 if charset == BINARY_CHARSET else MBMAXLEN)
@@ -173,6 +178,11 @@ def master_column_type(type_code: int, metadata: int, unsigned: bool | None, cha
         return ColumnType(_TEMPORAL_NAMES[type_code])
     if type_code == MYSQL_TYPE_YEAR:
         return ColumnType("YEAR")
+    if type_code == MYSQL_TYPE_STRING and string_real_type(metadata)[0] in (MYSQL_TYPE_ENUM, MYSQL_TYPE_SET):
+        # The members are not in the event (but for MySQL's FULL metadata, which a replica
+        # does not use): the value is a number; the length is the pack length.
+        name = "ENUM" if string_real_type(metadata)[0] == MYSQL_TYPE_ENUM else "SET"
+        return ColumnType(name, length=metadata & 0xFF)
     binary = charset == BINARY_CHARSET if charset is not None else slave is not None and slave.family is TypeFamily.BINARY
     if type_code == MYSQL_TYPE_BLOB and metadata in _BLOB_PREFIX:
         return ColumnType(_BLOB_PREFIX[metadata] + ("BLOB" if binary else "TEXT"))

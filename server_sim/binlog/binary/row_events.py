@@ -42,7 +42,7 @@ class UnmappedTableError(EventDecodeError):
         super().__init__(f"{type_name} event for table id {table_id}, which no table map before it maps")
 
 
-SIGNEDNESS, DEFAULT_CHARSET, COLUMN_CHARSET, COLUMN_NAME = 1, 2, 3, 4
+SIGNEDNESS, DEFAULT_CHARSET, COLUMN_CHARSET, COLUMN_NAME, SET_STR_VALUE, ENUM_STR_VALUE = 1, 2, 3, 4, 5, 6
 _MAX_FSP = 6
 
 
@@ -91,7 +91,27 @@ def _optional_metadata(columns: list[ColumnInfo]) -> bytes:
         default = max(sorted(counts), key=lambda cs: counts[cs])
         value = lenenc(default) + b"".join(lenenc(i) + lenenc(cs) for i, cs in enumerate(charsets) if cs != default)
         out += u8(DEFAULT_CHARSET) + lenenc(len(value)) + value
+    return out + _member_lists(columns)
+
+
+def _member_lists(columns: list[ColumnInfo]) -> bytes:
+    """FULL row metadata's SET_STR_VALUE and ENUM_STR_VALUE: per SET (then ENUM) column,
+    the count of its members and each as a length-prefixed string; written for the
+    columns whose table map carries their members."""
+    out = b""
+    for kind, real in ((SET_STR_VALUE, c.MYSQL_TYPE_SET), (ENUM_STR_VALUE, c.MYSQL_TYPE_ENUM)):
+        lists = [col.members for col in columns if col.members is not None and _real_type(col) == real]
+        if lists:
+            value = b"".join(lenenc(len(members)) + b"".join(lenenc(len(raw(m))) + raw(m) for m in members) for members in lists)
+            out += u8(kind) + lenenc(len(value)) + value
     return out
+
+
+def _real_type(column: ColumnInfo) -> int | None:
+    """A STRING column's real type (CHAR, ENUM or SET); None for other columns."""
+    if column.type_code != c.MYSQL_TYPE_STRING:
+        return None
+    return c.string_real_type(column.metadata)[0]
 
 
 def encode_table_map(event: Log_event, ctx: FormatContext) -> bytes:
@@ -129,8 +149,9 @@ def decode_table_map(body: bytes, header: EventHeader, ctx: FormatContext) -> Lo
         kind = cursor.u8()
         tlvs.append((kind, cursor.take(cursor.lenenc())))
     unsigned, charsets, names = _column_extras(tlvs, list(types), metadata)
+    members = _members(tlvs, list(types), metadata)
     columns = [
-        ColumnInfo(c.display_type(code, metadata[i], unsigned[i]), nullable[i], code, metadata[i], unsigned[i], charsets[i], names[i])
+        ColumnInfo(c.display_type(code, metadata[i], unsigned[i]), nullable[i], code, metadata[i], unsigned[i], charsets[i], names[i], members[i])
         for i, code in enumerate(types)
     ]
     return Table_map_log_event(
@@ -168,6 +189,21 @@ def _column_extras(tlvs: list[tuple[int, bytes]], types: list[int], metadata: li
             for index in range(n):
                 names[index] = text(cursor.take(cursor.lenenc()))
     return unsigned, charsets, names
+
+
+def _members(tlvs: list[tuple[int, bytes]], types: list[int], metadata: list[int]) -> list[tuple[str, ...] | None]:
+    """Each ENUM/SET column's members from SET_STR_VALUE / ENUM_STR_VALUE (None where absent)."""
+    found: list[tuple[str, ...] | None] = [None] * len(types)
+    for kind, value in tlvs:
+        if kind not in (SET_STR_VALUE, ENUM_STR_VALUE):
+            continue
+        real = c.MYSQL_TYPE_SET if kind == SET_STR_VALUE else c.MYSQL_TYPE_ENUM
+        cursor = Cursor(value)
+        for index in [i for i, code in enumerate(types) if code == c.MYSQL_TYPE_STRING and c.string_real_type(metadata[i])[0] == real]:
+            if not cursor.remaining:
+                raise EventDecodeError(f"{'SET' if kind == SET_STR_VALUE else 'ENUM'}_STR_VALUE has no members for column {index + 1}")
+            found[index] = tuple(text(cursor.take(cursor.lenenc())) for _ in range(cursor.lenenc()))
+    return found
 
 
 def _row_image(values: list[object], present: list[bool], columns: list[ColumnInfo], mariadb: bool, diffs: frozenset[int] = frozenset()) -> bytes:
