@@ -21,6 +21,7 @@ from server_sim.statement import Statement, StatementKind
 from server_sim.view_expansion import expand_views
 
 from .analysis import Analysis, analyze
+from .disconnect import mark_temporary_creation_logged
 from .decision import Decision, LoggingFormat, TransactionState, ddl_decision, decide_logging_format, locking_read_decision
 from .prepared_statements import PreparedStatements
 from .lock_requests import row_lock_requests, statement_lock_requests
@@ -156,6 +157,7 @@ class StatementPipeline:
             ms.session.transaction.dropped_temporary_table |= statement.kind is StatementKind.DROP_TABLE
         if planned.logging and planned.decision.format is not None:
             self.logger.log(ms, statement, planned.analysis, planned.decision, planned.state, outcome, context, checkpoint, result)
+            mark_temporary_creation_logged(self.server, ms, statement, outcome)
         if ddl:
             self.transactions.commit(ms)
         self.transactions.end_statement(ms)
