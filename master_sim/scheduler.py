@@ -60,7 +60,7 @@ class Scheduler:
         """The session's client closes its connection: the server ends the session, and
         the name connects anew, as a fresh session, at its next statement. A session whose
         statement still waits for a lock cannot go before it ran: refused (1235)."""
-        result = StepResult(index, session_name, "")
+        result = StepResult(index, session_name, "", disconnect=True)
         self.results.append(result)
         self._last_step = index if index is not None else self._last_step
         master_session = self.sessions.get(session_name)
@@ -70,7 +70,10 @@ class Scheduler:
             result.fail(not_supported(f"a disconnect of session {session_name} while its statement waits for a lock"))
             return result
         del self.sessions[session_name]
+        start = self.writer.position
         end_session(self.transactions, master_session)
+        if self.writer.position > start:
+            result.binlog_ranges.append((start, self.writer.position))
         self._wake()
         return result
 

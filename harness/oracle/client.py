@@ -184,7 +184,7 @@ class OracleClient:
         record.schema_end = self.pair.wait_for_replica().executed_position
         self._run_slave_schema(scenario, record)
         for step in scenario.steps:
-            result = StepResult(step.index, step.session, step.sql)
+            result = StepResult(step.index, step.session, step.sql, disconnect=step.disconnect)
             record.steps.append(result)
             # Set before sending: a blocked step this one releases finishes while it runs.
             clock.last_step = step.index
