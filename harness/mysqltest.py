@@ -285,7 +285,7 @@ class _TestFile:
         """The non-temporary tables that exist at the end on the master (schema and steps
         that succeed) and on the slave (the master's schema, then its own, then what the
         master's steps replicate: a table they drop is gone there too)."""
-        steps = [step.sql for step in self.scenario.steps if not self.errors.get(step.index)]
+        steps = [step.sql for step in self.scenario.steps if not step.disconnect and not self.errors.get(step.index)]
         master = _tables_left([*self.scenario.master_schema, *steps])
         slave = _tables_left([*self.scenario.master_schema, *self.scenario.slave_schema, *steps])
         return master, slave
