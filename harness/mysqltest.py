@@ -150,11 +150,24 @@ class _TestFile:
         """One connection per session; each remembers its id, to wait for it by."""
         self.lines.append("")
         for connection in self.connections.values():
-            self.lines.append(f"--connect ({connection},127.0.0.1,root,,{DATABASE},$MASTER_MYPORT,)")
-            self.lines.append(f"--let ${connection}_id= `SELECT CONNECTION_ID()`")
-            self.connection = connection
-            self.session_settings()
+            self.connect(connection)
         self.connection = ""  # the first step names its connection
+
+    def connect(self, connection: str) -> None:
+        self.lines.append(f"--connect ({connection},127.0.0.1,root,,{DATABASE},$MASTER_MYPORT,)")
+        self.lines.append(f"--let ${connection}_id= `SELECT CONNECTION_ID()`")
+        self.connection = connection
+        self.session_settings()
+
+    def disconnect(self, step: Step) -> None:
+        """A disconnect step: the server has ended the session before the next step; the
+        name connects again, a fresh session, for its later steps."""
+        connection = self.connections[step.session]
+        self.lines += ["", f"# Step {step.index}", f"--disconnect {connection}"]
+        self.connection = ""
+        self.use("master")
+        self.wait_until(_GONE, step.session)
+        self.connect(connection)
 
     # ---- steps ----
 
@@ -163,6 +176,9 @@ class _TestFile:
         queued when its session still waits; then whatever this step released."""
         if step.session in self.sent:
             self.queued.setdefault(step.session, []).append(step)
+            return
+        if step.disconnect:
+            self.disconnect(step)
             return
         self.lines += ["", f"# Step {step.index}"]
         self.use(self.connections[step.session])
@@ -269,7 +285,7 @@ class _TestFile:
         """The non-temporary tables that exist at the end on the master (schema and steps
         that succeed) and on the slave (the master's schema, then its own, then what the
         master's steps replicate: a table they drop is gone there too)."""
-        steps = [step.sql for step in self.scenario.steps if not self.errors.get(step.index)]
+        steps = [step.sql for step in self.scenario.steps if not step.disconnect and not self.errors.get(step.index)]
         master = _tables_left([*self.scenario.master_schema, *steps])
         slave = _tables_left([*self.scenario.master_schema, *self.scenario.slave_schema, *steps])
         return master, slave

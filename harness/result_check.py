@@ -139,14 +139,18 @@ def compare_with_result(test: Path, result: Path, flavor: Flavor, out: Path) -> 
     comparison.refused = [f"{step.sql}: {step.error.message}" for step in results if step.error and step.error.code in (1235, 1064)]
     events = list(BinlogReader(record.binlog).events()) if record.binlog else []
     recorded = ResultFile(result)
-    found = [(step, origin, recorded.echo_of(step.sql)) for step, origin in zip(results, origins)]
-    shown = [(step, origin, echo) for step, origin, echo in found if echo is not None]
-    comparison.not_shown = len(found) - len(shown)
+    found = [(place, step, origin, None if step.disconnect else recorded.echo_of(step.sql)) for place, (step, origin) in enumerate(zip(results, origins))]
+    shown = [(place, step, origin, echo) for place, step, origin, echo in found if echo is not None]
+    comparison.not_shown = sum(echo is None and not step.disconnect for _, step, _, echo in found)
     written = 0
     disabled_lines: dict[Path, list[bool]] = {}
-    for number, (step, origin, (start, end)) in enumerate(shown):
-        written = max([written, *(stop for _, stop in step.binlog_ranges)])
-        following = shown[number + 1][2][0] if number + 1 < len(shown) else len(recorded.lines)
+    for number, (place, step, origin, (start, end)) in enumerate(shown):
+        # What the disconnects before the next statement shown logged (a ROLLBACK, the DROP
+        # of temporary tables) is in the event tables the .result shows after this one.
+        until = shown[number + 1][0] if number + 1 < len(shown) else len(results)
+        ended = [later for later in results[place + 1 : until] if later.disconnect]
+        written = max([written, *(stop for ran in (step, *ended) for _, stop in ran.binlog_ranges)])
+        following = shown[number + 1][3][0] if number + 1 < len(shown) else len(recorded.lines)
         if origin is not None and origin.file not in disabled_lines:
             disabled_lines[origin.file] = _warnings_disabled_lines(origin.file)
         states = disabled_lines.get(origin.file, []) if origin is not None else []

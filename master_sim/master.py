@@ -68,6 +68,10 @@ class Master:
         """Send one statement; it runs now, or waits behind its session's blocked statement."""
         return self.scheduler.submit(session_name, sql, index)
 
+    def disconnect(self, session_name: str, index: int | None = None) -> StepResult:
+        """A disconnect step: the server ends the session (master_sim.disconnect)."""
+        return self.scheduler.disconnect(session_name, index)
+
     def finish(self) -> None:
         """Disconnect every session: open transactions roll back, waiting steps then run."""
         self.scheduler.disconnect_all()

@@ -35,6 +35,7 @@ class StepResult:
     binlog_ranges: list[tuple[int, int]] = field(default_factory=list)
     # A CALL's statements, each run, decided and logged as a statement of its own.
     statements: list[StepResult] = field(default_factory=list)
+    disconnect: bool = False  # a disconnect step: no statement, the session's end
 
     def restart(self) -> None:
         """Forget what an attempt that had to wait left (a CALL runs again from its start)."""

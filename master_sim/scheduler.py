@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from server_sim.binlog.file import BinlogWriter
+from server_sim.errors import not_supported
 from server_sim.session import Session
 
+from .disconnect import end_session
 from .pipeline import StatementPipeline
 from .results import StepResult
 from .sessions import MasterSession
@@ -51,6 +53,27 @@ class Scheduler:
         master_session.queue.append(result)
         if len(master_session.queue) == 1:
             self._drain(master_session)
+        self._wake()
+        return result
+
+    def disconnect(self, session_name: str, index: int | None = None) -> StepResult:
+        """The session's client closes its connection: the server ends the session, and
+        the name connects anew, as a fresh session, at its next statement. A session whose
+        statement still waits for a lock cannot go before it ran: refused (1235)."""
+        result = StepResult(index, session_name, "", disconnect=True)
+        self.results.append(result)
+        self._last_step = index if index is not None else self._last_step
+        master_session = self.sessions.get(session_name)
+        if master_session is None:
+            return result
+        if master_session.queue:
+            result.fail(not_supported(f"a disconnect of session {session_name} while its statement waits for a lock"))
+            return result
+        del self.sessions[session_name]
+        start = self.writer.position
+        end_session(self.transactions, master_session)
+        if self.writer.position > start:
+            result.binlog_ranges.append((start, self.writer.position))
         self._wake()
         return result
 

@@ -12,9 +12,11 @@ import datetime as dt
 
 from server_sim.binlog.file import BinlogWriter
 from server_sim.errors import ErrorCode, SqlError, note
+from server_sim.flavor import Flavor
 from server_sim.server import Server
 from server_sim.session import Savepoint, Transaction
 from server_sim.statement import Statement, StatementKind
+from server_sim.table import Table
 
 from .binlog_cache import BinlogCache, EventFactory
 from .decision import TransactionState
@@ -92,16 +94,18 @@ class TransactionControl:
 
     def disconnect(self, ms: MasterSession) -> None:
         """The session ends: its temporary tables go, and those whose CREATE reached the
-        binlog are dropped on the slave by one DROP the server writes (close_temporary_tables),
-        newest first."""
+        binlog are dropped on the slave by the DROP the server writes (close_temporary_tables),
+        newest first, grouped as the flavor groups them (drop_groups)."""
         catalog, thread_id = self.server.catalog, ms.session.thread_id
         tables = [t for name in reversed(ms.logged_temporary) if (t := catalog.find(name, thread_id)) is not None and t.temporary]
         for table in [t for t in catalog.temporary.values() if t.owner == thread_id]:
             self.server.storage.drop(table)
             catalog.remove(table)
         ms.logged_temporary.clear()
-        if tables:
-            names = ",".join(f"`{table.name}`" for table in tables)
+        if ms.session.variables.get("sql_log_bin", "ON") != "ON":
+            return
+        for group in drop_groups(self.server.flavor, tables):
+            names = ",".join(f"`{table.name.replace('`', '``')}`" for table in group)
             text = f"DROP /*!40005 TEMPORARY */ TABLE IF EXISTS {names}"
             self.writer.write_group([self.events.query(text, unix_time(self.server.now()), thread_id, variables=ms.session.variables)])
 
@@ -205,3 +209,14 @@ class TransactionControl:
             ms.trx_cache.add([self.events.query(f"ROLLBACK TO `{name}`", timestamp, ms.session.thread_id, variables=ms.session.variables)], nontransactional=False)
         else:
             ms.trx_cache.truncate(saved.position)
+
+
+def drop_groups(flavor: Flavor, tables: list[Table]) -> list[list[Table]]:
+    """The DROP statements for a session's logged temporary tables, newest first in each:
+    MySQL logs the transactional tables' apart from the others' (first); MariaDB one for all."""
+    if not tables:
+        return []
+    if not flavor.disconnect_drops_by_engine:
+        return [tables]
+    groups = [[t for t in tables if t.engine.transactional], [t for t in tables if not t.engine.transactional]]
+    return [group for group in groups if group]

@@ -49,8 +49,7 @@ TOP_LEVEL_KEYS: tuple[str, ...] = (
     "seed",
     "tolerate_errors",
 )
-STEP_KEYS: tuple[str, ...] = ("session", "sql", "error")
-REQUIRED_STEP_KEYS: tuple[str, ...] = ("session", "sql")
+STEP_KEYS: tuple[str, ...] = ("session", "sql", "error", "disconnect")
 EXPECT_KEYS: tuple[str, ...] = ("when", "verdict", "slave_error", "step", "notes", "error", "events")
 STEP_CHECK_KEYS: tuple[str, ...] = ("notes", "error", "events")
 ENGINE_KEYS: tuple[str, ...] = tuple(f.name for f in fields(EngineDeclaration))
@@ -265,18 +264,34 @@ def _steps(value: Any) -> tuple[Step, ...]:
         if not isinstance(raw, dict):
             raise FieldError(key, f"expected a mapping with session and sql, got {describe(raw)}")
         reject_unknown_keys(raw, STEP_KEYS, key, "a step has only")
-        for field_name in REQUIRED_STEP_KEYS:
-            if field_name not in raw:
-                raise FieldError(f"{key}.{field_name}", "missing")
+        if "session" not in raw:
+            raise FieldError(f"{key}.session", "missing")
+        session = nonblank_string(raw["session"], f"{key}.session")
+        if "disconnect" in raw:
+            steps.append(_disconnect_step(raw, key, position + 1, session))
+            continue
+        if "sql" not in raw:
+            raise FieldError(f"{key}.sql", "missing (or `disconnect: true` for a step that closes the session)")
         steps.append(
             Step(
                 index=position + 1,
-                session=nonblank_string(raw["session"], f"{key}.session"),
+                session=session,
                 sql=nonblank_string(raw["sql"], f"{key}.sql"),
                 errors=_step_errors(raw["error"], f"{key}.error") if "error" in raw else (),
             )
         )
     return tuple(steps)
+
+
+def _disconnect_step(raw: dict[str, Any], key: str, index: int, session: str) -> Step:
+    """`{session: con1, disconnect: true}`: the session closes its connection; it sends no
+    statement, so it can end with no error."""
+    if raw["disconnect"] is not True:
+        raise FieldError(f"{key}.disconnect", f"expected true (leave the key out for a statement step), got {describe(raw['disconnect'])}")
+    for field_name in ("sql", "error"):
+        if field_name in raw:
+            raise FieldError(f"{key}.{field_name}", "a disconnect step sends no statement: it has only session and disconnect")
+    return Step(index=index, session=session, sql="", disconnect=True)
 
 
 def _step_errors(value: Any, key: str) -> tuple[int | str, ...]:

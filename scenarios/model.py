@@ -30,12 +30,18 @@ class Step:
     `errors` are the errors it may end with, as mysqltest's `--error` lists them: MySQL
     codes or `ER_` names, `0` for success. Empty means it must succeed (unless the
     scenario tolerates errors).
+
+    A `disconnect` step sends no statement (`sql` is empty): the session's client closes
+    its connection, and the server ends the session as it does at a disconnect (its
+    transaction rolled back, its temporary tables dropped, its locks released). A later
+    step of the same session name connects anew, as a fresh session.
     """
 
     index: int
     session: str
     sql: str
     errors: tuple[int | str, ...] = ()
+    disconnect: bool = False
 
 
 @dataclass(frozen=True)

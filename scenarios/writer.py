@@ -132,6 +132,8 @@ def write_atomically(path: Path, text: str) -> Path:
 
 def _step(step: Step) -> _Flow:
     """`{session: con1, sql: "...", error: ER_DUP_ENTRY}`: one line per step."""
+    if step.disconnect:
+        return _Flow(session=step.session, disconnect=True)
     entry = _Flow(session=step.session, sql=_Quoted(step.sql))
     if step.errors:
         entry["error"] = step.errors[0] if len(step.errors) == 1 else _FlowList(step.errors)

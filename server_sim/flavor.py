@@ -72,6 +72,10 @@ class Flavor:
     # binlog_format values under which CREATE/DROP TEMPORARY TABLE is written to the binlog
     # (MySQL 8.0 keeps temporary tables out of the binlog unless STATEMENT).
     temporary_tables_logged_formats: frozenset[str] = frozenset({"STATEMENT"})
+    # At a session's disconnect, MySQL logs the DROP of its logged temporary tables as two
+    # statements, the transactional tables' and then the others' (binlog_drop_temp_table_on_
+    # disconnect_stmt_myisam.result); MariaDB one for all.
+    disconnect_drops_by_engine: bool = True
     # Last_SQL_Errno when the applier stops on "Query caused different errors on master and
     # slave": MySQL reports ER_INCONSISTENT_ERROR (3002), MariaDB reports 0 with the text.
     inconsistent_error_code: int = 3002
@@ -281,6 +285,7 @@ MARIADB_1011 = Flavor(
     rows_query_default="ON",
     applier_user="<replication_slave>@",
     temporary_tables_logged_formats=frozenset({"STATEMENT", "MIXED"}),
+    disconnect_drops_by_engine=False,
     inconsistent_error_code=0,
     applier_server_id_from_event=True,
     table_map_marks_triggers=True,

@@ -73,6 +73,8 @@ class Table:
     engine: Engine
     temporary: bool = False
     owner: int | None = None  # the session that owns a temporary table
+    # A temporary table whose CREATE reached the binlog: its session's disconnect logs a
+    # DROP for it (the servers' table_creation_was_logged); one never logged is dropped quietly.
     auto_increment: int = 1  # next value the counter hands out
     next_row_id: int = 1  # insertion sequence, the physical order of heap engines
     storage_name: str = ""

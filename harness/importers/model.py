@@ -38,6 +38,8 @@ class Captured:
     origin: Origin
     database: str = ""
     errors: tuple[int | str, ...] = ()
+    # mysqltest's `disconnect`: the session closes its connection (`sql` is empty).
+    disconnect: bool = False
 
 
 @dataclass(frozen=True)

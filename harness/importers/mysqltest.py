@@ -23,12 +23,14 @@ from harness.importers.mysqltest_rules import (
     FRAMEWORK_INCLUDES,
     IGNORED_INCLUDES,
     REQUIREMENT_INCLUDE,
+    MTR_DEFAULT_SETTINGS,
     MYSQLTEST_COMMANDS,
     OUTPUT_COMMANDS,
     REPLICATION_SETUP,
     SLAVE_CONNECTIONS,
     SYNC_INCLUDES,
     error_list,
+    remove_final_disconnects,
     extract_settings,
     remove_cleanup,
 )
@@ -58,6 +60,7 @@ def import_mysqltest(path: Path, keep_reads: bool = False) -> Capture:
         listed = "; ".join(str(skipped) for skipped in capture.skipped[:3])
         raise ImportFailure(f"{path}: no statement to import" + (f" (listed: {listed})" if listed else ""))
     remove_cleanup(capture, test.checkpoints)
+    remove_final_disconnects(capture)
     for index, origin in test.drops_after_checks:
         if index < len(capture.statements):
             capture.notes.append(
@@ -65,6 +68,8 @@ def import_mysqltest(path: Path, keep_reads: bool = False) -> Capture:
                 "only at its end, so the tables dropped here are not compared"
             )
     extract_settings(capture, test.master_connections())
+    capture.settings = {**MTR_DEFAULT_SETTINGS, **capture.settings}
+    capture.slave_settings = {**MTR_DEFAULT_SETTINGS, **capture.slave_settings}
     return capture
 
 
@@ -190,7 +195,12 @@ class _Test:
         self.connection = name
 
     def do_disconnect(self, argument: str, origin: Origin, depth: int) -> None:
-        self.sent.pop(self.expand(argument) or argument, None)
+        """The connection closes: on the master, a step that ends its session there (its
+        transaction rolled back, its temporary tables dropped and logged, its locks freed)."""
+        name = self.expand(argument) or argument
+        self.sent.pop(name, None)
+        if self.servers.get(name) == "master" and any(statement.session == name for statement in self.capture.statements):
+            self.capture.statements.append(Captured(name, "", origin, disconnect=True))
 
     def do_send(self, argument: str, origin: Origin, depth: int) -> None:
         self.send_next = True
@@ -220,7 +230,7 @@ class _Test:
             return
         self.capture.schema_from_steps = False
         schema = [index for index, statement in enumerate(statements) if kind_of(statement.sql) in (Kind.DDL, Kind.DATA)]
-        settings_only = all(kind_of(statement.sql) is Kind.SETTING for index, statement in enumerate(statements) if index not in schema)
+        settings_only = all(kind_of(statement.sql) is Kind.SETTING or statement.disconnect for index, statement in enumerate(statements) if index not in schema)
         if schema and settings_only and not self.sent and not any(statement.errors for statement in statements):
             self.capture.master_schema += [statements[index].sql for index in schema]
             self.capture.schema_origins += [statements[index].origin for index in schema]

@@ -9,6 +9,11 @@ import re
 
 from harness.importers.model import Capture
 
+# What mysql-test-run's configuration (include/default_mysqld.cnf) gives every server,
+# where it changes outcomes the simulator models: stored functions are created without
+# the DETERMINISTIC / NO SQL / READS SQL DATA check (else 1418). The servers of an
+# imported test run with them, as under mtr.
+MTR_DEFAULT_SETTINGS: dict[str, str] = {"log_bin_trust_function_creators": "ON"}
 REPLICATION_SETUP = frozenset({"include/master-slave.inc", "include/rpl_init.inc"})
 # The connections the replication set-up opens, and the server each is on.
 SLAVE_CONNECTIONS = {
@@ -122,13 +127,21 @@ def extract_settings(capture: Capture, master_connections: set[str]) -> None:
         capture.dropped["session setting made by every connection (a scenario setting)"] += len(removed)
 
 
+def remove_final_disconnects(capture: Capture) -> None:
+    """The disconnects that end the test: every scenario's sessions end with its run."""
+    statements = capture.statements
+    while statements and statements[-1].disconnect:
+        statements.pop()
+
+
 def remove_cleanup(capture: Capture, checkpoints: set[int]) -> None:
     """The DROPs that end the test right after a sync or a table check: the clean-up
     every mtr test ends with, which would leave nothing to compare."""
     statements = capture.statements
     end = max((checkpoint for checkpoint in checkpoints if checkpoint < len(statements)), default=len(statements))
     after = statements[end:]
-    if after and all(DROP.match(statement.sql) and not statement.errors for statement in after):
-        capture.dropped["clean-up after the last check"] += len(after)
-        capture.kept["DDL"] -= len(after)
+    if after and all(statement.disconnect or (DROP.match(statement.sql) and not statement.errors) for statement in after):
+        drops = sum(not statement.disconnect for statement in after)
+        capture.dropped["clean-up after the last check"] += drops
+        capture.kept["DDL"] -= drops
         del statements[end:]

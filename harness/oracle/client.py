@@ -184,12 +184,15 @@ class OracleClient:
         record.schema_end = self.pair.wait_for_replica().executed_position
         self._run_slave_schema(scenario, record)
         for step in scenario.steps:
-            if step.session not in workers:
-                workers[step.session] = SessionWorker(step.session, self.pair.master, clock)
-            result = StepResult(step.index, step.session, step.sql)
+            result = StepResult(step.index, step.session, step.sql, disconnect=step.disconnect)
             record.steps.append(result)
             # Set before sending: a blocked step this one releases finishes while it runs.
             clock.last_step = step.index
+            if step.disconnect:
+                self._disconnect(workers, step.session)
+                continue
+            if step.session not in workers:
+                workers[step.session] = SessionWorker(step.session, self.pair.master, clock)
             self._send(workers[step.session], result)
         self._close_all(workers)
         replica = self.pair.wait_for_replica()
@@ -223,6 +226,26 @@ class OracleClient:
         job = worker.submit(result)
         if not job.done.wait(self.step_timeout):
             result.blocked_by = BLOCKED
+
+    def _disconnect(self, workers: dict[str, SessionWorker], name: str) -> None:
+        """A disconnect step: the client closes the connection once its statements have
+        run, and the run goes on when the server has ended the session (rolled its
+        transaction back, dropped its temporary tables, released its locks, logged what it
+        logs then), as mysqltest's include/wait_until_disconnected.inc waits."""
+        worker = workers.pop(name, None)
+        if worker is None:
+            return
+        deadline = time.monotonic() + self.close_timeout
+        while not worker.idle and time.monotonic() < deadline:
+            time.sleep(0.01)
+        worker.close()
+        with self.pair.master.connect() as connection, connection.cursor() as cursor:
+            while time.monotonic() < deadline:
+                cursor.execute("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = %s", (worker.connection_id,))
+                if not cursor.fetchone()[0]:
+                    return
+                time.sleep(0.01)
+        raise RuntimeError(f"session {name} (connection {worker.connection_id}) still on the server {self.close_timeout}s after its disconnect")
 
     def _run_slave_schema(self, scenario: Scenario, record: RunRecord) -> None:
         with self.pair.replica.connect_scenario(DATABASE) as connection, connection.cursor() as cursor:

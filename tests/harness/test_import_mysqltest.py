@@ -12,6 +12,7 @@ import pytest
 
 from harness.importers.build import build_scenarios
 from harness.importers.model import ImportFailure
+from harness.importers.mysqltest_rules import MTR_DEFAULT_SETTINGS
 from harness.importers.mysqltest import import_mysqltest
 from harness.mysqltest import _connection_names, scenario_to_mysqltest
 from scenarios.loader import load_paths, load_scenario
@@ -102,8 +103,10 @@ def test_a_test_in_mtr_dialect_becomes_its_scenario(tmp_path: Path) -> None:
     assert scenario.matrix == {"binlog_format": ("MIXED", "ROW")}
     assert scenario.master_schema == ("CREATE TABLE t1 (id INT PRIMARY KEY, v INT) ENGINE=InnoDB", "CREATE TABLE t2 (a INT) ENGINE=MyISAM", "INSERT INTO t2 VALUES (1)")
     assert scenario.slave_schema == ("ALTER TABLE t2 ADD COLUMN b INT DEFAULT 7",)
-    assert scenario.slave_settings == {"slave_exec_mode": "IDEMPOTENT"}
-    assert [(step.session, step.sql, step.errors) for step in scenario.steps] == [
+    # mtr's default configuration (include/default_mysqld.cnf) is every server's.
+    assert scenario.settings["log_bin_trust_function_creators"] == "ON"
+    assert scenario.slave_settings == {"log_bin_trust_function_creators": "ON", "slave_exec_mode": "IDEMPOTENT"}
+    assert [(step.session, step.sql, step.errors) for step in scenario.steps if not step.disconnect] == [
         ("con1", "INSERT INTO t1 VALUES (100, 0)", ()),
         ("con1", "INSERT INTO t1 VALUES (4, 1)", ()),
         ("con1", "INSERT INTO t1 VALUES (4, 2)", ("ER_DUP_ENTRY",)),
@@ -115,6 +118,8 @@ def test_a_test_in_mtr_dialect_becomes_its_scenario(tmp_path: Path) -> None:
         ("con2", "INSERT INTO t2 VALUES (2)", ()),
         ("con2", "INSERT INTO t2 VALUES (3)", ()),
     ]
+    # The test's last `--disconnect con1` is the run's end, which ends every session anyway.
+    assert not [step for step in scenario.steps if step.disconnect]
     assert not scenario.tolerate_errors
     assert [(skip.origin.line, skip.reason.split(":")[0]) for skip in capture.skipped] == [
         (42, "mysqltest command 'frobnicate' is not imported"),
@@ -190,6 +195,39 @@ def test_a_written_mysqltest_file_imports_back_to_an_equivalent_scenario(tmp_pat
         (names[step.session], step.sql.rstrip().removesuffix(";").rstrip(), (errors[step.index],) if step.index in errors else ()) for step in scenario.steps
     ]
     settings = {REGISTRY.lookup(name).name: value for name, value in variant.items() if name != "binlog_format" and not REGISTRY.lookup(name).read_only}
-    assert {REGISTRY.lookup(name).name: value for name, value in back.settings.items()} == settings
-    assert back.slave_settings == scenario.slave_settings
+    # Both servers also get mtr's default configuration.
+    assert {REGISTRY.lookup(name).name: value for name, value in back.settings.items()} == {**MTR_DEFAULT_SETTINGS, **settings}
+    assert back.slave_settings == {**MTR_DEFAULT_SETTINGS, **scenario.slave_settings}
     assert back.matrix == {"binlog_format": (variant["binlog_format"],)}
+
+
+DISCONNECT_TEST = """--source include/master-slave.inc
+CREATE TABLE t (a INT) ENGINE=InnoDB;
+--sync_slave_with_master
+--connection master
+--connect (con1,127.0.0.1,root,,test,$MASTER_MYPORT,)
+BEGIN;
+INSERT INTO t VALUES (1);
+--disconnect con1
+--connection master
+--source include/wait_until_disconnected.inc
+INSERT INTO t VALUES (2);
+--connect (con1,127.0.0.1,root,,test,$MASTER_MYPORT,)
+INSERT INTO t VALUES (3);
+--disconnect con1
+"""
+
+
+def test_a_disconnect_becomes_a_step_that_ends_the_session(tmp_path: Path) -> None:
+    path = tmp_path / "rpl_disconnect.test"
+    path.write_text(DISCONNECT_TEST)
+    [imported] = build_scenarios(import_mysqltest(path), tmp_path / "out", "rpl_disconnect")
+    imported.write()
+    scenario = load_scenario(imported.path)
+    assert [(step.session, step.sql, step.disconnect) for step in scenario.steps] == [
+        ("con1", "BEGIN", False),
+        ("con1", "INSERT INTO t VALUES (1)", False),
+        ("con1", "", True),
+        ("master", "INSERT INTO t VALUES (2)", False),
+        ("con1", "INSERT INTO t VALUES (3)", False),
+    ]

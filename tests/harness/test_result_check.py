@@ -85,7 +85,8 @@ def test_a_result_the_simulator_reproduces_agrees_everywhere(tmp_path: Path) -> 
     test, result = _files(tmp_path, RESULT_LINES)
     comparison = compare_with_result(test, result, FLAVORS["mysql-8.0"], tmp_path / "work")
     assert (comparison.count("outcome"), comparison.count("warnings"), comparison.count("events")) == ((9, 9), (2, 2), (1, 1))
-    assert comparison.variant == {"binlog_format": "STATEMENT"}
+    # mtr's default configuration is the servers' (include/default_mysqld.cnf).
+    assert comparison.variant == {"log_bin_trust_function_creators": "ON", "binlog_format": "STATEMENT"}
 
 
 def _changed(line: int, text: str) -> list[str]:
@@ -158,3 +159,53 @@ def test_mysql_recorded_results_are_judged(test: str, tmp_path: Path) -> None:
     comparison = compare_with_result(path, path.parent.parent / "r" / f"{path.stem}.result", FLAVORS["mysql-8.0"], tmp_path)
     agree, judged = comparison.count("outcome", loosely=True)
     assert judged > 20 and agree / judged > 0.6
+
+
+DISCONNECT_TEST = """--source include/have_binlog_format_statement.inc
+--source include/master-slave.inc
+create table t1 (a int) engine=innodb;
+create table t2 (a int) engine=myisam;
+--source include/sync_slave_sql_with_master.inc
+--connect (con1,127.0.0.1,root,,test,$MASTER_MYPORT,)
+begin;
+insert into t1 values(1);
+insert into t2 values(1);
+--disconnect con1
+--connection master
+--source include/wait_until_disconnected.inc
+--source include/show_binlog_events.inc
+insert into t1 values(2);
+--source include/sync_slave_sql_with_master.inc
+--source include/rpl_end.inc
+"""
+DISCONNECT_RESULT = [
+    "include/master-slave.inc",
+    "[connection master]",
+    "create table t1 (a int) engine=innodb;",
+    "create table t2 (a int) engine=myisam;",
+    "include/sync_slave_sql_with_master.inc",
+    "begin;",
+    "insert into t1 values(1);",
+    "insert into t2 values(1);",
+    "[connection master]",
+    "include/show_binlog_events.inc",
+    "Log_name\tPos\tEvent_type\tServer_id\tEnd_log_pos\tInfo",
+    "master-bin.000001\t#\tQuery\t#\t#\tBEGIN",
+    "master-bin.000001\t#\tQuery\t#\t#\tuse `test`; insert into t1 values(1)",
+    "master-bin.000001\t#\tQuery\t#\t#\tuse `test`; insert into t2 values(1)",
+    "master-bin.000001\t#\tQuery\t#\t#\tROLLBACK",
+    "insert into t1 values(2);",
+    "include/sync_slave_sql_with_master.inc",
+    "include/rpl_end.inc",
+]
+
+
+def test_what_a_disconnect_logs_is_in_the_events_shown_after_it(tmp_path: Path) -> None:
+    suite = tmp_path / "suite" / "rpl"
+    (suite / "t").mkdir(parents=True)
+    (suite / "r").mkdir()
+    (suite / "t" / "rpl_disconnect.test").write_text(DISCONNECT_TEST)
+    (suite / "r" / "rpl_disconnect.result").write_text("\n".join(DISCONNECT_RESULT) + "\n")
+    comparison = compare_with_result(suite / "t" / "rpl_disconnect.test", suite / "r" / "rpl_disconnect.result", FLAVORS["mysql-8.0"], tmp_path / "work")
+    assert comparison.count("events") == (1, 1), [item for item in comparison.items if item.kind == "events"]
+    assert comparison.count("outcome") == (6, 6) and comparison.not_shown == 0

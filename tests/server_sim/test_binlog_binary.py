@@ -57,8 +57,6 @@ def iter_binary_events(data: bytes, path: Path):
     for positioned in reader.events():
         yield ReadEvent(positioned.position, positioned.end_log_pos, positioned.event, data[positioned.position : positioned.end_log_pos])
 from server_sim.binlog.binary.transaction_payload import TRANSACTION_PAYLOAD_TYPE, inner_events
-from server_sim.binlog.binary.packing import Cursor
-from server_sim.binlog.binary.values import pack_value, unpack_value
 from server_sim.types import ColumnType
 
 MYSQL_FILES = Path(__file__).resolve().parents[3] / "shared" / "testdata" / "binlogs" / "mysql-8.0"
