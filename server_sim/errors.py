@@ -169,6 +169,8 @@ class ErrorCode(Enum):
     )
     ER_NO_DEFAULT_FOR_FIELD = (1364, "Field '%s' doesn't have a default value")
     ER_DATA_TOO_LONG = (1406, "Data too long for column '%s' at row %d")
+    ER_INVALID_JSON_TEXT = (3140, "Invalid JSON text: \"%s\" at position %d in value for column '%s'.")
+    ER_CONSTRAINT_FAILED = (4025, "CONSTRAINT `%s` failed for `%s`")
     ER_KEY_NOT_FOUND = (1032, "Can't find record in '%s'")
     ER_UNKNOWN_ERROR = (1105, "%s")
     ER_UNKNOWN_STORAGE_ENGINE = (1286, "Unknown storage engine '%s'")

@@ -14,6 +14,7 @@ from decimal import Decimal
 import sqlglot
 from sqlglot import exp
 
+from .bit_type import BinaryLiteral
 from .errors import ErrorCode, SqlError, not_supported
 from .functions import GENERATED_CALLS, PORTABLE_NODES, function_name, is_udf_call, lookup
 from .functions.library import STRUCTURE
@@ -109,7 +110,7 @@ def check_supported(tree: exp.Expression, generated: Container[int] = ()) -> Non
 
 def is_constant(node: exp.Expression) -> bool:
     """A literal that needs no evaluation (the common case of INSERT ... VALUES)."""
-    if isinstance(node, (exp.Literal, exp.Null, exp.Boolean)):
+    if isinstance(node, (exp.Literal, exp.Null, exp.Boolean, exp.HexString, exp.BitString)):
         return True
     return isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string
 
@@ -120,6 +121,8 @@ def constant_value(node: exp.Expression) -> object:
         return None
     if isinstance(node, exp.Boolean):
         return 1 if node.this else 0
+    if isinstance(node, (exp.HexString, exp.BitString)):
+        return binary_literal(node)
     if isinstance(node, exp.Neg):
         return -constant_value(node.this)  # type: ignore[operator]
     text = node.this
@@ -130,3 +133,9 @@ def constant_value(node: exp.Expression) -> object:
     if "e" in text.lower():
         return float(text)
     return Decimal(text)
+
+
+def binary_literal(node: exp.HexString | exp.BitString) -> BinaryLiteral:
+    """A hexadecimal or bit-value literal's bytes (a number where a number is read)."""
+    digits = str(node.this)
+    return BinaryLiteral.from_hex(digits) if isinstance(node, exp.HexString) else BinaryLiteral.from_bits(digits)

@@ -170,6 +170,9 @@ class Flavor:
     # value printed normalized (MySQL: `[1, 2]`, object keys sorted); MariaDB's JSON
     # functions also note invalid text (4038) where MySQL's JSON_VALID answers 0 quietly.
     json_prints_as_written: bool = False
+    # A JSON column is MariaDB's alias, LONGTEXT with CHECK (json_valid(c)) stored as
+    # written and logged as a LONGTEXT, rather than MySQL's binary JSON type (server_sim/json_type.py).
+    json_column_is_text: bool = False
     # MySQL's `doc->'$.a'` and `doc->>'$.a'`; MariaDB has no such operators.
     json_arrow_operators: bool = True
     # UNIX_TIMESTAMP(t) of a t before the epoch or after `unix_time_max`: MySQL 0, MariaDB
@@ -290,6 +293,7 @@ MARIADB_1011 = Flavor(
     unix_timestamp_out_of_range=None,
     unix_time_max=2147483647,
     json_prints_as_written=True,
+    json_column_is_text=True,
     json_arrow_operators=False,
     user_lock_names_case_sensitive=True,
     user_lock_empty_name_error=False,

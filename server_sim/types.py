@@ -17,8 +17,10 @@ from enum import Enum
 
 from sqlglot import exp
 
+from .bit_type import MAX_BITS, BinaryLiteral, client_bytes, coerce_bit
 from .collation import DUCKDB_COLLATION
 from .errors import ErrorCode, SqlError, not_supported
+from .json_type import coerce_mysql_json
 
 
 class TypeFamily(Enum):
@@ -29,6 +31,8 @@ class TypeFamily(Enum):
     BINARY = "binary"
     DATE = "date"
     DATETIME = "datetime"
+    BIT = "bit"  # server_sim/bit_type.py
+    JSON = "json"  # MySQL's own JSON type (server_sim/json_type.py)
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,8 @@ _BASES: dict[str, _Base] = {
     "DATE": _Base(TypeFamily.DATE, "DATE"),
     "DATETIME": _Base(TypeFamily.DATETIME, "TIMESTAMP"),
     "TIMESTAMP": _Base(TypeFamily.DATETIME, "TIMESTAMP"),
+    "BIT": _Base(TypeFamily.BIT, "UBIGINT"),
+    "JSON": _Base(TypeFamily.JSON, "VARCHAR", max_length=4294967295, blob=True),
 }
 
 # sqlglot's names for MySQL types, mapped to MySQL's name and signedness.
@@ -99,6 +105,8 @@ _FROM_SQLGLOT: dict[exp.DataType.Type, tuple[str, bool]] = {
     exp.DataType.Type.DATETIME: ("DATETIME", False),
     exp.DataType.Type.TIMESTAMP: ("TIMESTAMP", False),
     exp.DataType.Type.TIMESTAMPTZ: ("TIMESTAMP", False),
+    exp.DataType.Type.BIT: ("BIT", False),
+    exp.DataType.Type.JSON: ("JSON", False),
 }
 
 
@@ -110,6 +118,8 @@ class ColumnType:
     unsigned: bool = False
     length: int | None = None  # CHAR/VARCHAR/BINARY length, DECIMAL precision
     scale: int | None = None  # DECIMAL scale
+    # MariaDB's JSON: a LONGTEXT with CHECK (json_valid(c)) (server_sim/json_type.py).
+    json_check: bool = False
 
     @property
     def base(self) -> _Base:
@@ -133,7 +143,7 @@ class ColumnType:
         text = self.name
         if self.family is TypeFamily.DECIMAL:
             text += f"({self.length},{self.scale})"
-        elif self.length is not None and self.family in (TypeFamily.STRING, TypeFamily.BINARY):
+        elif self.length is not None and self.family in (TypeFamily.STRING, TypeFamily.BINARY, TypeFamily.BIT):
             text += f"({self.length})"
         return text + (" UNSIGNED" if self.unsigned else "")
 
@@ -142,7 +152,7 @@ class ColumnType:
         base = self.base
         if self.family is TypeFamily.DECIMAL:
             return f"DECIMAL({self.length},{self.scale})"
-        if self.family is TypeFamily.STRING:
+        if self.family is TypeFamily.STRING and not self.json_check:
             # The servers' default collations ignore case and accents (server_sim/collation.py).
             return f"VARCHAR COLLATE {DUCKDB_COLLATION}"
         if self.is_integer and self.unsigned:
@@ -158,8 +168,10 @@ class ColumnType:
     def implicit_default(self) -> object:
         """The value MySQL stores in a NOT NULL column that was given none."""
         family = self.family
-        if family in (TypeFamily.INTEGER,):
+        if family in (TypeFamily.INTEGER, TypeFamily.BIT):
             return 0
+        if family is TypeFamily.JSON:
+            return "null"
         if family is TypeFamily.DECIMAL:
             return Decimal(0).quantize(Decimal(1).scaleb(-(self.scale or 0)))
         if family is TypeFamily.FLOAT:
@@ -189,6 +201,10 @@ class ColumnType:
                 return struct.unpack("f", struct.pack("f", number))[0] if self.name == "FLOAT" else number
             if family is TypeFamily.STRING:
                 return self._coerce_string(value, column, row)
+            if family is TypeFamily.BIT:
+                return coerce_bit(value, self.length or 1, column, row)
+            if family is TypeFamily.JSON:
+                return coerce_mysql_json(value, column)
             if family is TypeFamily.BINARY:
                 data = value if isinstance(value, bytes) else _text(value).encode()
                 if self._too_long(len(data)):
@@ -253,6 +269,12 @@ class ColumnType:
             return dt.datetime.strptime(str(int(value)), "%Y%m%d%H%M%S")
         return dt.datetime.fromisoformat(_text(value).strip()).replace(microsecond=0)
 
+    def client_value(self, value: object) -> object:
+        """The value as a client reads the column: a BIT column's bytes, the rest as stored."""
+        if value is not None and self.family is TypeFamily.BIT:
+            return client_bytes(int(value), self.length or 1)  # type: ignore[call-overload]
+        return value
+
     def to_json(self, value: object) -> object:
         """The value as the saved catalog holds it (a column default): exact, as JSON."""
         if value is None:
@@ -307,6 +329,8 @@ def _number(value: object) -> int | float | Decimal:
     """MySQL's numeric reading of a value: strings are read as numbers, strictly."""
     if isinstance(value, bool):
         return int(value)
+    if isinstance(value, BinaryLiteral):
+        return value.number
     if isinstance(value, (int, float, Decimal)):
         return value
     if isinstance(value, (dt.date, dt.datetime)):
@@ -315,6 +339,15 @@ def _number(value: object) -> int | float | Decimal:
     if not text:
         raise ValueError("empty")
     return Decimal(text)
+
+
+# MariaDB's JSON as the catalog holds it (Flavor.json_column_is_text).
+MARIADB_JSON = ColumnType("LONGTEXT", json_check=True)
+
+
+def flavor_type(column_type: ColumnType, json_column_is_text: bool) -> ColumnType:
+    """The type a column declared as `column_type` has on the flavor's server."""
+    return MARIADB_JSON if json_column_is_text and column_type.family is TypeFamily.JSON else column_type
 
 
 def column_type_from_sqlglot(kind: exp.DataType) -> ColumnType:
@@ -327,6 +360,11 @@ def column_type_from_sqlglot(kind: exp.DataType) -> ColumnType:
     family = _BASES[name].family
     if kind.this is exp.DataType.Type.BOOLEAN:
         return ColumnType("TINYINT")
+    if family is TypeFamily.BIT:
+        bits = params[0] if params else 1
+        if not 1 <= bits <= MAX_BITS:
+            raise not_supported(f"BIT({bits}) (1 to {MAX_BITS} bits; the server says 1439)")
+        return ColumnType("BIT", length=bits)
     if family is TypeFamily.DECIMAL:
         precision = params[0] if params else 10
         scale = params[1] if len(params) > 1 else 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..table import Key, Table
+from ..json_type import check_mariadb_json
 from ..errors import ErrorCode, SqlError
 from ..server import Server
 from ..session import ChangeKind, RowChange, Session
@@ -97,6 +98,8 @@ def coerce_row(table: Table, values: list[object], row_number: int) -> tuple:
     result = []
     for column, value in zip(table.columns, values):
         value = column.type.coerce(value, column.name, row_number)
+        if column.type.json_check and value is not None:
+            check_mariadb_json(value, column.name, table.name)  # type: ignore[arg-type]
         if value is None and not column.nullable:
             raise SqlError(ErrorCode.ER_BAD_NULL_ERROR, column.name)
         result.append(value)
