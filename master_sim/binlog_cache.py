@@ -252,7 +252,7 @@ class EventFactory:
 
 
 def _image(table: Table, values: tuple, present: list[bool]) -> list[object]:
-    return [value for value, included in zip(values, present) if included]
+    return [column.type.binlog_value(value) for column, value, included in zip(table.columns, values, present) if included]
 
 
 def _user_var_type(value: object) -> str:

@@ -19,7 +19,7 @@ import json
 from decimal import Decimal
 
 from .binlog.binary.json_binary import json_text
-from .errors import ErrorCode, SqlError, not_supported
+from .errors import ErrorCode, SqlError, not_supported, note
 
 _INT64 = (-(2**63), 2**64 - 1)
 
@@ -88,8 +88,12 @@ def coerce_mysql_json(value: object, column: str) -> str:
 
 def check_mariadb_json(text: str, column: str, table: str) -> None:
     """MariaDB's CHECK (json_valid(c)) of a JSON column: 4025 when the text is not JSON."""
-    if not is_valid(text):
-        raise SqlError(ErrorCode.ER_CONSTRAINT_FAILED, column, table)
+    try:
+        parse_document(text)
+    except InvalidJson as invalid:
+        error = SqlError(ErrorCode.ER_CONSTRAINT_FAILED, column, table)
+        error.notes = (note(ErrorCode.ER_JSON_SYNTAX, 1, "json_valid", invalid.position + 1),)
+        raise error from None
 
 
 def document_of_text(text: str) -> object:

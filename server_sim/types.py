@@ -20,7 +20,7 @@ from sqlglot import exp
 from .bit_type import MAX_BITS, BinaryLiteral, client_bytes, coerce_bit
 from .collation import DUCKDB_COLLATION
 from .errors import ErrorCode, SqlError, not_supported
-from .json_type import coerce_mysql_json
+from .json_type import coerce_mysql_json, document_of_text
 
 
 class TypeFamily(Enum):
@@ -273,6 +273,12 @@ class ColumnType:
         """The value as a client reads the column: a BIT column's bytes, the rest as stored."""
         if value is not None and self.family is TypeFamily.BIT:
             return client_bytes(int(value), self.length or 1)  # type: ignore[call-overload]
+        return value
+
+    def binlog_value(self, value: object) -> object:
+        """The value as a row image carries it: a MySQL JSON column's document (its binary form)."""
+        if value is not None and self.family is TypeFamily.JSON:
+            return document_of_text(str(value))
         return value
 
     def to_json(self, value: object) -> object:

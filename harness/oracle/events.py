@@ -121,6 +121,8 @@ def _value(text: str, type_text: str) -> object:
         if type_text.startswith("DATE") and _DATE_COLONS.match(value):
             return value.replace(":", "-")  # mariadb-binlog prints a DATE as 2024:02:29
         return value
+    if text.startswith("b'") and type_text.startswith("BIT"):
+        return int(text[2:-1] or "0", 2)  # a BIT column's bits, compared as its number
     number = text.split(" ", 1)[0]  # integers may be followed by "(unsigned value)"
     if type_text.startswith("TIMESTAMP"):
         return timestamp_text(number)

@@ -109,6 +109,7 @@ class Executor:
                 handler(run)
             except SqlError as error:
                 outcome.error = error
+                outcome.warnings.extend(error.notes)  # what the failing check noted first
             except RecursionError:
                 outcome.error = stack_overrun()  # expressions nested deeper than the translation's recursion
         if outcome.error is None and kind.is_dml:
