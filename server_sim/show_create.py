@@ -7,6 +7,7 @@ import datetime as dt
 from decimal import Decimal
 
 from .table import Column, DefaultKind, KeyKind, Table
+from .types import TypeFamily
 
 
 def show_create_table(table: Table) -> str:
@@ -29,17 +30,21 @@ def _column_definition(column: Column) -> str:
         text += " DEFAULT CURRENT_TIMESTAMP"
     elif column.default_kind is DefaultKind.VALUE and not column.auto_increment:
         if column.default is not None:
-            text += f" DEFAULT {_default_literal(column.default)}"
+            text += f" DEFAULT {_default_literal(column.default, column)}"
         elif column.nullable:
             text += " DEFAULT NULL"
     if column.auto_increment:
         text += " AUTO_INCREMENT"
     if column.on_update_current_timestamp:
         text += " ON UPDATE CURRENT_TIMESTAMP"
+    if column.type.json_check:
+        text += f" CHECK (json_valid(`{column.name}`))"  # MariaDB's JSON alias
     return text
 
 
-def _default_literal(value: object) -> str:
+def _default_literal(value: object, column: Column) -> str:
+    if column.type.family is TypeFamily.BIT:
+        return "b'" + format(int(value), "b") + "'"  # type: ignore[call-overload]
     if isinstance(value, bytes):
         return f"0x{value.hex()}"
     if isinstance(value, (int, float, Decimal)):
