@@ -18,6 +18,7 @@ from .bit_type import BinaryLiteral
 from .errors import ErrorCode, SqlError, not_supported
 from .functions import GENERATED_CALLS, PORTABLE_NODES, function_name, is_udf_call, lookup
 from .functions.library import STRUCTURE
+from .functions.native import UNMODELLED_MARKER
 from .functions.statement import StatementContext
 from .statement import is_cte_reference
 
@@ -67,6 +68,8 @@ class Translator:
                 this=self.table_source(node),
                 alias=alias if alias is not None else exp.TableAlias(this=exp.to_identifier(node.name)),
             )
+        if isinstance(node, _COMPARISONS) and any(isinstance(side, _BINARY_LITERALS) for side in (node.this, node.expression)):
+            return self._numeric_binary_literal(node)
         function = lookup(node)
         if function is not None:
             return node if function.duckdb is None else function.duckdb(node, self)
@@ -79,6 +82,24 @@ class Translator:
             return self._udf_call(node)
         raise not_supported(f"function {name}()")
 
+    def _numeric_binary_literal(self, node: exp.Expression) -> exp.Expression:
+        """A comparison of a column with a hexadecimal or bit-value literal: the literal's
+        number where the column is an integer or BIT one (as the server compares them);
+        with any other column the query stops with 1235 (DuckDB would compare text with
+        the number's digits). A literal anywhere else stays, which check_supported refuses."""
+        literal, other = (node.this, node.expression) if isinstance(node.this, _BINARY_LITERALS) else (node.expression, node.this)
+        value = binary_literal(literal)
+        if not isinstance(other, exp.Column) or len(value) > 8:
+            return node
+        typed = exp.In(this=exp.Anonymous(this="typeof", expressions=[other.copy()]), expressions=[exp.Literal.string(t) for t in _INTEGER_TYPES])
+        refused = exp.Anonymous(this="error", expressions=[exp.Literal.string(f"{UNMODELLED_MARKER}a hexadecimal or bit-value literal compared with a column that is no integer or BIT{UNMODELLED_MARKER}")])
+        huge = exp.DataType.build("HUGEINT", dialect="duckdb")
+        column = exp.Case(ifs=[exp.If(this=typed, true=exp.cast(other.copy(), huge))], default=refused)
+        number = exp.cast(exp.Literal.number(value.number), huge)
+        comparison = type(node)(this=column, expression=number) if node.this is other else type(node)(this=number, expression=column)
+        self._generated[id(comparison)] = comparison  # SQL of the simulator's own
+        return comparison
+
     def _udf_call(self, node: exp.Expression) -> exp.Expression:
         """A loaded UDF's body over the translated arguments; an unknown one is error 1305."""
         udf = self.context.udfs.get(node.name.lower())
@@ -88,6 +109,12 @@ class Translator:
         self._generated[id(call)] = call  # SQL of the simulator's own: its arguments were checked above
         return call
 
+
+# Where a hexadecimal or bit-value literal is read as a number, and the DuckDB types of
+# the columns it is compared with as one.
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+_BINARY_LITERALS = (exp.HexString, exp.BitString)
+_INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT")
 
 # Query syntax DuckDB reads as MySQL does: common table expressions (WITH [RECURSIVE]).
 _QUERY_SYNTAX = (exp.With, exp.CTE)

@@ -76,8 +76,7 @@ def literal_operand(node: exp.Expression) -> Operand:
 
 def binary_literal_operand(value: bytes) -> Operand:
     """A hexadecimal or bit-value literal read as a number (compared with a numeric column:
-    a BIT column, an integer). DuckDB's translation refuses it: it cannot tell a string
-    context from a numeric one there."""
+    a BIT column, an integer; the comparison declines text, as the Translator refuses it)."""
     if len(value) > 8:
         raise Declined
     number = int.from_bytes(value, "big")
