@@ -96,6 +96,29 @@ def test_binary_literals_in_conditions(condition: str, found: object, fast_path:
 
 
 @pytest.mark.parametrize(
+    ("statement", "error"),
+    [
+        ("INSERT INTO u (id, b) SELECT id, b + 0 FROM t", None),  # the number into a BIT column
+        ("INSERT INTO u (id, v) SELECT id, b + 0 FROM t", 1235),  # digits, but any BIT read into text is refused
+        ("INSERT INTO u SELECT id, b, v FROM t", None),
+        ("INSERT INTO u SELECT * FROM t", None),
+        ("INSERT INTO u (id, v, b) SELECT id, b, b FROM t", 1235),  # a string column would take the bytes
+        ("INSERT INTO u (id, v) SELECT id, CONCAT(b) FROM t", 1235),
+        ("INSERT INTO u (id, v) SELECT id, 'x' FROM t UNION SELECT 2, 'y'", 1235),
+        ("UPDATE t SET v = b", 1235),
+        ("UPDATE t SET v = 'x', b = b + 1", None),
+    ],
+)
+def test_a_bit_value_is_never_stored_as_its_digits(statement: str, error: int | None) -> None:
+    db = Db()
+    db.ok("CREATE TABLE t (id INT PRIMARY KEY, b BIT(8), v VARBINARY(5))")
+    db.ok("CREATE TABLE u (id INT PRIMARY KEY, b BIT(8), v VARBINARY(5))")
+    db.ok("INSERT INTO t VALUES (1, 5, 'A')")
+    outcome = db.run(statement)
+    assert (outcome.error.code if outcome.error else None) == error
+
+
+@pytest.mark.parametrize(
     ("flavor", "value", "stored", "error", "notes"),
     [
         ("mysql", "'{\"b\": 1, \"a\": [1, 2]}'", '{"a": [1, 2], "b": 1}', None, []),
