@@ -38,6 +38,8 @@ class Translator:
         # The subtrees the translation wrote itself (a UDF's body), by id; held so that no
         # other node can take one of their ids.
         self._generated: dict[int, exp.Expression] = {}
+        # The MySQL JSON columns of the tables the translation read (table_source adds them).
+        self.json_columns: set[str] = set()
 
     def rewrite(self, tree: exp.Expression) -> exp.Expression:
         """A rewritten copy of `tree` (the original is a cached parse and stays untouched)."""
@@ -47,6 +49,8 @@ class Translator:
         """The DuckDB tree for `tree`, every construct in it one the translation models."""
         rewritten = self.rewrite(tree)
         check_supported(rewritten, self._generated)
+        if self.json_columns:
+            _refuse_json_comparisons(rewritten, self.json_columns)
         return rewritten
 
     def sql(self, tree: exp.Expression) -> str:
@@ -118,6 +122,17 @@ _INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMAL
 
 # Query syntax DuckDB reads as MySQL does: common table expressions (WITH [RECURSIVE]).
 _QUERY_SYNTAX = (exp.With, exp.CTE)
+
+
+def _refuse_json_comparisons(tree: exp.Expression, names: set[str]) -> None:
+    """MySQL compares and orders a JSON column as documents (a string is a JSON string,
+    never the document it spells); the stored text would compare as text: refused."""
+    for node in tree.walk():
+        if isinstance(node, (*_COMPARISONS, exp.NullSafeEQ, exp.In, exp.Between, exp.Ordered)):
+            sides = [node.this] if isinstance(node, (exp.In, exp.Between, exp.Ordered)) else [node.this, node.expression]
+            for side in sides:
+                if isinstance(side, exp.Column) and side.name.lower() in names:
+                    raise not_supported(f"comparing or ordering the JSON column {side.name} (MySQL compares JSON documents)")
 
 
 def check_supported(tree: exp.Expression, generated: Container[int] = ()) -> None:

@@ -147,6 +147,26 @@ def test_json_values(flavor: str, value: str, stored: str | None, error: int | N
     assert db.rows("t") == ([] if error else [(1, stored)])
 
 
+@pytest.mark.parametrize("fast_path", [True, False], ids=["fast", "duckdb"])
+@pytest.mark.parametrize(
+    ("flavor", "statement", "error"),
+    [
+        ("mysql", "DELETE FROM t WHERE j = '[1]'", 1235),  # MySQL compares a document with a JSON string
+        ("mysql", "UPDATE t SET id = 2 WHERE j IN ('[1]')", 1235),
+        ("mysql", "SELECT id FROM t ORDER BY j", 1235),
+        ("mysql", "SELECT id FROM t WHERE JSON_LENGTH(j) = 1", None),
+        ("mysql", "UPDATE t SET j = '[2]' WHERE j IS NOT NULL", None),
+        ("mariadb", "DELETE FROM t WHERE j = '[1]'", None),  # a LONGTEXT: compared as its text
+    ],
+)
+def test_comparing_a_mysql_json_column_is_refused(flavor: str, statement: str, error: int | None, fast_path: bool) -> None:
+    db = Db(flavor=FLAVORS[flavor], fast_path=fast_path)
+    db.ok("CREATE TABLE t (id INT PRIMARY KEY, j JSON)")
+    db.ok("INSERT INTO t VALUES (1, '[1]')")
+    outcome = db.run(statement)
+    assert (outcome.error.code if outcome.error else None) == error
+
+
 @pytest.mark.parametrize(
     ("flavor", "call", "result"),
     [
