@@ -66,7 +66,8 @@ class StatementScope:
     def translator(self) -> Translator:
         """A fresh translation to DuckDB SQL (each numbers its own RAND(N) call sites),
         knowing the MySQL JSON columns of the tables the statement names."""
-        ast = self.statement.ast
+        statement: Statement | None = getattr(self, "statement", None)  # a StatementRun's; a bare scope names no table
+        ast = statement.ast if statement is not None else None
         named = [self.catalog.find(node.name, self.session.thread_id) for node in (ast.find_all(exp.Table) if ast is not None else ())]
         json_columns = {c.key for table in named if table is not None for c in table.columns if c.type.family is TypeFamily.JSON}
 
