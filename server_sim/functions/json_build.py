@@ -80,7 +80,18 @@ def as_written(value: object) -> str:
 def built_text(node: exp.Expression, as_given: bool) -> str:
     """The text JSON_OBJECT(...) or JSON_ARRAY(...) gives."""
     document = constant_json_value(node)
+    if not as_given and has_decimal(document):
+        # MySQL keeps a DECIMAL in the document (2.50), which the stored text would read back as a double.
+        raise not_supported("JSON_OBJECT() or JSON_ARRAY() of a decimal number under MySQL")
     return as_written(document) if as_given else json_text(document)
+
+
+def has_decimal(value: object) -> bool:
+    if isinstance(value, dict):
+        return any(has_decimal(item) for item in value.values())
+    if isinstance(value, list):
+        return any(has_decimal(item) for item in value)
+    return isinstance(value, Decimal)
 
 
 def _translate(node: exp.Expression, translation: Translating) -> exp.Expression:

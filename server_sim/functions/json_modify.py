@@ -19,7 +19,7 @@ from sqlglot import exp
 
 from ..errors import not_supported
 from .json import _MISSING, _find, _steps, mysql_text
-from .json_build import as_written, constant_json_value
+from .json_build import as_written, constant_json_value, has_decimal
 from .library import SqlFunction, Translating
 from .native import TEXT, Unmodelled, native
 
@@ -157,6 +157,8 @@ def _translate(operation: str):  # type: ignore[no-untyped-def]
             if not (isinstance(path, exp.Literal) and path.is_string):
                 raise not_supported(f"{operation}() of the path {path.sql(dialect='mysql')} (a constant path is modelled)")
             value = "" if width == 1 else constant_json_value(rest[index + 1])
+            if not as_given and has_decimal(value):
+                raise not_supported(f"{operation}() of a decimal number under MySQL (its document keeps the DECIMAL)")
             pairs.append([path.this, value if width == 1 else (as_written(value) if as_given else mysql_text(value))])
         entry = _AS_WRITTEN if as_given else _NORMALISED
         call = exp.Anonymous(this=operation, expressions=[document, exp.Literal.string(operation), exp.Literal.string(json.dumps(pairs))])

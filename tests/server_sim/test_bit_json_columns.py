@@ -135,6 +135,8 @@ def test_a_bit_value_is_never_stored_as_its_digits(statement: str, error: int | 
         ("mariadb", "JSON_OBJECT('k', 1, 'a', 'x')", '{"k": 1, "a": "x"}', None, []),
         ("mysql", "JSON_ARRAY(1, 'two', NULL, JSON_OBJECT('n', 2))", '[1, "two", null, {"n": 2}]', None, []),
         ("mariadb", "JSON_ARRAY()", "[]", None, []),
+        ("mariadb", "JSON_ARRAY(2.50)", "[2.50]", None, []),
+        ("mysql", "JSON_ARRAY(2.50)", None, 1235, []),  # MySQL's document keeps the DECIMAL
         ("mysql", "NULL", None, None, []),
     ],
 )
@@ -182,6 +184,8 @@ def test_comparing_a_mysql_json_column_is_refused(flavor: str, statement: str, e
         ("mariadb", "JSON_REMOVE(j, '$.a')", 1235),
         ("mysql", "JSON_SET(j, CONCAT('$', '.c'), 3)", 1235),
         ("mysql", "JSON_SET(j, '$.c', id)", 1235),
+        ("mysql", "JSON_SET(j, '$.c', 2.50)", 1235),  # MySQL's document keeps the DECIMAL
+        ("mariadb", "JSON_SET(j, '$.c', 2.50)", '{"b": 1, "a": [1, 2], "c": 2.50}'),
     ],
 )
 def test_json_edits(flavor: str, call: str, result: object) -> None:
