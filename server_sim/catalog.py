@@ -24,7 +24,7 @@ from .system_tables import SystemTable
 from .statement import TriggerDefinition, TriggerEvent, TriggerTiming
 from .udf import Udf
 from .views import ViewDefinition
-from .types import ColumnType, TypeFamily, column_type_from_sqlglot
+from .types import MARIADB_JSON, ColumnType, TypeFamily, column_type_from_sqlglot
 
 
 def _literal_value(node: exp.Expression) -> object:
@@ -34,6 +34,18 @@ def _literal_value(node: exp.Expression) -> object:
     if not is_constant(node):
         raise not_supported(f"DEFAULT expression {node.sql(dialect='mysql')}")
     return constant_value(node)
+
+
+def is_json_valid_check(item: exp.Expression, column: str) -> bool:
+    """`CHECK (json_valid(column))`: the constraint of MariaDB's JSON alias."""
+    check = item.this if isinstance(item, exp.CheckColumnConstraint) else None
+    return (
+        isinstance(check, exp.Anonymous)
+        and check.name.lower() == "json_valid"
+        and len(check.expressions) == 1
+        and isinstance(check.expressions[0], exp.Column)
+        and check.expressions[0].name.lower() == column.lower()
+    )
 
 
 def column_from_definition(node: exp.ColumnDef) -> tuple[Column, list[KeyKind]]:
@@ -75,6 +87,8 @@ def column_from_definition(node: exp.ColumnDef) -> tuple[Column, list[KeyKind]]:
             on_update = True
         elif isinstance(item, (exp.CommentColumnConstraint, exp.CharacterSetColumnConstraint, exp.CollateColumnConstraint)):
             continue
+        elif is_json_valid_check(item, name) and column_type == ColumnType("LONGTEXT"):
+            column_type = MARIADB_JSON  # MariaDB's JSON as SHOW CREATE TABLE prints it
         else:
             raise not_supported(f"column attribute {constraint.sql(dialect='mysql')}")
     if KeyKind.PRIMARY in keys:

@@ -183,6 +183,9 @@ class ErrorCode(Enum):
     )
     ER_NO_DEFAULT_FOR_FIELD = (1364, "Field '%s' doesn't have a default value")
     ER_DATA_TOO_LONG = (1406, "Data too long for column '%s' at row %d")
+    ER_INVALID_JSON_TEXT = (3140, "Invalid JSON text: \"%s\" at position %d in value for column '%s'.")
+    ER_CONSTRAINT_FAILED = (4025, "CONSTRAINT `%s` failed for `%s`")
+    ER_JSON_SYNTAX = (4038, "Syntax error in JSON text in argument %d to function '%s' at position %d")
     ER_KEY_NOT_FOUND = (1032, "Can't find record in '%s'")
     ER_UNKNOWN_ERROR = (1105, "%s")
     ER_UNKNOWN_STORAGE_ENGINE = (1286, "Unknown storage engine '%s'")
@@ -292,6 +295,7 @@ class SqlError(Exception):
     """A statement failed with a MySQL error; carries the code, name and rendered message."""
 
     position: int | None = None  # where in the statement a syntax error (1064) is
+    notes: tuple[Condition, ...] = ()  # diagnostics raised before the error (MariaDB's json_valid note)
 
     def __init__(self, error: ErrorCode, *args: object, message: str | None = None) -> None:
         self.error = error

@@ -15,9 +15,11 @@ import sqlglot
 from sqlglot import exp
 
 from .enum_set import rewrite_references
+from .bit_type import BinaryLiteral
 from .errors import ErrorCode, SqlError, not_supported
 from .functions import GENERATED_CALLS, PORTABLE_NODES, function_name, is_udf_call, lookup
 from .functions.library import STRUCTURE
+from .functions.native import UNMODELLED_MARKER
 from .functions.statement import StatementContext
 from .statement import is_cte_reference
 from .temporal_types import check_temporal_uses
@@ -52,6 +54,8 @@ class Translator:
         # The TIME and YEAR columns of the tables read (lower-case name -> type name):
         # uses of them DuckDB reads otherwise than the server are refused.
         self.temporal_columns: dict[str, str] = {}
+        # The MySQL JSON columns of the tables the translation read (table_source adds them).
+        self.json_columns: set[str] = set()
 
     def rewrite(self, tree: exp.Expression) -> exp.Expression:
         """A rewritten copy of `tree` (the original is a cached parse and stays untouched)."""
@@ -92,6 +96,8 @@ class Translator:
         check_temporal_uses(tree, self.temporal_columns)  # as written: the MySQL uses
         rewritten = self.rewrite(tree)
         check_supported(rewritten, self._generated)
+        if self.json_columns:
+            _refuse_json_comparisons(rewritten, self.json_columns)
         return rewritten
 
     def sql(self, tree: exp.Expression) -> str:
@@ -113,6 +119,8 @@ class Translator:
                 this=self.table_source(node),
                 alias=alias if alias is not None else exp.TableAlias(this=exp.to_identifier(node.name)),
             )
+        if isinstance(node, _COMPARISONS) and any(isinstance(side, _BINARY_LITERALS) for side in (node.this, node.expression)):
+            return self._numeric_binary_literal(node)
         function = lookup(node)
         if function is not None:
             return node if function.duckdb is None else function.duckdb(node, self)
@@ -125,6 +133,24 @@ class Translator:
             return self._udf_call(node)
         raise not_supported(f"function {name}()")
 
+    def _numeric_binary_literal(self, node: exp.Expression) -> exp.Expression:
+        """A comparison of a column with a hexadecimal or bit-value literal: the literal's
+        number where the column is an integer or BIT one (as the server compares them);
+        with any other column the query stops with 1235 (DuckDB would compare text with
+        the number's digits). A literal anywhere else stays, which check_supported refuses."""
+        literal, other = (node.this, node.expression) if isinstance(node.this, _BINARY_LITERALS) else (node.expression, node.this)
+        value = binary_literal(literal)
+        if not isinstance(other, exp.Column) or len(value) > 8:
+            return node
+        typed = exp.In(this=exp.Anonymous(this="typeof", expressions=[other.copy()]), expressions=[exp.Literal.string(t) for t in _INTEGER_TYPES])
+        refused = exp.Anonymous(this="error", expressions=[exp.Literal.string(f"{UNMODELLED_MARKER}a hexadecimal or bit-value literal compared with a column that is no integer or BIT{UNMODELLED_MARKER}")])
+        huge = exp.DataType.build("HUGEINT", dialect="duckdb")
+        column = exp.Case(ifs=[exp.If(this=typed, true=exp.cast(other.copy(), huge))], default=refused)
+        number = exp.cast(exp.Literal.number(value.number), huge)
+        comparison = type(node)(this=column, expression=number) if node.this is other else type(node)(this=number, expression=column)
+        self._generated[id(comparison)] = comparison  # SQL of the simulator's own
+        return comparison
+
     def _udf_call(self, node: exp.Expression) -> exp.Expression:
         """A loaded UDF's body over the translated arguments; an unknown one is error 1305."""
         udf = self.context.udfs.get(node.name.lower())
@@ -135,8 +161,25 @@ class Translator:
         return call
 
 
+# Where a hexadecimal or bit-value literal is read as a number, and the DuckDB types of
+# the columns it is compared with as one.
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+_BINARY_LITERALS = (exp.HexString, exp.BitString)
+_INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT")
+
 # Query syntax DuckDB reads as MySQL does: common table expressions (WITH [RECURSIVE]).
 _QUERY_SYNTAX = (exp.With, exp.CTE)
+
+
+def _refuse_json_comparisons(tree: exp.Expression, names: set[str]) -> None:
+    """MySQL compares and orders a JSON column as documents (a string is a JSON string,
+    never the document it spells); the stored text would compare as text: refused."""
+    for node in tree.walk():
+        if isinstance(node, (*_COMPARISONS, exp.NullSafeEQ, exp.In, exp.Between, exp.Ordered)):
+            sides = [node.this] if isinstance(node, (exp.In, exp.Between, exp.Ordered)) else [node.this, node.expression]
+            for side in sides:
+                if isinstance(side, exp.Column) and side.name.lower() in names:
+                    raise not_supported(f"comparing or ordering the JSON column {side.name} (MySQL compares JSON documents)")
 
 
 def check_supported(tree: exp.Expression, generated: Container[int] = ()) -> None:
@@ -156,7 +199,7 @@ def check_supported(tree: exp.Expression, generated: Container[int] = ()) -> Non
 
 def is_constant(node: exp.Expression) -> bool:
     """A literal that needs no evaluation (the common case of INSERT ... VALUES)."""
-    if isinstance(node, (exp.Literal, exp.Null, exp.Boolean)):
+    if isinstance(node, (exp.Literal, exp.Null, exp.Boolean, exp.HexString, exp.BitString)):
         return True
     return isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string
 
@@ -167,6 +210,8 @@ def constant_value(node: exp.Expression) -> object:
         return None
     if isinstance(node, exp.Boolean):
         return 1 if node.this else 0
+    if isinstance(node, (exp.HexString, exp.BitString)):
+        return binary_literal(node)
     if isinstance(node, exp.Neg):
         return -constant_value(node.this)  # type: ignore[operator]
     text = node.this
@@ -177,3 +222,9 @@ def constant_value(node: exp.Expression) -> object:
     if "e" in text.lower():
         return float(text)
     return Decimal(text)
+
+
+def binary_literal(node: exp.HexString | exp.BitString) -> BinaryLiteral:
+    """A hexadecimal or bit-value literal's bytes (a number where a number is read)."""
+    digits = str(node.this)
+    return BinaryLiteral.from_hex(digits) if isinstance(node, exp.HexString) else BinaryLiteral.from_bits(digits)

@@ -188,6 +188,9 @@ class Flavor:
     # How temporal values are read: fractional seconds a column has no room for (MySQL
     # rounds them, MariaDB truncates them), TIME's range and its error.
     temporal: TemporalRules = MYSQL_TEMPORAL
+    # A JSON column is MariaDB's alias, LONGTEXT with CHECK (json_valid(c)) stored as
+    # written and logged as a LONGTEXT, rather than MySQL's binary JSON type (server_sim/json_type.py).
+    json_column_is_text: bool = False
     # MySQL's `doc->'$.a'` and `doc->>'$.a'`; MariaDB has no such operators.
     json_arrow_operators: bool = True
     # UNIX_TIMESTAMP(t) of a t before the epoch or after `unix_time_max`: MySQL 0, MariaDB
@@ -320,6 +323,7 @@ MARIADB_1011 = Flavor(
     unix_time_max=2147483647,
     json_prints_as_written=True,
     temporal=MARIADB_TEMPORAL,
+    json_column_is_text=True,
     json_arrow_operators=False,
     user_lock_names_case_sensitive=True,
     user_lock_empty_name_error=False,

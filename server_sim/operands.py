@@ -74,6 +74,15 @@ def literal_operand(node: exp.Expression) -> Operand:
     return Operand(lambda row: number, Kind.NUMBER, literal=True, digits=(len(whole), len(fraction)))
 
 
+def binary_literal_operand(value: bytes) -> Operand:
+    """A hexadecimal or bit-value literal read as a number (compared with a numeric column:
+    a BIT column, an integer; the comparison declines text, as the Translator refuses it)."""
+    if len(value) > 8:
+        raise Declined
+    number = int.from_bytes(value, "big")
+    return Operand(lambda row: number, Kind.NUMBER, literal=True, digits=(len(str(number)), 0))
+
+
 def decimal_digits(column_type: ColumnType) -> tuple[int, int]:
     """(digits before the point, scale) of a DECIMAL column."""
     scale = column_type.scale or 0

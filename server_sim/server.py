@@ -328,7 +328,8 @@ class Server:
         tables: dict[str, tuple[list[str], list[tuple]]] = {}
         for name, table in sorted(self.catalog.tables.items()):
             rows = self.storage.scan(table) if table.engine.stores_rows else []
-            tables[name.lower()] = (table.column_names(), [tuple(row[1:]) for row in rows])
+            types = [column.type for column in table.columns]
+            tables[name.lower()] = (table.column_names(), [tuple(t.client_value(v) for t, v in zip(types, row[1:])) for row in rows])
         return tables
 
     def state_document(self) -> dict[str, object]:

@@ -8,6 +8,7 @@ from decimal import Decimal
 
 from .table import Column, DefaultKind, KeyKind, Table
 from .temporal_types import time_text
+from .types import TypeFamily
 
 
 def show_create_table(table: Table) -> str:
@@ -30,17 +31,21 @@ def _column_definition(column: Column) -> str:
         text += " DEFAULT CURRENT_TIMESTAMP" + (f"({column.type.scale})" if column.type.scale else "")
     elif column.default_kind is DefaultKind.VALUE and not column.auto_increment:
         if column.default is not None:
-            text += f" DEFAULT {_default_literal(column.default)}"
+            text += f" DEFAULT {_default_literal(column.default, column)}"
         elif column.nullable:
             text += " DEFAULT NULL"
     if column.auto_increment:
         text += " AUTO_INCREMENT"
     if column.on_update_current_timestamp:
         text += " ON UPDATE CURRENT_TIMESTAMP" + (f"({column.type.scale})" if column.type.scale else "")
+    if column.type.json_check:
+        text += f" CHECK (json_valid(`{column.name}`))"  # MariaDB's JSON alias
     return text
 
 
-def _default_literal(value: object) -> str:
+def _default_literal(value: object, column: Column) -> str:
+    if column.type.family is TypeFamily.BIT:
+        return "b'" + format(int(value), "b") + "'"  # type: ignore[call-overload]
     if isinstance(value, bytes):
         return f"0x{value.hex()}"
     if isinstance(value, (int, float, Decimal)):

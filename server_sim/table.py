@@ -15,7 +15,7 @@ from .errors import ErrorCode, SqlError
 from .expressions import MAX_COLUMN_NAME
 from .foreign_keys import ForeignKey
 from .system_tables import SystemTable, TableCategory
-from .types import ColumnType
+from .types import ColumnType, flavor_type
 
 
 class DefaultKind(Enum):
@@ -150,6 +150,10 @@ class Table:
         if self.engine.clustered and primary is not None:
             return list(primary.columns)
         return []
+
+    def take_flavor_types(self, json_column_is_text: bool) -> None:
+        """Each column of the type its declared type is on the flavor's server (MariaDB's JSON)."""
+        self.columns = [dataclasses.replace(c, type=flavor_type(c.type, json_column_is_text)) for c in self.columns]
 
     def copy(self) -> Table:
         return dataclasses.replace(self, columns=list(self.columns), keys=list(self.keys), foreign_keys=list(self.foreign_keys))

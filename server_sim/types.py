@@ -19,9 +19,11 @@ from enum import Enum
 from sqlglot import exp
 
 from . import enum_set
+from .bit_type import MAX_BITS, BinaryLiteral, client_bytes, coerce_bit
 from .collation import DUCKDB_COLLATION
 from . import temporal_types as temporal
 from .errors import ErrorCode, SqlError, not_supported
+from .json_type import coerce_mysql_json, document_of_text
 
 
 class TypeFamily(Enum):
@@ -36,6 +38,8 @@ class TypeFamily(Enum):
     YEAR = "year"
     ENUM = "enum"  # one member of a list (server_sim/enum_set.py)
     SET = "set"  # any members of a list
+    BIT = "bit"  # server_sim/bit_type.py
+    JSON = "json"  # MySQL's own JSON type (server_sim/json_type.py)
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,8 @@ _BASES: dict[str, _Base] = {
     "YEAR": _Base(TypeFamily.YEAR, "SMALLINT"),
     "ENUM": _Base(TypeFamily.ENUM, "VARCHAR"),
     "SET": _Base(TypeFamily.SET, "VARCHAR"),
+    "BIT": _Base(TypeFamily.BIT, "UBIGINT"),
+    "JSON": _Base(TypeFamily.JSON, "VARCHAR", max_length=4294967295, blob=True),
 }
 
 # sqlglot's names for MySQL types, mapped to MySQL's name and signedness.
@@ -113,6 +119,8 @@ _FROM_SQLGLOT: dict[exp.DataType.Type, tuple[str, bool]] = {
     exp.DataType.Type.TIMESTAMPTZ: ("TIMESTAMP", False),
     exp.DataType.Type.TIME: ("TIME", False),
     exp.DataType.Type.YEAR: ("YEAR", False),
+    exp.DataType.Type.BIT: ("BIT", False),
+    exp.DataType.Type.JSON: ("JSON", False),
 }
 
 
@@ -125,6 +133,8 @@ class ColumnType:
     length: int | None = None  # CHAR/VARCHAR/BINARY length, DECIMAL precision
     scale: int | None = None  # DECIMAL scale; TIME/DATETIME/TIMESTAMP fractional-second digits (fsp)
     members: tuple[str, ...] = ()  # ENUM / SET member list
+    # MariaDB's JSON: a LONGTEXT with CHECK (json_valid(c)) (server_sim/json_type.py).
+    json_check: bool = False
 
     @property
     def base(self) -> _Base:
@@ -154,7 +164,7 @@ class ColumnType:
             return enum_set.type_sql(self.name, self.members)
         if self.family is TypeFamily.DECIMAL:
             text += f"({self.length},{self.scale})"
-        elif self.length is not None and self.family in (TypeFamily.STRING, TypeFamily.BINARY):
+        elif self.length is not None and self.family in (TypeFamily.STRING, TypeFamily.BINARY, TypeFamily.BIT):
             text += f"({self.length})"
         elif self.scale and self.family in _FRACTIONAL:
             text += f"({self.scale})"
@@ -165,7 +175,7 @@ class ColumnType:
         base = self.base
         if self.family is TypeFamily.DECIMAL:
             return f"DECIMAL({self.length},{self.scale})"
-        if self.family in (TypeFamily.STRING, TypeFamily.ENUM, TypeFamily.SET):
+        if self.family in (TypeFamily.STRING, TypeFamily.ENUM, TypeFamily.SET) and not self.json_check:
             # The servers' default collations ignore case and accents (server_sim/collation.py).
             return f"VARCHAR COLLATE {DUCKDB_COLLATION}"
         if self.is_integer and self.unsigned:
@@ -181,8 +191,10 @@ class ColumnType:
     def implicit_default(self) -> object:
         """The value MySQL stores in a NOT NULL column that was given none."""
         family = self.family
-        if family in (TypeFamily.INTEGER,):
+        if family in (TypeFamily.INTEGER, TypeFamily.BIT):
             return 0
+        if family is TypeFamily.JSON:
+            return "null"
         if family is TypeFamily.DECIMAL:
             return Decimal(0).quantize(Decimal(1).scaleb(-(self.scale or 0)))
         if family is TypeFamily.FLOAT:
@@ -225,6 +237,10 @@ class ColumnType:
                 return struct.unpack("f", struct.pack("f", number))[0] if self.name == "FLOAT" else number
             if family is TypeFamily.STRING:
                 return self._coerce_string(value, column, row)
+            if family is TypeFamily.BIT:
+                return coerce_bit(value, self.length or 1, column, row)
+            if family is TypeFamily.JSON:
+                return coerce_mysql_json(value, column)
             if family is TypeFamily.BINARY:
                 data = value if isinstance(value, bytes) else _text(value).encode()
                 if self._too_long(len(data)):
@@ -259,10 +275,15 @@ class ColumnType:
         return self.coerce(value, column, row, temporal_rules), None
 
     def event_value(self, value: object) -> object:
-        """The value as row events carry it: an ENUM's index, a SET's bitmask; others as stored."""
-        if value is None or not self.is_enum_or_set:
+        """The value as row events carry it: an ENUM's index, a SET's bitmask, a MySQL JSON
+        column's document (its binary form); others as stored."""
+        if value is None:
             return value
-        return enum_set.number_of(self.name, self.members, str(value))
+        if self.is_enum_or_set:
+            return enum_set.number_of(self.name, self.members, str(value))
+        if self.family is TypeFamily.JSON:
+            return document_of_text(str(value))
+        return value
 
     def _too_long(self, length: int) -> bool:
         limit = self.length if self.length is not None else self.base.max_length
@@ -325,6 +346,12 @@ class ColumnType:
         if isinstance(value, (int, Decimal)) and not isinstance(value, bool):
             return dt.datetime.strptime(str(int(value)), "%Y%m%d%H%M%S")
         return dt.datetime.fromisoformat(_text(value).strip()).replace(microsecond=0)
+
+    def client_value(self, value: object) -> object:
+        """The value as a client reads the column: a BIT column's bytes, the rest as stored."""
+        if value is not None and self.family is TypeFamily.BIT:
+            return client_bytes(int(value), self.length or 1)  # type: ignore[call-overload]
+        return value
 
     def to_json(self, value: object) -> object:
         """The value as the saved catalog holds it (a column default): exact, as JSON."""
@@ -405,6 +432,8 @@ def _number(value: object) -> int | float | Decimal:
     """MySQL's numeric reading of a value: strings are read as numbers, strictly."""
     if isinstance(value, bool):
         return int(value)
+    if isinstance(value, BinaryLiteral):
+        return value.number
     if isinstance(value, (int, float, Decimal)):
         return value
     if isinstance(value, (dt.date, dt.datetime)):
@@ -413,6 +442,15 @@ def _number(value: object) -> int | float | Decimal:
     if not text:
         raise ValueError("empty")
     return Decimal(text)
+
+
+# MariaDB's JSON as the catalog holds it (Flavor.json_column_is_text).
+MARIADB_JSON = ColumnType("LONGTEXT", json_check=True)
+
+
+def flavor_type(column_type: ColumnType, json_column_is_text: bool) -> ColumnType:
+    """The type a column declared as `column_type` has on the flavor's server."""
+    return MARIADB_JSON if json_column_is_text and column_type.family is TypeFamily.JSON else column_type
 
 
 def column_type_from_sqlglot(kind: exp.DataType, column: str = "") -> ColumnType:
@@ -428,6 +466,11 @@ def column_type_from_sqlglot(kind: exp.DataType, column: str = "") -> ColumnType
     family = _BASES[name].family
     if kind.this is exp.DataType.Type.BOOLEAN:
         return ColumnType("TINYINT")
+    if family is TypeFamily.BIT:
+        bits = params[0] if params else 1
+        if not 1 <= bits <= MAX_BITS:
+            raise not_supported(f"BIT({bits}) (1 to {MAX_BITS} bits; the server says 1439)")
+        return ColumnType("BIT", length=bits)
     if family is TypeFamily.DECIMAL:
         precision = params[0] if params else 10
         scale = params[1] if len(params) > 1 else 0

@@ -197,6 +197,8 @@ def sql_literal(value: object, type_code: int | None = None, unsigned: bool = Fa
     """`value`, as the row event's reader gives it, as a MySQL literal for its column:
     written as the server writes a value into a query (prepared.literal_text), with what a
     row image holds besides (unsigned integers read signed, zero dates, TIME, JSON)."""
+    if type_code == c.MYSQL_TYPE_JSON and value is not None:
+        return literal_text(json_text(value))  # a document, whichever Python type its top is
     if isinstance(value, int) and not isinstance(value, bool):
         bits = c.INTEGER_CODES.get(type_code or -1)
         return str(value + (1 << bits) if unsigned and bits and value < 0 else value)
@@ -211,7 +213,7 @@ def sql_literal(value: object, type_code: int | None = None, unsigned: bool = Fa
             return literal_text(value.decode("utf-8"))
         except UnicodeDecodeError:
             return f"X'{value.hex()}'"
-    if isinstance(value, (dict, list)) or type_code == c.MYSQL_TYPE_JSON:
+    if isinstance(value, (dict, list)):
         return literal_text(json_text(value))
     if value is None or isinstance(value, (bool, Decimal, float, str, dt.date)):
         return literal_text(value)

@@ -130,6 +130,8 @@ def _value(text: str, type_text: str) -> object:
         if type_text.startswith("TIME(") and _TIME.match(value):
             return canonical(time_from_text(value))  # its digits, as many as the column has
         return value
+    if text.startswith("b'") and type_text.startswith("BIT"):
+        return int(text[2:-1] or "0", 2)  # a BIT column's bits, compared as its number
     number = text.split(" ", 1)[0]  # integers may be followed by "(unsigned value)"
     if type_text.startswith("TIMESTAMP"):
         return timestamp_text(number)

@@ -13,6 +13,7 @@ from server_sim.table import DefaultKind, Table
 from server_sim.errors import Condition, ErrorCode, SqlError, note
 from server_sim.flavor import Flavor
 from server_sim.temporal_types import TemporalRules
+from server_sim.json_type import text_of_document
 from server_sim.types import ColumnType, TypeFamily
 
 from .conversions import convert
@@ -39,6 +40,8 @@ def master_value(value: object, master: ColumnType) -> object:
     whose signedness the event left open, text whose charset it did not say."""
     if isinstance(value, int) and master.is_integer and master.unsigned and value < 0:
         return value + (1 << master.base.bits)
+    if master.family is TypeFamily.JSON and value is not None:
+        return text_of_document(value)  # the binary document, as the column's text
     if isinstance(value, bytes) and master.family is TypeFamily.STRING:
         try:
             return value.decode("utf-8")

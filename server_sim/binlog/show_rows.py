@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
+from ..bit_type import bit_literal_text
 from .binary import columns as c
 from .binary.json_binary import JsonDiff, json_diff_text, json_text
 from .events import ColumnInfo, Rows_log_event, Table_map_log_event, Update_rows_log_event
@@ -95,6 +96,8 @@ def value_text(value: object, column: ColumnInfo | None) -> str:
     metadata = column.metadata if column else 0
     if isinstance(value, bool):
         return str(int(value))
+    if isinstance(value, int) and code == c.MYSQL_TYPE_BIT:
+        return bit_literal_text(value, (metadata >> 8) * 8 + (metadata & 0xFF))
     if isinstance(value, int) and code in c.INTEGER_CODES:
         bits = c.INTEGER_CODES[code]
         signed = value - (1 << bits) if value >= 1 << (bits - 1) else value

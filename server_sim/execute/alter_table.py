@@ -32,6 +32,7 @@ def alter_table(run: StatementRun) -> None:
         _table_option(run, alteration, option)
     for action in ast.args.get("actions") or []:
         _alter_action(alteration, action)
+    alteration.table.take_flavor_types(run.server.flavor.json_column_is_text)
     add_foreign_keys(run, alteration.table, alteration.foreign_keys, creating=False)
     alteration.builder.check()
     _refuse_unmodelled_foreign_key_changes(run, table, alteration)

@@ -110,6 +110,7 @@ class Executor:
                 handler(run)
             except SqlError as error:
                 outcome.error = error
+                outcome.warnings.extend(error.notes)  # what the failing check noted first
                 outcome.warnings.extend(stack_trace(error, self.server.flavor))
             except RecursionError:
                 outcome.error = stack_overrun()  # expressions nested deeper than the translation's recursion

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Container
 
 from ..table import Key, Table
+from ..json_type import check_mariadb_json
 from ..temporal_types import TemporalRules
 from ..errors import Condition, ErrorCode, SqlError
 from ..server import Server
@@ -117,6 +118,8 @@ def coerce_row(
             value, error = column.type.coerce_leniently(value, column.name, row_number, temporal_rules)
             if error is not None:
                 warnings.append(error.condition("Warning"))
+        if column.type.json_check and value is not None:
+            check_mariadb_json(value, column.name, table.name)  # type: ignore[arg-type]
         if value is None and not column.nullable:
             raise SqlError(ErrorCode.ER_BAD_NULL_ERROR, column.name)
         result.append(value)

@@ -15,6 +15,7 @@ from ..types import TypeFamily
 from ..errors import ErrorCode, SqlError, not_supported, note
 from ..functions.context import literal
 from ..statement import TriggerEvent, TriggerTiming, WriteMode
+from .bit_values import refuse_bits_read_as_text
 from .assignments import Assignments, assignments, sequential, touch_on_update, update_write_set
 from .fast_path import FastPath
 from .reads import RowExpressions, evaluate, in_scan_order
@@ -88,6 +89,7 @@ class InsertRun:
         elif isinstance(source, (exp.Select, exp.Union, exp.Subquery)):
             # Read whole before the first row is written: the SELECT does not see the
             # statement's own rows, even from the table it inserts into.
+            refuse_bits_read_as_text(run, source, self.columns)
             rows = FastPath(run).mirrored_select(source, self.translator.rewrite)  # type: ignore[assignment]
             if rows is None:
                 ordered = in_scan_order(run, source)
@@ -277,3 +279,4 @@ def _is_default_keyword(node: exp.Expression) -> bool:
     return isinstance(node, (exp.Var, exp.Column)) and node.name.upper() == "DEFAULT" and not (
         isinstance(node, exp.Column) and node.this.args.get("quoted")
     )
+

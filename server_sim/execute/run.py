@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from ..catalog import Catalog
 from ..table import Table
-from ..types import ColumnType
+from ..types import ColumnType, TypeFamily
 from ..expressions import Translator
 from ..functions.statement import StatementContext
 from ..server import Server
@@ -65,11 +65,17 @@ class StatementScope:
         return table
 
     def translator(self) -> Translator:
-        """A fresh translation to DuckDB SQL (each numbers its own RAND(N) call sites)."""
+        """A fresh translation to DuckDB SQL (each numbers its own RAND(N) call sites),
+        knowing the MySQL JSON columns of the tables the statement names."""
+        statement: Statement | None = getattr(self, "statement", None)  # a StatementRun's; a bare scope names no table
+        ast = statement.ast if statement is not None else None
+        named = [self.catalog.find(node.name, self.session.thread_id) for node in (ast.find_all(exp.Table) if ast is not None else ())]
+        json_columns = {c.key for table in named if table is not None for c in table.columns if c.type.family is TypeFamily.JSON}
 
         def table_source(node: exp.Table) -> exp.Expression:
             """A derived table of the catalog's columns: the hidden row id stays out of `*`."""
             table = self.table(node)
+            json_columns.update(c.key for c in table.columns if c.type.family is TypeFamily.JSON)
             stored = exp.table_(exp.to_identifier(table.storage_name, quoted=True), db=exp.to_identifier(self.storage.schema, quoted=True))
             return exp.select(*(exp.column(c.name, quoted=True) for c in table.columns)).from_(stored)
 
@@ -82,6 +88,7 @@ class StatementScope:
         # guard knows every TIME and YEAR column by name, the session's temporary ones too.
         tables = [*self.catalog.tables.values(), *self.catalog.temporary.values()]
         translator.temporal_columns = {c.key: guarded for t in tables for c in t.columns if (guarded := temporal_family(c.type))}
+        translator.json_columns = json_columns
         return translator
 
     def statement_tables(self) -> tuple[exp.Table, ...]:

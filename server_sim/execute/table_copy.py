@@ -14,6 +14,7 @@ from ..catalog import TableBuilder
 from ..table import Column, DefaultKind, Key, Table
 from ..collation import equality_key
 from ..declined import Declined
+from ..json_type import is_valid
 from ..errors import ErrorCode, SqlError, not_supported
 from ..storage import Storage
 from ..temporal_types import TemporalRules
@@ -96,6 +97,8 @@ def _converted(column: Column, value: object, number: int, temporal_rules: Tempo
     is 1265 in ALTER TABLE (where INSERT says 1406 and 1048)."""
     if value is None and not column.nullable:
         raise SqlError(ErrorCode.ER_WARN_DATA_TRUNCATED, column.name, number)
+    if column.type.json_check and value is not None and not is_valid(str(value)):
+        raise not_supported(f"ALTER TABLE making `{column.name}` MariaDB's JSON over a value that is not JSON (its CHECK fails, 4025)")
     try:
         return column.type.coerce(value, column.name, number, temporal_rules)
     except SqlError as error:

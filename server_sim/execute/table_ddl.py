@@ -38,6 +38,7 @@ def create_table(run: StatementRun) -> None:
         table = _definition_like(run, like, ast.this.name, run.statement.temporary)
     else:
         table = table_from_create(ast, run.server.engines, [column for _, column in selected if column is not None])
+        table.take_flavor_types(run.server.flavor.json_column_is_text)
         add_foreign_keys(run, table, foreign_key_clauses(list(ast.this.expressions) if isinstance(ast.this, exp.Schema) else []), creating=True)
     catalog, session = run.catalog, run.session
     owner = session.thread_id if table.temporary else None

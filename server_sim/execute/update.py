@@ -7,6 +7,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..statement import is_multi_table
+from .bit_values import refuse_bit_assignments_as_text
 from .assignments import assignments, sequential
 from .fast_path import FastPath
 from .multi_table import MultiTableRun
@@ -28,6 +29,7 @@ def run_update(run: StatementRun) -> None:
         return
     translator = run.translator()
     expressions = sequential(pairs, table)
+    refuse_bit_assignments_as_text(table, expressions)
     alias = ast.this.alias or table.name
     set_expressions = [e for _, e in expressions]
     compiled = FastPath(run).compiled(set_expressions, table, alias, rand=True, context=translator.rewrite)

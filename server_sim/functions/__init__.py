@@ -22,6 +22,8 @@ from .context import CONTEXT_FUNCTIONS, GENERATORS, VARIABLES
 from .control import CONTROL
 from .dates import DATES
 from .json import JSON_FUNCTIONS
+from .json_build import JSON_BUILDERS
+from .json_modify import JSON_EDITS
 from .library import STRUCTURE, SqlFunction
 from .native import NATIVES
 from .numbers import ARITHMETIC, COMPARISONS, PORTABLE
@@ -29,7 +31,7 @@ from .server_state import SERVER_CALLS, SERVER_STATE
 from .stored_result import STORED_RESULT
 from .strings import STRINGS
 
-FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *COMPARISONS, *PORTABLE, *STRINGS, *BITS, *DATES, *CONTROL, *SERVER_STATE, *JSON_FUNCTIONS, *STORED_RESULT)
+FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *COMPARISONS, *PORTABLE, *STRINGS, *BITS, *DATES, *CONTROL, *SERVER_STATE, *JSON_FUNCTIONS, *JSON_BUILDERS, *JSON_EDITS, *STORED_RESULT)
 
 # Every call the translations write: the server's generators, the library's Python
 # implementations (native.py) and the DuckDB functions the translations use.

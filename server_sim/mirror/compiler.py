@@ -17,11 +17,11 @@ from sqlglot import exp
 
 from ..table import Table
 from ..declined import Declined
-from ..expressions import HIDDEN_ROW_ID
+from ..expressions import HIDDEN_ROW_ID, binary_literal
 from ..functions import lookup
 from ..functions.numbers import comparison
 from ..types import TypeFamily
-from ..operands import INTEGER_DIGITS, Context, Kind, Operand, Predicate, Values, decimal_bounds, decimal_digits, literal_operand
+from ..operands import INTEGER_DIGITS, Context, Kind, Operand, Predicate, Values, binary_literal_operand, decimal_bounds, decimal_digits, literal_operand
 
 # The values uncorrelated IN subqueries read, by their SELECT node's id: its table, and the
 # value of its one column in each row it returns.
@@ -72,6 +72,8 @@ class Compiler:
             return Operand(lambda row: None, Kind.NULL, literal=True)
         if isinstance(node, (exp.Literal, exp.Neg)):
             return literal_operand(node)
+        if isinstance(node, (exp.HexString, exp.BitString)):
+            return binary_literal_operand(binary_literal(node))
         function = lookup(node)
         if function is None or function.python is None or (function.from_context and not is_context_value(node)):
             raise Declined
@@ -105,7 +107,9 @@ class Compiler:
             return Operand(value, Kind.NUMBER, literal=False, digits=(INTEGER_DIGITS[column_type.base.bits] + column_type.unsigned, 0), bounds=(low, high))
         if family is TypeFamily.DECIMAL:
             return Operand(value, Kind.NUMBER, literal=False, digits=decimal_digits(column_type), bounds=decimal_bounds(column_type))
-        if family is TypeFamily.STRING:
+        if family is TypeFamily.BIT:
+            return Operand(value, Kind.NUMBER, literal=False, digits=(INTEGER_DIGITS[64] + 1, 0), bounds=(0, 2 ** (column_type.length or 1) - 1))
+        if family is TypeFamily.STRING and not column_type.json_check:  # MariaDB's JSON compares in utf8mb4_bin
             return Operand(value, Kind.TEXT, literal=False)
         if family in (TypeFamily.TIME, TypeFamily.YEAR):
             raise Declined  # DuckDB's, where check_temporal_uses guards how it reads them

@@ -188,6 +188,12 @@ def test_what_is_not_a_binlog_is_refused_naming_the_file(content: bytes, tmp_pat
         (b"abc", None, False, "'abc'"),
         # A JSON document's decimal stays a number (the reader gives Decimal), keys as MySQL orders them.
         ({"e": Decimal("9.00"), "ab": [1, None]}, 245, False, r"""'{\"e\": 9.00, \"ab\": [1, null]}'"""),
+        # A JSON column's NULL is SQL's NULL; a scalar document is JSON text, not a number.
+        (None, 245, False, "NULL"),
+        (5, 245, False, "'5'"),
+        (True, 245, False, "'true'"),
+        # A BIT column's value is its number.
+        (4095, 16, False, "4095"),
     ],
 )
 def test_values_become_literals(value: object, type_code: int | None, unsigned: bool, literal: str) -> None:
@@ -233,6 +239,12 @@ def test_partial_json_updates_become_json_functions_and_generated_columns_are_no
 MARIADB_BINLOG = shutil.which("mariadb-binlog")
 
 
+# Files mariadb-binlog cannot print, and why (the binary import reads them).
+MARIADB_BINLOG_CANNOT_PRINT = {
+    ("bit-json-columns", "mysql-8.0"): "mariadb-binlog has no printer for MySQL's JSON type (245): it stops at the first row event holding one",
+}
+
+
 def _printed(binlog: Path, *options: str) -> str:
     return subprocess.run([MARIADB_BINLOG, *options, str(binlog)], capture_output=True, text=True, check=False).stdout
 
@@ -244,6 +256,8 @@ def test_the_text_mariadb_binlog_prints_imports_as_the_file_does(flavor: str, bi
     """Every bundled scenario's binlog: its text (default --base64-output=AUTO, with -v)
     gives the steps the binary file gives, nothing skipped."""
     for path in SUITE:
+        if (path.stem, flavor) in MARIADB_BINLOG_CANNOT_PRINT and binlog_format != "STATEMENT":
+            continue
         record = run_variant(load_scenario(path), {"binlog_format": binlog_format}, FLAVORS[flavor], tmp_path / path.stem)
         text = tmp_path / path.stem / "printed.txt"
         text.write_text(_printed(record.binlog, "-v"))

@@ -99,6 +99,11 @@ def binlog_type(column_type: ColumnType, charset: int) -> tuple[int, int]:
         return (MYSQL_TYPE_FLOAT, 4) if name == "FLOAT" else (MYSQL_TYPE_DOUBLE, 8)
     if family is TypeFamily.DATE:
         return MYSQL_TYPE_DATE, 0
+    if family is TypeFamily.BIT:
+        bits = column_type.length or 1
+        return MYSQL_TYPE_BIT, (bits // 8) << 8 | bits % 8  # bytes, then bits beyond them
+    if family is TypeFamily.JSON:
+        return MYSQL_TYPE_JSON, 4  # Field_json: a 4-byte length, then the binary document
     if family is TypeFamily.DATETIME:
         return (MYSQL_TYPE_DATETIME2 if name == "DATETIME" else MYSQL_TYPE_TIMESTAMP2), column_type.scale or 0
     if family is TypeFamily.TIME:
@@ -183,6 +188,10 @@ def master_column_type(type_code: int, metadata: int, unsigned: bool | None, cha
         # does not use): the value is a number; the length is the pack length.
         name = "ENUM" if string_real_type(metadata)[0] == MYSQL_TYPE_ENUM else "SET"
         return ColumnType(name, length=metadata & 0xFF)
+    if type_code == MYSQL_TYPE_BIT:
+        return ColumnType("BIT", length=(metadata >> 8) * 8 + (metadata & 0xFF))
+    if type_code == MYSQL_TYPE_JSON:
+        return ColumnType("JSON")
     binary = charset == BINARY_CHARSET if charset is not None else slave is not None and slave.family is TypeFamily.BINARY
     if type_code == MYSQL_TYPE_BLOB and metadata in _BLOB_PREFIX:
         return ColumnType(_BLOB_PREFIX[metadata] + ("BLOB" if binary else "TEXT"))
