@@ -17,6 +17,7 @@ from enum import Enum
 
 from sqlglot import exp
 
+from .charsets import MBMAXLEN, charset_of_collation, encode_text, unrepresentable
 from .collation import DUCKDB_COLLATION
 from .errors import ErrorCode, SqlError, not_supported
 
@@ -110,6 +111,9 @@ class ColumnType:
     unsigned: bool = False
     length: int | None = None  # CHAR/VARCHAR/BINARY length, DECIMAL precision
     scale: int | None = None  # DECIMAL scale
+    # A text column's collation (its character set with it), from its definition, its
+    # table's or its database's default; None: utf8mb4 (a type outside a table definition).
+    collation: str | None = None
 
     @property
     def base(self) -> _Base:
@@ -122,6 +126,17 @@ class ColumnType:
     @property
     def is_blob(self) -> bool:
         return self.base.blob
+
+    @property
+    def charset(self) -> str:
+        """The character set of a text column's values (binary for binary strings)."""
+        return "binary" if self.family is TypeFamily.BINARY else charset_of_collation(self.collation)
+
+    @property
+    def byte_length(self) -> int:
+        """A CHAR/VARCHAR/BINARY/VARBINARY column's length in bytes, as the binlog carries it
+        and a replica compares it: characters times the charset's bytes per character."""
+        return (self.length or 0) * MBMAXLEN[self.charset]
 
     @property
     def is_integer(self) -> bool:
@@ -229,12 +244,15 @@ class ColumnType:
 
     def _coerce_string(self, value: object, column: str, row: int) -> str:
         text = _text(value)
+        bad = unrepresentable(text, self.charset)
+        if bad is not None:
+            raise SqlError(ErrorCode.ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, "string", _printable(text[bad:].encode()), column, row)
         if self.name == "CHAR":
             text = text.rstrip(" ")  # CHAR drops trailing spaces on retrieval
         limit_in_bytes = self.length is None
         if not limit_in_bytes and len(text) > self.length and not text[: self.length].endswith(" ") and text[self.length :].strip(" ") == "":
             text = text[: self.length]  # excess trailing spaces are dropped, in every sql_mode
-        if self._too_long(len(text.encode()) if limit_in_bytes else len(text)):
+        if self._too_long(len(encode_text(text, self.charset)) if limit_in_bytes else len(text)):
             raise SqlError(ErrorCode.ER_DATA_TOO_LONG, column, row)
         return text
 
@@ -301,6 +319,13 @@ def _text(value: object) -> str:
     if isinstance(value, bool):
         return "1" if value else "0"
     return str(value)
+
+
+def _printable(data: bytes) -> str:
+    """The bytes of a value 1366 names, as the server prints them (convert_to_printable):
+    at most 6, ASCII as itself, the rest as \\xHH, '...' when cut."""
+    text = "".join(chr(byte) if 0x20 <= byte < 0x7F else f"\\x{byte:02X}" for byte in data[:6])
+    return text + ("..." if len(data) > 6 else "")
 
 
 def _number(value: object) -> int | float | Decimal:

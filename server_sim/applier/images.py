@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from server_sim.binlog.binary.columns import master_column_type
 from server_sim.binlog.events import ColumnInfo
+from server_sim.charsets import decode_text
 from server_sim.table import DefaultKind, Table
 from server_sim.errors import Condition, ErrorCode, SqlError, note
 from server_sim.flavor import Flavor
@@ -40,7 +41,7 @@ def master_value(value: object, master: ColumnType) -> object:
         return value + (1 << master.base.bits)
     if isinstance(value, bytes) and master.family is TypeFamily.STRING:
         try:
-            return value.decode("utf-8")
+            return decode_text(value, master.charset)  # the slave column's, as a replica reads it
         except UnicodeDecodeError:
             return value.decode("latin-1")
     return value
