@@ -55,6 +55,9 @@ def iter_binary_events(data: bytes, path: Path):
     for positioned in reader.events():
         yield ReadEvent(positioned.position, positioned.end_log_pos, positioned.event, data[positioned.position : positioned.end_log_pos])
 from server_sim.binlog.binary.transaction_payload import TRANSACTION_PAYLOAD_TYPE, inner_events
+from server_sim import charsets
+from server_sim.binlog.binary.packing import Cursor
+from server_sim.binlog.binary.values import pack_value, unpack_value
 from server_sim.types import ColumnType
 
 MYSQL_FILES = Path(__file__).resolve().parents[3] / "shared" / "testdata" / "binlogs" / "mysql-8.0"
@@ -85,6 +88,10 @@ COLUMNS = [
     (ColumnType("DATE"), dt.date(1, 1, 1), True),
     (ColumnType("DATETIME"), dt.datetime(2024, 12, 31, 23, 59, 58), True),
     (ColumnType("TIMESTAMP"), dt.datetime(2038, 1, 19, 3, 14, 7), True),
+    (ColumnType("CHAR", length=10, collation="latin1_swedish_ci"), "àé€", True),
+    (ColumnType("VARCHAR", length=200, collation="latin1_bin"), "ü" * 200, True),
+    (ColumnType("VARCHAR", length=100, collation="utf8mb3_general_ci"), "ß" * 100, True),
+    (ColumnType("TEXT", collation="utf8mb4_general_ci"), "naïve Ω", True),
 ]
 
 
@@ -162,7 +169,7 @@ def _carried_image(values, present):
     out = []
     for kind, value in zip(kinds, values):
         if isinstance(value, str):
-            value = value.encode()
+            value = charsets.encode_text(value, kind.charset)  # the column's charset's bytes
         elif kind.is_integer and value is not None and kind.unsigned and value >= 1 << (kind.base.bits - 1):
             value -= 1 << kind.base.bits
         out.append(value)
@@ -186,6 +193,38 @@ def test_round_trip(flavor: str, checksum_alg: int) -> None:
         if isinstance(r.event, Format_description_log_event):
             ctx = context_of(r.event)
         assert encode_event(r.event, ctx, r.position) == r.data
+
+
+LATIN1, UTF8MB3, UTF8MB4, ASCII = "latin1_swedish_ci", "utf8mb3_general_ci", "utf8mb4_general_ci", "ascii_general_ci"
+
+
+@pytest.mark.parametrize(
+    ("column_type", "value", "metadata", "packed"),
+    [
+        # A CHAR's metadata is its real type and its byte length; its value, the charset's bytes after their count.
+        (ColumnType("CHAR", length=10, collation=LATIN1), "é€", c.string_metadata(c.MYSQL_TYPE_STRING, 10), b"\x02\xe9\x80"),
+        (ColumnType("CHAR", length=10, collation=UTF8MB3), "é", c.string_metadata(c.MYSQL_TYPE_STRING, 30), b"\x02\xc3\xa9"),
+        (ColumnType("CHAR", length=10, collation=UTF8MB4), "é", c.string_metadata(c.MYSQL_TYPE_STRING, 40), b"\x02\xc3\xa9"),
+        # Over 255 bytes: the length's bits 8-9 fold into the type byte, and the count takes two bytes.
+        (ColumnType("CHAR", length=100, collation=UTF8MB4), "é", c.string_metadata(c.MYSQL_TYPE_STRING, 400), b"\x02\x00\xc3\xa9"),
+        (ColumnType("CHAR", length=255, collation=LATIN1), "é", c.string_metadata(c.MYSQL_TYPE_STRING, 255), b"\x01\xe9"),
+        (ColumnType("VARCHAR", length=200, collation=LATIN1), "é", 200, b"\x01\xe9"),
+        (ColumnType("VARCHAR", length=100, collation=UTF8MB3), "é", 300, b"\x02\x00\xc3\xa9"),
+        (ColumnType("VARCHAR", length=200, collation=UTF8MB4), "é", 800, b"\x02\x00\xc3\xa9"),
+        (ColumnType("VARCHAR", length=10, collation=ASCII), "ok", 10, b"\x02ok"),
+        (ColumnType("TEXT", collation=LATIN1), "€", 2, b"\x01\x00\x80"),
+    ],
+)
+def test_a_text_columns_metadata_and_values_are_in_its_charset(column_type: ColumnType, value: str, metadata: int, packed: bytes) -> None:
+    charset = c.column_charset(column_type, 0)
+    assert charset == charsets.collation_id(column_type.collation)
+    code, written = c.binlog_type(column_type, charset)
+    assert written == metadata
+    assert pack_value(value, code, metadata, charset) == packed
+    # Read back in the charset the event says (MySQL's row metadata), or as bytes that a
+    # replica reads in its own column's charset (a MariaDB event says none).
+    assert unpack_value(Cursor(packed), code, metadata, None, charset) == value
+    assert c.master_column_type(code, metadata, None, None, column_type) == column_type
 
 
 REAL_FILES = sorted(p for p in MYSQL_FILES.glob("*") if p.suffix != ".md" and not p.name.startswith("LICENSE")) if MYSQL_FILES.is_dir() else []

@@ -108,13 +108,17 @@ def binlog_type(column_type: ColumnType, charset: int) -> tuple[int, int]:
 
 
 def column_charset(column_type: ColumnType, text_charset: int) -> int | None:
-    """The charset id of a character column (None for the others): its collation's, else
-    `text_charset`."""
+    """The charset id of a character column (None for the others): its collation's; a
+    column without one is utf8mb4 (ColumnType.charset), in `text_charset` when that is a
+    utf8mb4 collation, else in utf8mb4_general_ci."""
     if column_type.family is TypeFamily.BINARY:
         return BINARY_CHARSET
-    if column_type.family is TypeFamily.STRING:
-        return collation_id(column_type.collation) if column_type.collation is not None else text_charset
-    return None
+    if column_type.family is not TypeFamily.STRING:
+        return None
+    if column_type.collation is not None:
+        return collation_id(column_type.collation)
+    utf8mb4 = COLLATION_NAMES.get(text_charset, "").startswith("utf8mb4_")
+    return text_charset if utf8mb4 else collation_id("utf8mb4_general_ci")
 
 
 def display_type(type_code: int, metadata: int, unsigned: bool | None) -> str:

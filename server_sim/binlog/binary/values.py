@@ -16,7 +16,7 @@ import struct
 from collections.abc import Callable
 from decimal import Decimal
 
-from server_sim.charsets import COLLATION_NAMES, COLLATIONS, encode_text
+from server_sim.charsets import COLLATION_NAMES, COLLATIONS, decode_text, encode_text
 
 from . import columns as c
 from .json_binary import decode_json_binary, encode_json_binary
@@ -274,6 +274,8 @@ def unpack_value(cursor: Cursor, type_code: int, metadata: int, unsigned: bool |
 
 def _text(data: bytes, charset: int | None) -> str | bytes:
     try:
+        if charset in COLLATION_NAMES and charset != c.BINARY_CHARSET:
+            return decode_text(data, COLLATIONS[COLLATION_NAMES[charset]].charset)
         if charset in _UTF8_CHARSETS:
             return data.decode("utf-8")
         if charset in _LATIN1_CHARSETS:
