@@ -227,6 +227,16 @@ def test_a_text_columns_metadata_and_values_are_in_its_charset(column_type: Colu
     assert c.master_column_type(code, metadata, None, None, column_type) == column_type
 
 
+def test_mysql_row_metadata_carries_each_text_columns_own_charset() -> None:
+    """DEFAULT_CHARSET names the most used collation and then each column of another one."""
+    types = [ColumnType("INT"), ColumnType("CHAR", length=3, collation="utf8mb4_0900_ai_ci"), ColumnType("VARCHAR", length=5, collation=LATIN1),
+             ColumnType("TEXT", collation="utf8mb4_0900_ai_ci"), ColumnType("VARCHAR", length=5, collation="ascii_bin")]
+    table_map = Table_map_log_event(server_id=1, timestamp=1_700_000_000, table_id=7, database="test", table="t",
+                                    columns=[c.column_info(column_type, True, 255) for column_type in types])
+    (read,) = [r.event for r in iter_binary_events(_file(MYSQL, [table_map]), Path("sim.bin")) if isinstance(r.event, Table_map_log_event)]
+    assert [column.charset for column in read.columns] == [None, 255, 8, 255, 65]
+
+
 REAL_FILES = sorted(p for p in MYSQL_FILES.glob("*") if p.suffix != ".md" and not p.name.startswith("LICENSE")) if MYSQL_FILES.is_dir() else []
 # Files that hold events this reader does not decode yet, and where it says so.
 NOT_YET = {
