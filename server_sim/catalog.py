@@ -55,10 +55,14 @@ def _column_collation(node: exp.ColumnDef, column_type: ColumnType, defaults: Ch
     charset = collation = None
     for constraint in node.args.get("constraints") or []:
         item = constraint.args.get("kind")
-        if isinstance(item, exp.CharacterSetColumnConstraint):
-            charset = item.this.name or item.this.sql(dialect="mysql")
-        elif isinstance(item, exp.CollateColumnConstraint):
-            collation = item.this.name or item.this.sql(dialect="mysql")
+        if isinstance(item, (exp.CharacterSetColumnConstraint, exp.CollateColumnConstraint)):
+            word = item.this.name or item.this.sql(dialect="mysql")
+            if (charset if isinstance(item, exp.CharacterSetColumnConstraint) else collation) is not None:
+                raise not_supported(f"a second {constraint.sql(dialect='mysql')} on column {node.name}")
+            if isinstance(item, exp.CharacterSetColumnConstraint):
+                charset = word
+            else:
+                collation = word
     if column_type.family is not TypeFamily.STRING:
         if charset is not None or collation is not None:
             raise not_supported(f"CHARACTER SET or COLLATE on a {column_type.name} column ({node.sql(dialect='mysql')!r})")

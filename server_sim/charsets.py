@@ -130,3 +130,15 @@ def charset_of_collation(collation: str | None) -> str:
     """A column's character set; a column without a collation is utf8mb4 (a column built
     outside any table definition, such as a stored program's variable)."""
     return COLLATIONS[collation].charset if collation is not None else "utf8mb4"
+
+
+def variable_collation(charset: str, collation: str, utf8mb4_collation: str) -> str | None:
+    """The collation a pair of variables names (character_set_database and
+    collation_database): the collation when it is of the charset, else the charset's
+    default (the server sets both together; a session may have set only the charset)."""
+    canonical = charset_name(charset)
+    if canonical is None:
+        return None
+    if collation in COLLATIONS and COLLATIONS[collation].charset == canonical:
+        return collation
+    return default_collation(canonical, utf8mb4_collation)

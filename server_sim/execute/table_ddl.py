@@ -8,6 +8,7 @@ import dataclasses
 from sqlglot import exp
 
 from ..catalog import CharsetDefaults, table_from_create
+from ..charsets import variable_collation
 from ..table import Column, Table
 from ..errors import ErrorCode, SqlError, not_supported, note
 from ..statement import target_tables
@@ -37,7 +38,8 @@ def create_table(run: StatementRun) -> None:
     if like is not None:
         table = _definition_like(run, like, ast.this.name, run.statement.temporary)
     else:
-        charsets = CharsetDefaults(run.session.variables["collation_database"], run.server.flavor.utf8mb4_collation)
+        variables, utf8mb4 = run.session.variables, run.server.flavor.utf8mb4_collation
+        charsets = CharsetDefaults(variable_collation(variables["character_set_database"], variables["collation_database"], utf8mb4), utf8mb4)
         table = table_from_create(ast, run.server.engines, [column for _, column in selected if column is not None], charsets)
         add_foreign_keys(run, table, foreign_key_clauses(list(ast.this.expressions) if isinstance(ast.this, exp.Schema) else []), creating=True)
     catalog, session = run.catalog, run.session
