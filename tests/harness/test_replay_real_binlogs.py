@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from harness.compare import diff_snapshots
+from harness.observation import observe_tables
 from harness.oracle.client import OracleClient
 from harness.oracle.mariadb import ServerError, find_program
 from harness.oracle.replication import ReplicationPair
@@ -104,5 +105,15 @@ def test_replaying_the_real_masters_binlog_ends_as_the_real_replica(clients: dic
         real_error = record.slave.error.code if record.slave.error else None
         assert (status.error.code if status.error else None) == real_error, (name, variant, status.error, record.slave.error)
         if real_error is None:
-            diff = diff_snapshots(record.slave_snapshot, tables)
-            assert diff.consistent, (name, variant, diff.tables)
+            assert _rows(record.slave_snapshot, scenario.volatile) == _rows(tables, scenario.volatile), (name, variant, diff_snapshots(record.slave_snapshot, tables).tables)
+
+
+def _rows(snapshot, volatile: tuple[str, ...]) -> dict[str, list[str]]:
+    """Each table's rows as a sorted multiset, the scenario's volatile columns (values of
+    clocks and generators, which two systems cannot share) only as NULL or not NULL."""
+    masked = {name.lower() for name in volatile}
+    out = {}
+    for table, observed in observe_tables(snapshot).items():
+        hidden = [f"{table}.{column}".lower() in masked for column in observed.columns]
+        out[table] = sorted(repr([value if value is None or not hide else "NOT NULL" for value, hide in zip(row, hidden)]) for row in observed.rows)
+    return out
