@@ -3,7 +3,10 @@ Query event carries (its Q_CHARSET_CODE status variable: the ids of character_se
 default collation, collation_connection and collation_server).
 
 The simulator keeps every string as Unicode text and compares text by one rule
-(collation.py); these names and ids are what the sessions set and the binlog carries.
+(collation.py); these names and ids are what the sessions set and the binlog carries. A
+text column's collation (types.ColumnType.collation) gives its character set: how many
+bytes a character may take (its byte length in a Table_map), the bytes of its values in
+row events, and the characters it cannot hold (1366).
 """
 
 from __future__ import annotations
