@@ -4,7 +4,7 @@ replica ran it (after the master schema's events), ends with the real replica's 
 stops with the real replica's error.
 
 Representative runs of `scenarios/oracle`, every variant of each: all of them (262 runs,
-4 s or more each on two servers) take 15 to 40 minutes here, too long for every change;
+2.5 s or more each on two servers) take 11 to 40 minutes here, too long for every change;
 `RPLHARNESS_REPLAY_ALL=1` runs every scenario of the suite instead (docs/fidelity.md gives
 the last figure). These cover a replica that stops (1062, 1032, 1677), statement context
 events (Intvar, Rand), BLACKHOLE transactions (GTID events with flags_extra), savepoints,
