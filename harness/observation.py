@@ -341,7 +341,7 @@ def simulator_events(binlog: Path | None, ranges: Sequence[tuple[int, int]] | No
 def _image(values: list[object], present: list[bool], types: list[str]) -> Image:
     numbers = [index for index, included in enumerate(present, start=1) if included]
     return {
-        number: image_value(_signed(_text(value), types[number - 1] if number - 1 < len(types) else ""), types[number - 1] if number - 1 < len(types) else "")
+        number: image_value(_signed(binlog_text(value), types[number - 1] if number - 1 < len(types) else ""), types[number - 1] if number - 1 < len(types) else "")
         for number, value in zip(numbers, values)
     }
 
@@ -363,8 +363,9 @@ def _signed(value: object, type_text: str) -> object:
     return value - (1 << bits)
 
 
-def _text(value: object) -> object:
-    """A string value whose charset the binlog left open, as mariadb-binlog prints it: text."""
+def binlog_text(value: object) -> object:
+    """A string value whose charset the binlog left open, as text: UTF-8 when its bytes
+    are, else latin1 (a real server's binlog and the simulator's are read alike)."""
     if isinstance(value, bytes):
         try:
             return value.decode("utf-8")

@@ -24,7 +24,9 @@ from .system_tables import SystemTable
 from .statement import TriggerDefinition, TriggerEvent, TriggerTiming
 from .udf import Udf
 from .views import ViewDefinition
-from .types import MARIADB_JSON, ColumnType, TypeFamily, column_type_from_sqlglot
+from .charsets import resolve_collation
+from .type_declarations import column_type_from_sqlglot
+from .types import MARIADB_JSON, ColumnType, TypeFamily
 
 
 def _literal_value(node: exp.Expression) -> object:
@@ -48,13 +50,49 @@ def is_json_valid_check(item: exp.Expression, column: str) -> bool:
     )
 
 
-def column_from_definition(node: exp.ColumnDef) -> tuple[Column, list[KeyKind]]:
+@dataclass(frozen=True)
+class CharsetDefaults:
+    """Where a text column without its own CHARACTER SET / COLLATE takes its collation:
+    its table's default, else its database's; and the flavor's utf8mb4 default collation."""
+
+    table: str | None = None
+    utf8mb4_collation: str = "utf8mb4_general_ci"
+
+
+# Text types and the binary type each becomes with CHARACTER SET binary.
+_BINARY_OF = {"CHAR": "BINARY", "VARCHAR": "VARBINARY", "TINYTEXT": "TINYBLOB", "TEXT": "BLOB", "MEDIUMTEXT": "MEDIUMBLOB", "LONGTEXT": "LONGBLOB"}
+
+
+def _column_collation(node: exp.ColumnDef, column_type: ColumnType, defaults: CharsetDefaults) -> ColumnType:
+    """A text column's type with its collation: its own clause, else the table's default."""
+    charset = collation = None
+    for constraint in node.args.get("constraints") or []:
+        item = constraint.args.get("kind")
+        if isinstance(item, (exp.CharacterSetColumnConstraint, exp.CollateColumnConstraint)):
+            word = item.this.name or item.this.sql(dialect="mysql")
+            if (charset if isinstance(item, exp.CharacterSetColumnConstraint) else collation) is not None:
+                raise not_supported(f"a second {constraint.sql(dialect='mysql')} on column {node.name}")
+            if isinstance(item, exp.CharacterSetColumnConstraint):
+                charset = word
+            else:
+                collation = word
+    if column_type.family is not TypeFamily.STRING:
+        if charset is not None or collation is not None:
+            raise not_supported(f"CHARACTER SET or COLLATE on a {column_type.name} column ({node.sql(dialect='mysql')!r})")
+        return column_type
+    resolved = resolve_collation(charset, collation, defaults.table, defaults.utf8mb4_collation)
+    if resolved == "binary":
+        return dataclasses.replace(column_type, name=_BINARY_OF[column_type.name])
+    return dataclasses.replace(column_type, collation=resolved)
+
+
+def column_from_definition(node: exp.ColumnDef, defaults: CharsetDefaults = CharsetDefaults()) -> tuple[Column, list[KeyKind]]:
     """A column and the keys its own constraints declare (`a INT PRIMARY KEY`)."""
     name = node.name
     kind = node.args.get("kind")
     if kind is None:
         raise SqlError(ErrorCode.ER_PARSE_ERROR, f"column '{name}' has no type")
-    column_type = column_type_from_sqlglot(kind, name)
+    column_type = _column_collation(node, column_type_from_sqlglot(kind, name), defaults)
     nullable = True
     default_kind, default = DefaultKind.VALUE, None
     explicit_default = False
@@ -87,8 +125,8 @@ def column_from_definition(node: exp.ColumnDef) -> tuple[Column, list[KeyKind]]:
             on_update = True
         elif isinstance(item, (exp.CommentColumnConstraint, exp.CharacterSetColumnConstraint, exp.CollateColumnConstraint)):
             continue
-        elif is_json_valid_check(item, name) and column_type == ColumnType("LONGTEXT"):
-            column_type = MARIADB_JSON  # MariaDB's JSON as SHOW CREATE TABLE prints it
+        elif is_json_valid_check(item, name) and column_type.name == "LONGTEXT" and column_type.charset == "utf8mb4":
+            column_type = MARIADB_JSON  # MariaDB's JSON as SHOW CREATE TABLE prints it (utf8mb4_bin)
         else:
             raise not_supported(f"column attribute {constraint.sql(dialect='mysql')}")
     if KeyKind.PRIMARY in keys:
@@ -226,9 +264,11 @@ class TableBuilder:
                 raise SqlError(ErrorCode.ER_WRONG_AUTO_KEY)
 
 
-def table_from_create(node: exp.Create, engines: EngineRegistry, selected: Sequence[Column] = ()) -> Table:
+def table_from_create(node: exp.Create, engines: EngineRegistry, selected: Sequence[Column] = (), charsets: CharsetDefaults = CharsetDefaults()) -> Table:
     """The definition a `CREATE TABLE name (...) ENGINE=...` declares; CREATE ... SELECT
-    appends the `selected` columns its SELECT adds, after the declared ones."""
+    appends the `selected` columns its SELECT adds, after the declared ones. `charsets`
+    gives the database's default collation (as its `table`), which the table's DEFAULT
+    CHARSET / COLLATE replaces."""
     schema = node.this
     if not isinstance(schema, exp.Schema) and not selected:
         raise not_supported("CREATE TABLE without a column list (CREATE ... LIKE)")
@@ -253,23 +293,39 @@ def table_from_create(node: exp.Create, engines: EngineRegistry, selected: Seque
     for prop in properties.expressions if properties else []:
         if isinstance(prop, exp.AutoIncrementProperty):
             table.auto_increment = int(prop.this.name)
+    table.collation = _table_collation(properties.expressions if properties else [], charsets)
+    charsets = dataclasses.replace(charsets, table=table.collation)
     builder = TableBuilder(table)
     pending_keys: list[Key] = []
     for element in elements:
         if is_foreign_key_clause(element):
             continue  # the executor adds them, against the parent tables (foreign_key_ddl)
         if isinstance(element, exp.ColumnDef):
-            column, keys = column_from_definition(element)
+            column, keys = column_from_definition(element, charsets)
             builder.add_column(column)
             pending_keys.extend(Key("" if kind is not KeyKind.PRIMARY else "PRIMARY", kind, (column.name,)) for kind in keys)
         else:
             pending_keys.append(key_from_constraint(element))
     for column in selected:
-        builder.add_column(column)
+        builder.add_column(_with_collation(column, table.collation))
     for key in pending_keys:
         builder.add_key(key)
     builder.check()
     return table
+
+
+def _table_collation(options: list[exp.Expression], charsets: CharsetDefaults) -> str | None:
+    """A table's default collation: its DEFAULT CHARSET / COLLATE options, else the database's."""
+    charset = next((option.name for option in options if isinstance(option, exp.CharacterSetProperty)), None)
+    collation = next((option.name for option in options if isinstance(option, exp.CollateProperty)), None)
+    return resolve_collation(charset, collation, charsets.table, charsets.utf8mb4_collation)
+
+
+def _with_collation(column: Column, collation: str | None) -> Column:
+    """A CREATE ... SELECT column computed by an expression (no collation yet) in the table's."""
+    if column.type.family is not TypeFamily.STRING or column.type.collation is not None or collation is None:
+        return column
+    return dataclasses.replace(column, type=dataclasses.replace(column.type, collation=collation))
 
 
 @dataclass

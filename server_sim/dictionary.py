@@ -66,6 +66,7 @@ def _table_to_json(table: Table) -> dict[str, Any]:
         "next_row_id": table.next_row_id,
         "storage_name": table.storage_name,
         "foreign_keys": [{**dataclasses.asdict(fk), "on_delete": fk.on_delete.value, "on_update": fk.on_update.value} for fk in table.foreign_keys],
+        "collation": table.collation,
     }
 
 
@@ -81,6 +82,7 @@ def _table_from_json(entry: dict[str, Any]) -> Table:
         next_row_id=entry["next_row_id"],
         storage_name=entry["storage_name"],
         foreign_keys=[_foreign_key_from_json(fk) for fk in entry.get("foreign_keys", [])],
+        collation=entry.get("collation"),
     )
 
 

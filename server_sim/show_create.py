@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
+from .charsets import COLLATIONS
 from .table import Column, DefaultKind, KeyKind, Table
 from .temporal_types import time_text
 from .types import TypeFamily
@@ -14,7 +15,7 @@ from .types import TypeFamily
 def show_create_table(table: Table) -> str:
     """The table's definition as SHOW CREATE TABLE gives it (on one line): what a
     row-logged CREATE ... SELECT writes, so that the slave creates the same table."""
-    parts = [_column_definition(column) for column in table.columns]
+    parts = [_column_definition(column, table.collation) for column in table.columns]
     for key in table.keys:
         columns = ", ".join(f"`{name}`" for name in key.columns)
         if key.kind is KeyKind.PRIMARY:
@@ -22,11 +23,21 @@ def show_create_table(table: Table) -> str:
         else:
             parts.append(f"{'UNIQUE KEY' if key.unique else 'KEY'} `{key.name}` ({columns})")
     temporary = "TEMPORARY " if table.temporary else ""
-    return f"CREATE {temporary}TABLE `{table.name}` ({', '.join(parts)}) ENGINE={table.engine.name}"
+    return f"CREATE {temporary}TABLE `{table.name}` ({', '.join(parts)}) ENGINE={table.engine.name}{_charset_clause(table.collation, '=')}"
 
 
-def _column_definition(column: Column) -> str:
-    text = f"`{column.name}` {column.type.sql}{'' if column.nullable else ' NOT NULL'}"
+def _charset_clause(collation: str | None, equals: str) -> str:
+    """` DEFAULT CHARSET=x COLLATE=y` of a table, ` CHARACTER SET x COLLATE y` of a column."""
+    if collation is None:
+        return ""
+    charset = COLLATIONS[collation].charset
+    return f" DEFAULT CHARSET={charset} COLLATE={collation}" if equals else f" CHARACTER SET {charset} COLLATE {collation}"
+
+
+def _column_definition(column: Column, table_collation: str | None) -> str:
+    collation = column.type.collation
+    own = _charset_clause(collation, "") if collation is not None and collation != table_collation else ""
+    text = f"`{column.name}` {column.type.sql}{own}{'' if column.nullable else ' NOT NULL'}"
     if column.default_kind is DefaultKind.CURRENT_TIMESTAMP:
         text += " DEFAULT CURRENT_TIMESTAMP" + (f"({column.type.scale})" if column.type.scale else "")
     elif column.default_kind is DefaultKind.VALUE and not column.auto_increment:

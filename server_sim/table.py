@@ -80,6 +80,7 @@ class Table:
     storage_name: str = ""
     system: SystemTable | None = None  # a table of the server's own, outside the user's database
     foreign_keys: list[ForeignKey] = field(default_factory=list)  # this table's, as the child
+    collation: str | None = None  # the default of its text columns: DEFAULT CHARSET / COLLATE, else the database's
 
     @property
     def category(self) -> TableCategory:

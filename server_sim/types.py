@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from enum import Enum
 
-from sqlglot import exp
 
 from . import enum_set
-from .bit_type import MAX_BITS, BinaryLiteral, client_bytes, coerce_bit
+from .bit_type import BinaryLiteral, client_bytes, coerce_bit
+from .charsets import MBMAXLEN, charset_of_collation, encode_text, unrepresentable
 from .collation import DUCKDB_COLLATION
 from . import temporal_types as temporal
 from .errors import ErrorCode, SqlError, not_supported
@@ -51,7 +51,8 @@ class _Base:
     blob: bool = False  # a BLOB/TEXT column: left out of NOBLOB images
 
 
-_BASES: dict[str, _Base] = {
+# The catalog's types by MySQL name: family, DuckDB storage, width.
+BASES: dict[str, _Base] = {
     "TINYINT": _Base(TypeFamily.INTEGER, "TINYINT", bits=8),
     "SMALLINT": _Base(TypeFamily.INTEGER, "SMALLINT", bits=16),
     "MEDIUMINT": _Base(TypeFamily.INTEGER, "INTEGER", bits=24),
@@ -84,46 +85,6 @@ _BASES: dict[str, _Base] = {
     "JSON": _Base(TypeFamily.JSON, "VARCHAR", max_length=4294967295, blob=True),
 }
 
-# sqlglot's names for MySQL types, mapped to MySQL's name and signedness.
-_FROM_SQLGLOT: dict[exp.DataType.Type, tuple[str, bool]] = {
-    exp.DataType.Type.TINYINT: ("TINYINT", False),
-    exp.DataType.Type.UTINYINT: ("TINYINT", True),
-    exp.DataType.Type.BOOLEAN: ("TINYINT", False),
-    exp.DataType.Type.SMALLINT: ("SMALLINT", False),
-    exp.DataType.Type.USMALLINT: ("SMALLINT", True),
-    exp.DataType.Type.MEDIUMINT: ("MEDIUMINT", False),
-    exp.DataType.Type.UMEDIUMINT: ("MEDIUMINT", True),
-    exp.DataType.Type.INT: ("INT", False),
-    exp.DataType.Type.UINT: ("INT", True),
-    exp.DataType.Type.BIGINT: ("BIGINT", False),
-    exp.DataType.Type.UBIGINT: ("BIGINT", True),
-    exp.DataType.Type.DECIMAL: ("DECIMAL", False),
-    exp.DataType.Type.UDECIMAL: ("DECIMAL", True),
-    exp.DataType.Type.FLOAT: ("FLOAT", False),
-    exp.DataType.Type.DOUBLE: ("DOUBLE", False),
-    exp.DataType.Type.CHAR: ("CHAR", False),
-    exp.DataType.Type.VARCHAR: ("VARCHAR", False),
-    exp.DataType.Type.TINYTEXT: ("TINYTEXT", False),
-    exp.DataType.Type.TEXT: ("TEXT", False),
-    exp.DataType.Type.MEDIUMTEXT: ("MEDIUMTEXT", False),
-    exp.DataType.Type.LONGTEXT: ("LONGTEXT", False),
-    exp.DataType.Type.BINARY: ("BINARY", False),
-    exp.DataType.Type.VARBINARY: ("VARBINARY", False),
-    exp.DataType.Type.TINYBLOB: ("TINYBLOB", False),
-    exp.DataType.Type.BLOB: ("BLOB", False),
-    exp.DataType.Type.MEDIUMBLOB: ("MEDIUMBLOB", False),
-    exp.DataType.Type.LONGBLOB: ("LONGBLOB", False),
-    exp.DataType.Type.DATE: ("DATE", False),
-    exp.DataType.Type.DATETIME: ("DATETIME", False),
-    exp.DataType.Type.TIMESTAMP: ("TIMESTAMP", False),
-    exp.DataType.Type.TIMESTAMPTZ: ("TIMESTAMP", False),
-    exp.DataType.Type.TIME: ("TIME", False),
-    exp.DataType.Type.YEAR: ("YEAR", False),
-    exp.DataType.Type.BIT: ("BIT", False),
-    exp.DataType.Type.JSON: ("JSON", False),
-}
-
-
 @dataclass(frozen=True)
 class ColumnType:
     """A MySQL column type such as `INT UNSIGNED`, `DECIMAL(10,2)` or `VARCHAR(20)`."""
@@ -135,10 +96,13 @@ class ColumnType:
     members: tuple[str, ...] = ()  # ENUM / SET member list
     # MariaDB's JSON: a LONGTEXT with CHECK (json_valid(c)) (server_sim/json_type.py).
     json_check: bool = False
+    # A text column's collation (its character set with it), from its definition, its
+    # table's or its database's default; None: utf8mb4 (a type outside a table definition).
+    collation: str | None = None
 
     @property
     def base(self) -> _Base:
-        return _BASES[self.name]
+        return BASES[self.name]
 
     @property
     def family(self) -> TypeFamily:
@@ -151,6 +115,17 @@ class ColumnType:
     @property
     def is_enum_or_set(self) -> bool:
         return self.family in (TypeFamily.ENUM, TypeFamily.SET)
+
+    @property
+    def charset(self) -> str:
+        """The character set of a text column's values (binary for binary strings)."""
+        return "binary" if self.family is TypeFamily.BINARY else charset_of_collation(self.collation)
+
+    @property
+    def byte_length(self) -> int:
+        """A CHAR/VARCHAR/BINARY/VARBINARY column's length in bytes, as the binlog carries it
+        and a replica compares it: characters times the charset's bytes per character."""
+        return (self.length or 0) * MBMAXLEN[self.charset]
 
     @property
     def is_integer(self) -> bool:
@@ -166,7 +141,7 @@ class ColumnType:
             text += f"({self.length},{self.scale})"
         elif self.length is not None and self.family in (TypeFamily.STRING, TypeFamily.BINARY, TypeFamily.BIT):
             text += f"({self.length})"
-        elif self.scale and self.family in _FRACTIONAL:
+        elif self.scale and self.family in FRACTIONAL:
             text += f"({self.scale})"
         return text + (" UNSIGNED" if self.unsigned else "")
 
@@ -249,7 +224,7 @@ class ColumnType:
                 return data.ljust(self.length or 0, b"\0") if self.name == "BINARY" else data
             if family in (TypeFamily.DATE, TypeFamily.DATETIME):
                 temporal.check_date_parts(value, temporal_rules or temporal.MARIADB_TEMPORAL)
-            if family in _FRACTIONAL or family is TypeFamily.YEAR:
+            if family in FRACTIONAL or family is TypeFamily.YEAR:
                 return self._coerce_fractional(value, temporal_rules)
             return self._coerce_temporal(value)
         except temporal.OutOfRange as error:
@@ -257,7 +232,7 @@ class ColumnType:
                 raise SqlError(error.code, column, row) from None
             raise SqlError(error.code, self.name.lower(), str(error), column, row) from None
         except (ValueError, InvalidOperation, TypeError):
-            if family in _FRACTIONAL or family is TypeFamily.DATE:  # a temporal value: 1292
+            if family in FRACTIONAL or family is TypeFamily.DATE:  # a temporal value: 1292
                 word = "datetime" if family is TypeFamily.DATETIME else self.name.lower()
                 raise SqlError(ErrorCode.ER_WRONG_TEMPORAL_VALUE_FOR_FIELD, word, _text(value), column, row) from None
             if _NUMERIC_PREFIX.match(_text(value)):
@@ -312,12 +287,15 @@ class ColumnType:
 
     def _coerce_string(self, value: object, column: str, row: int) -> str:
         text = _text(value)
+        bad = unrepresentable(text, self.charset)
+        if bad is not None:
+            raise SqlError(ErrorCode.ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, "string", _printable(text[bad:].encode()), column, row)
         if self.name == "CHAR":
             text = text.rstrip(" ")  # CHAR drops trailing spaces on retrieval
         limit_in_bytes = self.length is None
         if not limit_in_bytes and len(text) > self.length and not text[: self.length].endswith(" ") and text[self.length :].strip(" ") == "":
             text = text[: self.length]  # excess trailing spaces are dropped, in every sql_mode
-        if self._too_long(len(text.encode()) if limit_in_bytes else len(text)):
+        if self._too_long(len(encode_text(text, self.charset)) if limit_in_bytes else len(text)):
             raise SqlError(ErrorCode.ER_DATA_TOO_LONG, column, row)
         return text
 
@@ -388,7 +366,7 @@ class ColumnType:
 
 
 # The families whose columns have fractional seconds.
-_FRACTIONAL = frozenset({TypeFamily.DATETIME, TypeFamily.TIME})
+FRACTIONAL = frozenset({TypeFamily.DATETIME, TypeFamily.TIME})
 
 # DECIMAL holds up to 65 digits (the simulator's catalog 38): more than Python's default 28.
 _DECIMAL_CONTEXT = Context(prec=65)
@@ -428,6 +406,13 @@ def _fraction_lost(value: object) -> bool:
     return isinstance(value, dt.timedelta) or isinstance(value, dt.datetime) and bool(value.microsecond)
 
 
+def _printable(data: bytes) -> str:
+    """The bytes of a value 1366 names, as the server prints them (convert_to_printable):
+    at most 6, ASCII as itself, the rest as \\xHH, '...' when cut."""
+    text = "".join(chr(byte) if 0x20 <= byte < 0x7F else f"\\x{byte:02X}" for byte in data[:6])
+    return text + ("..." if len(data) > 6 else "")
+
+
 def _number(value: object) -> int | float | Decimal:
     """MySQL's numeric reading of a value: strings are read as numbers, strictly."""
     if isinstance(value, bool):
@@ -445,49 +430,12 @@ def _number(value: object) -> int | float | Decimal:
 
 
 # MariaDB's JSON as the catalog holds it (Flavor.json_column_is_text).
-MARIADB_JSON = ColumnType("LONGTEXT", json_check=True)
+MARIADB_JSON = ColumnType("LONGTEXT", json_check=True, collation="utf8mb4_bin")
 
 
 def flavor_type(column_type: ColumnType, json_column_is_text: bool) -> ColumnType:
     """The type a column declared as `column_type` has on the flavor's server."""
     return MARIADB_JSON if json_column_is_text and column_type.family is TypeFamily.JSON else column_type
-
-
-def column_type_from_sqlglot(kind: exp.DataType, column: str = "") -> ColumnType:
-    """The MySQL type a `CREATE TABLE` column definition declares (for `column`)."""
-    if kind.this in (exp.DataType.Type.ENUM, exp.DataType.Type.SET):
-        name = kind.this.name
-        return ColumnType(name, members=enum_set.members_from_sqlglot(name, column, kind))
-    try:
-        name, unsigned = _FROM_SQLGLOT[kind.this]
-    except KeyError:
-        raise not_supported(f"column type {kind.sql(dialect='mysql')}") from None
-    params = [int(param.this.name) for param in kind.expressions if isinstance(param.this, exp.Literal)]
-    family = _BASES[name].family
-    if kind.this is exp.DataType.Type.BOOLEAN:
-        return ColumnType("TINYINT")
-    if family is TypeFamily.BIT:
-        bits = params[0] if params else 1
-        if not 1 <= bits <= MAX_BITS:
-            raise not_supported(f"BIT({bits}) (1 to {MAX_BITS} bits; the server says 1439)")
-        return ColumnType("BIT", length=bits)
-    if family is TypeFamily.DECIMAL:
-        precision = params[0] if params else 10
-        scale = params[1] if len(params) > 1 else 0
-        if precision > 38:
-            raise not_supported(f"DECIMAL precision {precision} (the simulator stores at most 38 digits)")
-        return ColumnType(name, unsigned, precision, scale)
-    if name in ("CHAR", "BINARY"):
-        return ColumnType(name, length=params[0] if params else 1)
-    if family in _FRACTIONAL:
-        return ColumnType(name, scale=temporal.fsp_of(params[0] if params else 0, column) or None)
-    if name == "YEAR" and params and params[0] != 4:
-        raise not_supported(f"YEAR({params[0]}) (only YEAR(4) exists since MySQL 5.7)")
-    if name in ("VARCHAR", "VARBINARY"):
-        if not params:
-            raise SqlError(ErrorCode.ER_PARSE_ERROR, f"{name} needs a length")
-        return ColumnType(name, length=params[0])
-    return ColumnType(name, unsigned)
 
 
 def temporal_family(column_type: ColumnType) -> str | None:

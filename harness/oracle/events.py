@@ -15,7 +15,7 @@ from pathlib import Path
 
 from harness.snapshot import canonical
 from server_sim.temporal_types import time_from_text
-from harness.observation import EVENT_KINDS, EventObservation, Image, RowImage, image_value, statement_text, timestamp_text
+from harness.observation import EVENT_KINDS, binlog_text, EventObservation, Image, RowImage, image_value, statement_text, timestamp_text
 
 from .mariadb import ServerError, find_program
 
@@ -122,7 +122,8 @@ def _value(text: str, type_text: str) -> object:
     if text == "NULL":
         return None
     if text.startswith("'"):
-        value = _unquote(text)
+        # The value's own bytes (the output was read with surrogateescape), in its charset.
+        value = binlog_text(_unquote(text).encode("utf-8", "surrogateescape"))
         if type_text.startswith("DATE") and _DATE_COLONS.match(value):
             return value.replace(":", "-")  # mariadb-binlog prints a DATE as 2024:02:29
         if type_text.startswith("DATETIME") and _DATETIME.match(value):
@@ -212,7 +213,7 @@ def read_server_binlog(cursor: object, datadir: Path, log_file: str) -> list[Eve
 
 def mariadb_binlog(path: Path) -> str:
     command = [find_program("mariadb-binlog", "mysqlbinlog"), "-vv", "--base64-output=decode-rows", str(path)]
-    result = subprocess.run(command, capture_output=True, text=True, errors="replace", check=False)  # noqa: S603
+    result = subprocess.run(command, capture_output=True, text=True, errors="surrogateescape", check=False)  # noqa: S603
     if result.returncode != 0:
         raise ServerError(f"mariadb-binlog {path} failed (exit {result.returncode}): {result.stderr.strip()[-500:]}")
     return result.stdout

@@ -81,7 +81,9 @@ def _by_size(master: int, slave: int) -> Conversion:
 
 
 def _max_length(column_type: ColumnType) -> int:
-    return column_type.length if column_type.length is not None else column_type.base.max_length
+    """The column's size as the replica compares it: bytes (characters times the
+    charset's bytes per character), as Field::compatible_field_size does."""
+    return column_type.byte_length if column_type.length is not None else column_type.base.max_length
 
 
 def check_columns(master_types: list[ColumnType], slave_types: list[ColumnType], modes: frozenset[str], database: str, table: str) -> None:
@@ -118,7 +120,7 @@ def _truncated(value: object, slave: ColumnType, column: str) -> object:
         low, high = slave.integer_range()
         return min(max(int(value), low), high)
     if slave.family in (TypeFamily.STRING, TypeFamily.BINARY):
-        return slave.coerce(value[: _max_length(slave)], column)
+        return slave.coerce(value[: slave.length if slave.length is not None else slave.base.max_length], column)
     if slave.family is TypeFamily.DECIMAL:
         scale = slave.scale or 0
         limit = Decimal(10) ** ((slave.length or 10) - scale) - Decimal(1).scaleb(-scale)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from server_sim.binlog.binary.columns import master_column_type
 from server_sim.binlog.events import ColumnInfo
+from server_sim.charsets import decode_text, encode_text
 from server_sim.table import DefaultKind, Table
 from server_sim.errors import Condition, ErrorCode, SqlError, note
 from server_sim.flavor import Flavor
@@ -35,19 +36,29 @@ def master_types(columns: list[ColumnInfo], slave: Table, database: str, table: 
     return types
 
 
-def master_value(value: object, master: ColumnType) -> object:
+def master_value(value: object, master: ColumnType, slave: ColumnType) -> object:
     """A value as the binlog carried it, read as the master's column type: an integer
-    whose signedness the event left open, text whose charset it did not say."""
+    whose signedness the event left open; text as the bytes it is, read in the slave
+    column's charset, as a replica stores the bytes it is given (a charset the event
+    names, MySQL's row metadata, does not convert them)."""
     if isinstance(value, int) and master.is_integer and master.unsigned and value < 0:
         return value + (1 << master.base.bits)
     if master.family is TypeFamily.JSON and value is not None:
         return text_of_document(value)  # the binary document, as the column's text
-    if isinstance(value, bytes) and master.family is TypeFamily.STRING:
+    if master.family is not TypeFamily.STRING or not isinstance(value, (str, bytes)):
+        return value
+    charset = slave.charset if slave.family is TypeFamily.STRING else master.charset
+    if isinstance(value, str):
+        if charset == master.charset:
+            return value
         try:
-            return value.decode("utf-8")
-        except UnicodeDecodeError:
-            return value.decode("latin-1")
-    return value
+            value = encode_text(value, master.charset)
+        except UnicodeEncodeError:
+            return value
+    try:
+        return decode_text(value, charset)
+    except UnicodeDecodeError:
+        return value.decode("latin-1")
 
 
 def decode_image(values: list[object] | None, present: list[bool], master_types: list[ColumnType], slave: Table, temporal_rules: TemporalRules | None = None) -> dict[int, object]:
@@ -65,7 +76,7 @@ def decode_image(values: list[object] | None, present: list[bool], master_types:
             continue  # a master column the slave does not have
         master_type = master_types[index]
         column = slave.columns[index]
-        image[index] = convert(master_value(encoded, master_type), master_type, column.type, column.name, temporal_rules)
+        image[index] = convert(master_value(encoded, master_type, column.type), master_type, column.type, column.name, temporal_rules)
     return image
 
 

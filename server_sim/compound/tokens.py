@@ -13,7 +13,8 @@ from sqlglot.tokens import Token, TokenType
 
 from ..errors import SqlError, not_supported
 from ..syntax import syntax_error
-from ..types import ColumnType, column_type_from_sqlglot
+from ..type_declarations import column_type_from_sqlglot
+from ..types import ColumnType
 from .program import Expression
 
 _CHARSET_CLAUSE = re.compile(r"\b(?:CHARACTER|CHARSET|COLLATE)\b", re.IGNORECASE)

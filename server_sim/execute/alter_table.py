@@ -9,6 +9,7 @@ import dataclasses
 from sqlglot import exp
 
 from ..catalog import column_from_definition, key_from_constraint
+from ..charsets import resolve_collation
 from ..table import Column, DefaultKind, Key, KeyKind, Table
 from ..ddl_clauses import ignored_primary_key_names
 from ..errors import Condition, ErrorCode, SqlError, not_supported
@@ -27,7 +28,7 @@ def alter_table(run: StatementRun) -> None:
     ast = run.statement.ast
     assert isinstance(ast, exp.Alter)
     table = run.table(ast.this)
-    alteration = Alteration(table.copy(), {column.key: column.key for column in table.columns})
+    alteration = Alteration(table.copy(), {column.key: column.key for column in table.columns}, utf8mb4_collation=run.server.flavor.utf8mb4_collation)
     for option in ast.args.get("options") or []:
         _table_option(run, alteration, option)
     for action in ast.args.get("actions") or []:
@@ -73,6 +74,10 @@ def _table_option(run: StatementRun, alteration: Alteration, option: exp.Express
         alteration.table.engine = run.server.engines.get(option.name)
     elif isinstance(option, exp.AutoIncrementProperty):
         alteration.auto_increment = int(option.this.name)
+    elif isinstance(option, exp.CharacterSetProperty):  # the default of the text columns added later
+        alteration.table.collation = resolve_collation(option.name, None, None, alteration.utf8mb4_collation)
+    elif isinstance(option, exp.CollateProperty):
+        alteration.table.collation = resolve_collation(None, option.name, None, alteration.utf8mb4_collation)
 
 
 def _alter_action(alteration: Alteration, action: exp.Expression) -> None:
@@ -123,7 +128,7 @@ def drop_key(table: Table, name: str) -> None:
 def _add_column(alteration: Alteration, action: exp.ColumnDef) -> None:
     """ADD COLUMN [FIRST | AFTER col], with the keys its definition declares."""
     table, builder = alteration.table, alteration.builder
-    column, keys = column_from_definition(action)
+    column, keys = column_from_definition(action, alteration.charsets)
     builder.add_column(column, _position(table, action))
     alteration.origin[column.key] = None
     for kind in keys:
@@ -150,7 +155,7 @@ def _change_column(alteration: Alteration, old_name: exp.Identifier, definition:
     old = table.find_column(old_name.name)
     if old is None:
         raise SqlError(ErrorCode.ER_BAD_FIELD_ERROR, old_name.name, table.name)
-    column, keys = column_from_definition(definition)
+    column, keys = column_from_definition(definition, alteration.charsets)
     _replace_column(alteration, old, column, definition)
     for kind in keys:
         alteration.builder.add_key(Key("PRIMARY" if kind is KeyKind.PRIMARY else "", kind, (column.name,)))

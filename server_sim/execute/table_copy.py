@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from ..catalog import TableBuilder
+from ..catalog import CharsetDefaults, TableBuilder
 from ..table import Column, DefaultKind, Key, Table
 from ..collation import equality_key
 from ..declined import Declined
@@ -33,10 +33,16 @@ class Alteration:
     auto_increment: int | None = None  # the AUTO_INCREMENT table option, when given
     new_name: exp.Table | None = None  # RENAME [TO | AS] name
     foreign_keys: list[tuple[str, exp.ForeignKey]] = field(default_factory=list)  # ADD [CONSTRAINT name] FOREIGN KEY
+    utf8mb4_collation: str = "utf8mb4_general_ci"  # the flavor's, for CHARACTER SET utf8mb4
 
     @property
     def builder(self) -> TableBuilder:
         return TableBuilder(self.table)
+
+    @property
+    def charsets(self) -> CharsetDefaults:
+        """Where an added or changed text column takes its collation: the table's default."""
+        return CharsetDefaults(self.table.collation, self.utf8mb4_collation)
 
 
 class AutoCounter:
@@ -84,7 +90,7 @@ def copy_rows(run: StatementRun, table: Table, alteration: Alteration) -> None:
     check_stored_rows(run, new, [fk for fk in new.foreign_keys if fk not in table.foreign_keys], rows)
     run.storage.drop(table)
     storage_name = table.storage_name
-    table.columns, table.keys, table.engine, table.foreign_keys = new.columns, new.keys, new.engine, new.foreign_keys
+    table.columns, table.keys, table.engine, table.foreign_keys, table.collation = new.columns, new.keys, new.engine, new.foreign_keys, new.collation
     run.storage.create(table, storage_name)
     for row_id, values in enumerate(rows, start=1):
         run.storage.insert(table, row_id, values)

@@ -7,7 +7,8 @@ import dataclasses
 
 from sqlglot import exp
 
-from ..catalog import table_from_create
+from ..catalog import CharsetDefaults, table_from_create
+from ..charsets import variable_collation
 from ..table import Column, Table
 from ..errors import ErrorCode, SqlError, not_supported, note
 from ..statement import target_tables
@@ -37,7 +38,9 @@ def create_table(run: StatementRun) -> None:
     if like is not None:
         table = _definition_like(run, like, ast.this.name, run.statement.temporary)
     else:
-        table = table_from_create(ast, run.server.engines, [column for _, column in selected if column is not None])
+        variables, utf8mb4 = run.session.variables, run.server.flavor.utf8mb4_collation
+        charsets = CharsetDefaults(variable_collation(variables["character_set_database"], variables["collation_database"], utf8mb4), utf8mb4)
+        table = table_from_create(ast, run.server.engines, [column for _, column in selected if column is not None], charsets)
         table.take_flavor_types(run.server.flavor.json_column_is_text)
         add_foreign_keys(run, table, foreign_key_clauses(list(ast.this.expressions) if isinstance(ast.this, exp.Schema) else []), creating=True)
     catalog, session = run.catalog, run.session
@@ -70,7 +73,7 @@ def _definition_like(run: StatementRun, like: exp.LikeProperty, name: str, tempo
         raise not_supported(f"CREATE TABLE ... LIKE the system table {source.qualified_name}")
     if source.temporary and not temporary:
         raise not_supported("CREATE TABLE ... LIKE a temporary table (the binlog then carries its definition)")
-    return Table(name, list(source.columns), list(source.keys), source.engine, temporary=temporary)
+    return Table(name, list(source.columns), list(source.keys), source.engine, temporary=temporary, collation=source.collation)
 
 
 def _selected_columns(run: StatementRun, ast: exp.Create, query: exp.Select) -> list[tuple[str, Column | None]]:

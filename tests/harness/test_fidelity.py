@@ -84,6 +84,21 @@ def test_decode_rows_reads_images_by_event_position() -> None:
     assert update.after == {1: 1, 4: "2026-01-01 12:00:00", 3: "it's"}  # TIMESTAMP in the servers' UTC
 
 
+@pytest.mark.parametrize(
+    ("printed", "value"),
+    [
+        (b"h\xe9llo", "h\u00e9llo"),  # a latin1 column's bytes: read as latin1
+        (b"h\xc3\xa9llo \xce\xa9", "h\u00e9llo \u03a9"),  # a utf8mb4 column's: UTF-8
+        (b"a\\x01", "a\x01"),  # a control byte, which mariadb-binlog escapes
+    ],
+)
+def test_row_values_are_read_from_the_bytes_mariadb_binlog_prints(printed: bytes, value: str) -> None:
+    """mariadb-binlog prints a string's bytes as they are; read as the simulator's own
+    binlog values are (observation.binlog_text), so both sides read one value alike."""
+    output = MARIADB_BINLOG_VV.encode().replace(b"@3='x'", b"@3='" + printed + b"'").decode("utf-8", "surrogateescape")
+    assert decode_rows(output)[806][0].after[3] == value
+
+
 GROUPED_STATEMENT = """\
 # at 1050
 #261121 13:00:42 server id 1  end_log_pos 1100 CRC32 0x0 \tTable_map: `test`.`dst` mapped to number 19

@@ -372,12 +372,12 @@ CREATE_SELECT = "CREATE TABLE c (k INT AUTO_INCREMENT PRIMARY KEY) ENGINE={engin
         (
             "ROW",
             "InnoDB",
-            ["CREATE TABLE `c` (`k` INT NOT NULL AUTO_INCREMENT, `b` INT DEFAULT NULL, PRIMARY KEY (`k`)) ENGINE=InnoDB", "BEGIN", "Table_map", "Write_rows", "Xid"],
+            ["CREATE TABLE `c` (`k` INT NOT NULL AUTO_INCREMENT, `b` INT DEFAULT NULL, PRIMARY KEY (`k`)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci", "BEGIN", "Table_map", "Write_rows", "Xid"],
         ),
         (
             "MIXED",
             "MyISAM",
-            ["CREATE TABLE `c` (`k` INT NOT NULL AUTO_INCREMENT, `b` INT DEFAULT NULL, PRIMARY KEY (`k`)) ENGINE=MyISAM", "BEGIN", "Table_map", "Write_rows", "COMMIT"],
+            ["CREATE TABLE `c` (`k` INT NOT NULL AUTO_INCREMENT, `b` INT DEFAULT NULL, PRIMARY KEY (`k`)) ENGINE=MyISAM DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci", "BEGIN", "Table_map", "Write_rows", "COMMIT"],
         ),
     ],
 )

@@ -57,6 +57,7 @@ def iter_binary_events(data: bytes, path: Path):
     for positioned in reader.events():
         yield ReadEvent(positioned.position, positioned.end_log_pos, positioned.event, data[positioned.position : positioned.end_log_pos])
 from server_sim.binlog.binary.transaction_payload import TRANSACTION_PAYLOAD_TYPE, inner_events
+from server_sim import charsets
 from server_sim.types import ColumnType
 
 MYSQL_FILES = Path(__file__).resolve().parents[3] / "shared" / "testdata" / "binlogs" / "mysql-8.0"
@@ -100,6 +101,10 @@ COLUMNS = [
     (ColumnType("ENUM", members=tuple(f"m{i}" for i in range(300))), 257, True),
     (ColumnType("SET", members=("x", "y", "z")), 5, True),
     (ColumnType("SET", members=tuple(f"s{i}" for i in range(40))), 2**39 + 1, True),
+    (ColumnType("CHAR", length=10, collation="latin1_swedish_ci"), "àé€", True),
+    (ColumnType("VARCHAR", length=200, collation="latin1_bin"), "ü" * 200, True),
+    (ColumnType("VARCHAR", length=100, collation="utf8mb3_general_ci"), "ß" * 100, True),
+    (ColumnType("TEXT", collation="utf8mb4_general_ci"), "naïve Ω", True),
 ]
 
 
@@ -179,7 +184,7 @@ def _carried_image(values, present):
     out = []
     for kind, value in zip(kinds, values):
         if isinstance(value, str):
-            value = value.encode()
+            value = charsets.encode_text(value, kind.charset)  # the column's charset's bytes
         elif kind.is_integer and value is not None and kind.unsigned and value >= 1 << (kind.base.bits - 1):
             value -= 1 << kind.base.bits
         out.append(value)
@@ -203,6 +208,48 @@ def test_round_trip(flavor: str, checksum_alg: int) -> None:
         if isinstance(r.event, Format_description_log_event):
             ctx = context_of(r.event)
         assert encode_event(r.event, ctx, r.position) == r.data
+
+
+LATIN1, UTF8MB3, UTF8MB4, ASCII = "latin1_swedish_ci", "utf8mb3_general_ci", "utf8mb4_general_ci", "ascii_general_ci"
+
+
+@pytest.mark.parametrize(
+    ("column_type", "value", "metadata", "packed"),
+    [
+        # A CHAR's metadata is its real type and its byte length; its value, the charset's bytes after their count.
+        (ColumnType("CHAR", length=10, collation=LATIN1), "é€", c.string_metadata(c.MYSQL_TYPE_STRING, 10), b"\x02\xe9\x80"),
+        (ColumnType("CHAR", length=10, collation=UTF8MB3), "é", c.string_metadata(c.MYSQL_TYPE_STRING, 30), b"\x02\xc3\xa9"),
+        (ColumnType("CHAR", length=10, collation=UTF8MB4), "é", c.string_metadata(c.MYSQL_TYPE_STRING, 40), b"\x02\xc3\xa9"),
+        # Over 255 bytes: the length's bits 8-9 fold into the type byte, and the count takes two bytes.
+        (ColumnType("CHAR", length=100, collation=UTF8MB4), "é", c.string_metadata(c.MYSQL_TYPE_STRING, 400), b"\x02\x00\xc3\xa9"),
+        (ColumnType("CHAR", length=255, collation=LATIN1), "é", c.string_metadata(c.MYSQL_TYPE_STRING, 255), b"\x01\xe9"),
+        (ColumnType("VARCHAR", length=200, collation=LATIN1), "é", 200, b"\x01\xe9"),
+        (ColumnType("VARCHAR", length=100, collation=UTF8MB3), "é", 300, b"\x02\x00\xc3\xa9"),
+        (ColumnType("VARCHAR", length=200, collation=UTF8MB4), "é", 800, b"\x02\x00\xc3\xa9"),
+        (ColumnType("VARCHAR", length=10, collation=ASCII), "ok", 10, b"\x02ok"),
+        (ColumnType("TEXT", collation=LATIN1), "€", 2, b"\x01\x00\x80"),
+    ],
+)
+def test_a_text_columns_metadata_and_values_are_in_its_charset(column_type: ColumnType, value: str, metadata: int, packed: bytes) -> None:
+    charset = c.column_charset(column_type, 0)
+    assert charset == charsets.collation_id(column_type.collation)
+    code, written = c.binlog_type(column_type, charset)
+    assert written == metadata
+    assert pack_value(value, code, metadata, charset) == packed
+    # Read back in the charset the event says (MySQL's row metadata), or as bytes that a
+    # replica reads in its own column's charset (a MariaDB event says none).
+    assert unpack_value(Cursor(packed), code, metadata, None, charset) == value
+    assert c.master_column_type(code, metadata, None, None, column_type) == column_type
+
+
+def test_mysql_row_metadata_carries_each_text_columns_own_charset() -> None:
+    """DEFAULT_CHARSET names the most used collation and then each column of another one."""
+    types = [ColumnType("INT"), ColumnType("CHAR", length=3, collation="utf8mb4_0900_ai_ci"), ColumnType("VARCHAR", length=5, collation=LATIN1),
+             ColumnType("TEXT", collation="utf8mb4_0900_ai_ci"), ColumnType("VARCHAR", length=5, collation="ascii_bin")]
+    table_map = Table_map_log_event(server_id=1, timestamp=1_700_000_000, table_id=7, database="test", table="t",
+                                    columns=[c.column_info(column_type, True, 255) for column_type in types])
+    (read,) = [r.event for r in iter_binary_events(_file(MYSQL, [table_map]), Path("sim.bin")) if isinstance(r.event, Table_map_log_event)]
+    assert [column.charset for column in read.columns] == [None, 255, 8, 255, 65]
 
 
 REAL_FILES = sorted(p for p in MYSQL_FILES.glob("*") if p.suffix != ".md" and not p.name.startswith("LICENSE")) if MYSQL_FILES.is_dir() else []

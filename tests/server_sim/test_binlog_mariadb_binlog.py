@@ -120,3 +120,22 @@ def test_real_mariadb_binlogs_print_as_mariadb_binlog_prints_them(
     mariadb_binlogs: MariaDBBinlogs, statements: tuple[str, ...], settings: dict[str, str], options: list[str]
 ) -> None:
     _agree(mariadb_binlogs.binlog(statements, **settings), options)
+
+
+def test_text_columns_of_every_charset_print_their_bytes_as_mariadb_binlog_prints_them(tmp_path: Path) -> None:
+    """The simulated MariaDB master writes a latin1 CHAR(10) as 10 bytes with latin1 values,
+    a utf8mb4 VARCHAR(10) as 40 with UTF-8 ones, a utf8mb3 VARCHAR(100) as 300 (a two-byte
+    length), as the real master does; mariadb-binlog reads them, and `binlog show` agrees."""
+    main(["run", str(ROOT / "scenarios" / "oracle" / "column-charsets.yaml"), "--flavor", "mariadb-10.11", "--compare", "python", "--out", str(tmp_path)])
+    path = tmp_path / "binlogs" / "column-charsets__binlog_format_ROW.binlog"
+    theirs = subprocess.run(["mariadb-binlog", "-vv", "--base64-output=decode-rows", str(path)], capture_output=True, check=True, timeout=60).stdout
+    for expected in (
+        b"@2='h\xe9llo' /* STRING(10) meta=65034 ",  # latin1: é is one byte
+        b"@2='na\xc3\xafve \xce\xa9' /* VARSTRING(40) meta=40 ",  # utf8mb4
+        b"@3='\xe9t\xe9' /* STRING(3) meta=65027 ",  # latin1 COLLATE latin1_bin in a utf8mb4 table
+        b"/* VARSTRING(300) meta=300 ",  # utf8mb3 VARCHAR(100)
+        b"@2='\xe0\xe9\xee\xf5\xfc\x80' /* STRING(10) ",  # the euro sign is latin1's 0x80
+    ):
+        assert expected in theirs, expected
+    for options in OPTIONS:
+        _agree(path, options)

@@ -74,6 +74,11 @@ STATEMENTS = [
 ]
 
 
+# The server's database `test` is created under character_set_server=utf8mb4, so its tables
+# are utf8mb4: the simulated replica's database is made so too (the flavor's is latin1).
+UTF8MB4_DATABASE = {"character_set_server": "utf8mb4", "collation_server": "utf8mb4_general_ci", "character_set_database": "utf8mb4", "collation_database": "utf8mb4_general_ci"}
+
+
 @dataclass
 class RealServerRun:
     binlogs: list[Path]
@@ -163,7 +168,7 @@ def test_the_slave_applying_the_real_binlog_ends_with_the_servers_tables(real_ru
     closed by COMMIT."""
     first = real_run.binlogs[0]
     start = [p.position for p in read_binlog(first) if isinstance(p.event, Gtid_log_event)][1]
-    slave = Slave(MARIADB_1011, {}, seed=1)
+    slave = Slave(MARIADB_1011, UTF8MB4_DATABASE, seed=1)
     try:
         status = slave.apply(first, start=start)
         assert status.running and status.error is None, status.error
@@ -215,7 +220,7 @@ def test_replay_follows_each_rotate_to_the_next_file_of_the_index(real_run: Real
     first = real_run.binlogs[0]
     start = [p.position for p in read_binlog(first) if isinstance(p.event, Gtid_log_event)][1]
     database, index = tmp_path / "slave.duckdb", first.parent / "master-bin.index"
-    common = ["--db", str(database), "--flavor", "mariadb-10.11"]
+    common = ["--db", str(database), "--flavor", "mariadb-10.11", *(f"--set={name}={value}" for name, value in UTF8MB4_DATABASE.items())]
     if split:
         assert main(["replay", str(first), *common, "--start-position", str(start)]) == 0
     assert main(["replay", str(index), *common, "--start-position", str(start)]) == 0

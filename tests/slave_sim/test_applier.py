@@ -503,3 +503,30 @@ def test_slave_type_conversions_of_fractional_seconds(tmp_path, flavor, master_t
         assert value.isoformat(sep=" ") == (mysql if flavor == MYSQL else mariadb)
     else:
         assert f"cannot be converted from type '{master_type.lower()}' to type '{slave_type.lower()}'" in record.slave.error.message
+
+
+@pytest.mark.parametrize(
+    ("master_column", "slave_column", "conversions", "error", "value"),
+    [
+        pytest.param("CHAR(10) CHARACTER SET latin1", "CHAR(10) CHARACTER SET latin1", "", None, "héllo", id="latin1 to latin1: the same 10 bytes"),
+        pytest.param("CHAR(10) CHARACTER SET latin1", "CHAR(10) CHARACTER SET utf8mb4", "", 1677, None, id="latin1 to utf8mb4: 10 bytes to 40, 1677"),
+        pytest.param("VARCHAR(10) CHARACTER SET utf8mb3", "VARCHAR(10) CHARACTER SET utf8mb4", "", 1677, None, id="utf8mb3 to utf8mb4: 30 bytes to 40, 1677"),
+        pytest.param("VARCHAR(10) CHARACTER SET utf8mb4", "VARCHAR(10) CHARACTER SET latin1", "", 1677, None, id="utf8mb4 to latin1: 40 bytes to 10, 1677"),
+        # The same byte length is the same column to a replica: it stores the bytes as they
+        # come, read in its own charset.
+        pytest.param("VARCHAR(10) CHARACTER SET utf8mb4", "VARCHAR(40) CHARACTER SET latin1", "", None, "hÃ©llo", id="utf8mb4 to latin1 of as many bytes: the bytes kept"),
+    ],
+)
+@pytest.mark.parametrize("flavor", [MYSQL, MARIADB])
+def test_a_replica_compares_text_columns_by_their_byte_length(tmp_path, flavor, master_column, slave_column, conversions, error, value) -> None:
+    record = replicate(
+        tmp_path,
+        [f"CREATE TABLE t (a INT NOT NULL PRIMARY KEY, v {master_column})"],
+        ["INSERT INTO t VALUES (1, 'héllo')"],
+        slave_schema=["DROP TABLE t", f"CREATE TABLE t (a INT NOT NULL PRIMARY KEY, v {slave_column})"],
+        flavor=flavor,
+        slave_settings={"slave_type_conversions": conversions},
+    )
+    assert slave_error(record) == error
+    if error is None:
+        assert slave_rows(record) == [(1, value)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from server_sim.charsets import COLLATION_NAMES, MBMAXLEN, charset_of_collation, collation_id
 from server_sim.enum_set import pack_length
 from server_sim.types import ColumnType, TypeFamily
 
@@ -49,8 +50,6 @@ MYSQL_TYPE_STRING = 254
 MYSQL_TYPE_GEOMETRY = 255
 
 BINARY_CHARSET = 63
-# Bytes a character of the simulated servers' text columns may take (utf8mb4).
-MBMAXLEN = 4
 
 INTEGER_CODES = {MYSQL_TYPE_TINY: 8, MYSQL_TYPE_SHORT: 16, MYSQL_TYPE_INT24: 24, MYSQL_TYPE_LONG: 32, MYSQL_TYPE_LONGLONG: 64}
 _INTEGER_NAMES = {MYSQL_TYPE_TINY: "TINYINT", MYSQL_TYPE_SHORT: "SMALLINT", MYSQL_TYPE_INT24: "MEDIUMINT", MYSQL_TYPE_LONG: "INT", MYSQL_TYPE_LONGLONG: "BIGINT"}
@@ -116,19 +115,24 @@ def binlog_type(column_type: ColumnType, charset: int) -> tuple[int, int]:
         return MYSQL_TYPE_STRING, real << 8 | pack_length(name, column_type.members)
     if column_type.is_blob:
         return MYSQL_TYPE_BLOB, _BLOB_SIZES[name.removesuffix("TEXT").removesuffix("BLOB")]
-    width = (column_type.length or 0) * (1 if charset == BINARY_CHARSET else MBMAXLEN)
+    width = column_type.byte_length
     if name in ("CHAR", "BINARY"):
         return MYSQL_TYPE_STRING, string_metadata(MYSQL_TYPE_STRING, width)
     return MYSQL_TYPE_VARCHAR, width
 
 
 def column_charset(column_type: ColumnType, text_charset: int) -> int | None:
-    """The charset id of a character column (None for the others)."""
+    """The charset id of a character column (None for the others): its collation's; a
+    column without one is utf8mb4 (ColumnType.charset), in `text_charset` when that is a
+    utf8mb4 collation, else in utf8mb4_general_ci."""
     if column_type.family is TypeFamily.BINARY:
         return BINARY_CHARSET
-    if column_type.family is TypeFamily.STRING:
-        return text_charset
-    return None
+    if column_type.family is not TypeFamily.STRING:
+        return None
+    if column_type.collation is not None:
+        return collation_id(column_type.collation)
+    utf8mb4 = COLLATION_NAMES.get(text_charset, "").startswith("utf8mb4_")
+    return text_charset if utf8mb4 else collation_id("utf8mb4_general_ci")
 
 
 def display_type(type_code: int, metadata: int, unsigned: bool | None) -> str:
@@ -193,14 +197,24 @@ def master_column_type(type_code: int, metadata: int, unsigned: bool | None, cha
     if type_code == MYSQL_TYPE_JSON:
         return ColumnType("JSON")
     binary = charset == BINARY_CHARSET if charset is not None else slave is not None and slave.family is TypeFamily.BINARY
+    collation = _text_collation(charset, slave)
+    mbmaxlen = MBMAXLEN[charset_of_collation(collation)]
     if type_code == MYSQL_TYPE_BLOB and metadata in _BLOB_PREFIX:
-        return ColumnType(_BLOB_PREFIX[metadata] + ("BLOB" if binary else "TEXT"))
+        return ColumnType(_BLOB_PREFIX[metadata] + ("BLOB" if binary else "TEXT"), collation=None if binary else collation)
     if type_code == MYSQL_TYPE_STRING and string_real_type(metadata)[0] == MYSQL_TYPE_STRING:
         length = string_real_type(metadata)[1]
-        return ColumnType("BINARY", length=length) if binary else ColumnType("CHAR", length=length // MBMAXLEN)
+        return ColumnType("BINARY", length=length) if binary else ColumnType("CHAR", length=length // mbmaxlen, collation=collation)
     if type_code in (MYSQL_TYPE_VARCHAR, MYSQL_TYPE_VAR_STRING):
-        return ColumnType("VARBINARY", length=metadata) if binary else ColumnType("VARCHAR", length=metadata // MBMAXLEN)
+        return ColumnType("VARBINARY", length=metadata) if binary else ColumnType("VARCHAR", length=metadata // mbmaxlen, collation=collation)
     return None
+
+
+def _text_collation(charset: int | None, slave: ColumnType | None) -> str | None:
+    """The collation a master's text column is read in: the event's charset (MySQL's
+    row metadata), else the slave column's, as a real replica reads the bytes it is given."""
+    if charset is not None and charset != BINARY_CHARSET and charset in COLLATION_NAMES:
+        return COLLATION_NAMES[charset]
+    return slave.collation if slave is not None and slave.family is TypeFamily.STRING else None
 
 
 @lru_cache(maxsize=1024)

@@ -220,7 +220,7 @@ def _row_image(values: list[object], present: list[bool], columns: list[ColumnIn
             data = encode_json_diff(value)  # type: ignore[arg-type]
             out += len(data).to_bytes(col.metadata, "little") + data
         else:
-            out += pack_value(value, col.type_code or 0, col.metadata)
+            out += pack_value(value, col.type_code or 0, col.metadata, col.charset)
     return bytes(out)
 
 

@@ -16,6 +16,8 @@ import struct
 from collections.abc import Callable
 from decimal import Decimal
 
+from server_sim.charsets import COLLATION_NAMES, COLLATIONS, decode_text, encode_text
+
 from . import columns as c
 from .json_binary import decode_json_binary, encode_json_binary
 from .packing import Cursor, EventDecodeError
@@ -166,8 +168,10 @@ def unpack_time2(cursor: Cursor, fsp: int) -> dt.timedelta:
     return sign * dt.timedelta(seconds=seconds, microseconds=micro)
 
 
-def pack_value(value: object, type_code: int, metadata: int) -> bytes:
-    """Field::pack of one non-NULL value."""
+def pack_value(value: object, type_code: int, metadata: int, charset: int | None = None) -> bytes:
+    """Field::pack of one non-NULL value; text in the column's `charset` (a collation id)."""
+    if isinstance(value, str) and charset in COLLATION_NAMES and c.is_character(type_code, metadata):
+        return _pack_text(value, type_code, metadata, COLLATIONS[COLLATION_NAMES[charset]].charset)
     if type_code in _FIXED:
         size = _FIXED[type_code]
         return (int(value) & ((1 << size * 8) - 1)).to_bytes(size, "little")
@@ -175,6 +179,25 @@ def pack_value(value: object, type_code: int, metadata: int) -> bytes:
     if packer is None:
         raise ValueError(f"cannot write values of column type {type_code}")
     return packer(value, metadata)
+
+
+# Bytes of the length prefix of a text value, by type code, from its metadata.
+_TEXT_PREFIXES: dict[int, Callable[[int], int]] = {
+    c.MYSQL_TYPE_VARCHAR: lambda m: 1 if m < 256 else 2,
+    c.MYSQL_TYPE_VAR_STRING: lambda m: 1 if m < 256 else 2,
+    c.MYSQL_TYPE_STRING: lambda m: 1 if c.string_real_type(m)[1] < 256 else 2,
+    c.MYSQL_TYPE_BLOB: lambda m: m,
+}
+
+
+def _pack_text(value: str, type_code: int, metadata: int, charset: str) -> bytes:
+    """A text value as its column's charset stores it, after its length (1 or 2 bytes for
+    CHAR and VARCHAR: 2 when the column's byte length is over 255; a BLOB's pack length)."""
+    try:
+        data = encode_text(value, charset)
+    except UnicodeEncodeError:
+        data = value.encode()  # no column holds such text: its type check refused it
+    return _length_prefixed(data, _TEXT_PREFIXES[type_code](metadata))
 
 
 def _pack_string(value: object, metadata: int) -> bytes:
@@ -251,6 +274,8 @@ def unpack_value(cursor: Cursor, type_code: int, metadata: int, unsigned: bool |
 
 def _text(data: bytes, charset: int | None) -> str | bytes:
     try:
+        if charset in COLLATION_NAMES and charset != c.BINARY_CHARSET:
+            return decode_text(data, COLLATIONS[COLLATION_NAMES[charset]].charset)
         if charset in _UTF8_CHARSETS:
             return data.decode("utf-8")
         if charset in _LATIN1_CHARSETS:
