@@ -5,10 +5,10 @@ simulated master writes is one a real server applies, to the same rows.
 Every scenario of the bundled suite with a ROW run takes part, except those whose schema
 needs what the real server lacks: a storage engine it does not have (NDB, EXAMPLE,
 NO_LOGGING: the scenarios about them expect the master to refuse or to log them its way)
-or a UDF library (`udf_example.so` is not installed). The real server runs with utf8mb4 as
-its character set: the simulator's text columns are utf8mb4, and a Table_map's VARCHAR
-length is in bytes, so a latin1 server would stop with 1677 (varchar(320 octets) to
-varchar(80 octets)).
+or a UDF library (`udf_example.so` is not installed). The real server runs with the
+flavor's character set, latin1, as the simulated master does: a Table_map's VARCHAR length
+is in bytes, so the two must declare the same charsets (a latin1 VARCHAR(10) is 10 bytes,
+a utf8mb4 one 40, and a server given the other stops with 1677).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def _row_scenarios() -> list[Scenario]:
 
 @pytest.fixture(scope="module")
 def real_server() -> Iterator[MariaDBServer]:
-    server = MariaDBServer("binlog-pipe", 4, ("--default-time-zone=+00:00", "--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci"))
+    server = MariaDBServer("binlog-pipe", 4, ("--default-time-zone=+00:00", f"--character-set-server={MARIADB_1011.character_set_server}", f"--collation-server={MARIADB_1011.collation_server}"))
     server.start()
     yield server
     server.stop()
