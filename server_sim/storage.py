@@ -7,7 +7,8 @@ the catalog's business; DuckDB is never asked to enforce them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import duckdb
@@ -77,6 +78,8 @@ class Storage:
 
     def __init__(self, connection: duckdb.DuckDBPyConnection, schema: str) -> None:
         self.connection = connection
+        self._inner: duckdb.DuckDBPyConnection | None = None
+        self._nesting = 0
         self.schema = schema
         self._mirrors: dict[str, _Mirror] = {}
         # Tables whose rows the mirror holds ahead of DuckDB, by storage name.
@@ -95,13 +98,30 @@ class Storage:
         return self._execute(sql, parameters)
 
     def _execute(self, sql: str, parameters: Sequence[object]) -> list[tuple]:
-        return execute(self.connection, sql, parameters)
+        return execute(self._inner if self._nesting else self.connection, sql, parameters)
+
+    @contextmanager
+    def nested(self) -> Iterator[None]:
+        """SQL run while DuckDB runs a query of this storage (a stored function's body that
+        query calls per row), which cannot use that query's connection: it goes through a
+        second connection to the same database (which has the server's functions too).
+        DuckDB holds no open transaction of the storage's, so both see the same rows."""
+        if self._inner is None:
+            self._inner = self.connection.cursor()
+        self._nesting += 1
+        try:
+            yield
+        finally:
+            self._nesting -= 1
 
     def discard(self) -> bool:
         """Drop everything this storage created in DuckDB (its schema, with its tables);
         whether that left the connection as the storage found it."""
         created = self._schema_created
         self.forget_rows()
+        if self._inner is not None:
+            self._inner.close()
+            self._inner = None
         if not created:
             return True
         try:

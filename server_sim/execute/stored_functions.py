@@ -21,6 +21,7 @@ from ..compound.routine import Routine, RoutineKind
 from ..errors import ErrorCode, SqlError, not_supported
 from ..expressions import constant_value, is_constant
 from ..functions.context import literal
+from ..functions.stored_body import BodyRun, body_call
 from ..functions.stored_result import Slot, stored, stored_as
 from ..statement import ROW_STATEMENTS, Statement, StatementKind, WriteMode, target_tables
 from ..types import ColumnType
@@ -103,22 +104,36 @@ def changes_data(routine: Routine) -> bool:
 def _called(run: StatementRun, statement: Statement, routine: Routine, arguments: list[exp.Expression], calling: tuple[str, ...]) -> exp.Expression:
     """A compound body run once, its value put in the call's place."""
     once = _one_row_values(statement) or (statement.kind is StatementKind.SELECT and not statement.table_nodes)
-    if not once or not all(is_constant(argument) for argument in arguments):
-        raise not_supported(f"stored function {routine.name}() with a compound body called where it may run more than once, or with arguments that are not constants")
-    if statement.kind is StatementKind.SELECT and changes_data(routine):
-        raise not_supported(f"a SELECT calling {routine.name}(), which changes data (the server logs the SELECT for it)")
+    if once and all(is_constant(argument) for argument in arguments):
+        if statement.kind is StatementKind.SELECT and changes_data(routine):
+            raise not_supported(f"a SELECT calling {routine.name}(), which changes data (the server logs the SELECT for it)")
+        return literal(_run_body(run, routine, [constant_value(argument) for argument in arguments], calling))
+    if changes_data(routine):
+        raise not_supported(f"stored function {routine.name}(), which changes data, called where it may run more than once, or with arguments that are not constants")
+
+    def per_row(values: list[object], nested: bool) -> object:
+        if not nested:
+            return _run_body(run, routine, values, calling)
+        with run.storage.nested():
+            return _run_body(run, routine, values, calling)
+
+    return body_call(arguments, BodyRun(per_row, routine.returns))
+
+
+def _run_body(run: StatementRun, routine: Routine, values: list[object], calling: tuple[str, ...]) -> object:
+    """The compound body run for the arguments' `values`, its result stored in the RETURNS type."""
     parameters = {}
-    for parameter, argument in zip(routine.parameters, arguments):
+    for parameter, value in zip(routine.parameters, values):
         parameters[parameter.name.lower()] = Variable(parameter.name, parameter.type)
-        parameters[parameter.name.lower()].assign(constant_value(argument))
+        parameters[parameter.name.lower()].assign(stored(value, _slot(run, routine, parameter.type, parameter.name)))
     runner = ProgramRunner(FunctionHost(run, (*calling, routine.name.lower())), parameters)
     value = runner.run(routine.body)
     qualified = f"{run.catalog.database}.{routine.name}"
     if not runner.returned:
         raise SqlError(ErrorCode.ER_SP_NORETURNEND, qualified)
     if routine.returns is None:
-        return literal(value)
-    return literal(stored(value, _slot(run, routine, routine.returns, routine.name, routine.line(runner.line or 1))))
+        return value
+    return stored(value, _slot(run, routine, routine.returns, routine.name, routine.line(runner.line or 1)))
 
 
 def _one_row_values(statement: Statement) -> bool:
