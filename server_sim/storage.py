@@ -78,7 +78,8 @@ class Storage:
 
     def __init__(self, connection: duckdb.DuckDBPyConnection, schema: str) -> None:
         self.connection = connection
-        self._inner: duckdb.DuckDBPyConnection | None = None
+        # Second connections to the same database, one per query running (`nested`).
+        self._inner: list[duckdb.DuckDBPyConnection] = []
         self._nesting = 0
         self.schema = schema
         self._mirrors: dict[str, _Mirror] = {}
@@ -98,16 +99,16 @@ class Storage:
         return self._execute(sql, parameters)
 
     def _execute(self, sql: str, parameters: Sequence[object]) -> list[tuple]:
-        return execute(self._inner if self._nesting else self.connection, sql, parameters)
+        return execute(self._inner[self._nesting - 1] if self._nesting else self.connection, sql, parameters)
 
     @contextmanager
     def nested(self) -> Iterator[None]:
         """SQL run while DuckDB runs a query of this storage (a stored function's body that
-        query calls per row), which cannot use that query's connection: it goes through a
-        second connection to the same database (which has the server's functions too).
+        query calls per row), which cannot use that query's connection: it goes through
+        another connection to the same database (which has the server's functions too).
         DuckDB holds no open transaction of the storage's, so both see the same rows."""
-        if self._inner is None:
-            self._inner = self.connection.cursor()
+        if len(self._inner) == self._nesting:
+            self._inner.append(self.connection.cursor())
         self._nesting += 1
         try:
             yield
@@ -119,9 +120,9 @@ class Storage:
         whether that left the connection as the storage found it."""
         created = self._schema_created
         self.forget_rows()
-        if self._inner is not None:
-            self._inner.close()
-            self._inner = None
+        for inner in self._inner:
+            inner.close()
+        self._inner.clear()
         if not created:
             return True
         try:

@@ -50,7 +50,7 @@ def with_stored_functions(run: StatementRun, statement: Statement, calling: tupl
             return node
         if routine.name.lower() in calling:
             raise SqlError(ErrorCode.ER_SP_NO_RECURSION)
-        arguments = list(node.expressions)
+        arguments = [argument.transform(replace) for argument in node.expressions]  # f(g(x)): g's call in place first
         if len(arguments) != len(routine.parameters):
             qualified = f"{run.catalog.database}.{routine.name}"
             raise SqlError(ErrorCode.ER_SP_WRONG_NO_OF_ARGS, "FUNCTION", qualified, len(routine.parameters), len(arguments))
@@ -181,7 +181,11 @@ class FunctionHost(RunHost):
             outcome.insert_id = sub.outcome.insert_id
 
     def evaluate(self, trees: list[exp.Expression]) -> list[object]:
-        return evaluate(self.run, trees)
+        """The body's expressions (IF's condition, SET's value, RETURN's), the stored
+        functions they call put in place as in a statement of the body's."""
+        select = Statement("SELECT", StatementKind.SELECT, exp.select(*trees))
+        replaced = with_stored_functions(self.run, select, self.calling).ast
+        return evaluate(self.run, list(replaced.expressions))
 
     def assign_row(self, column: str, value: object) -> None:
         raise not_supported("SET NEW.column outside a trigger")  # the reader reads it only in triggers

@@ -42,6 +42,10 @@ class BodyRun:
     returns: ColumnType | None
     key: str = field(default_factory=lambda: str(next(_KEYS)))
 
+    def __deepcopy__(self, memo: dict) -> BodyRun:
+        """A copy of the statement's tree calls the same runner (the one registered)."""
+        return self
+
 
 _RUNS: weakref.WeakValueDictionary[str, BodyRun] = weakref.WeakValueDictionary()
 
