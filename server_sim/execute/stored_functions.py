@@ -5,9 +5,12 @@ the statement's, which the master's analysis adds), never logged on its own.
 A function whose body is `RETURN expr` is put in the call's place: its expression with
 each parameter the argument given (cast to the parameter's type) and the whole cast to the
 RETURNS type, so both evaluators run it row by row. A compound body runs in the program
-runner, its statements as sub-statements of the calling one; the simulator does that
-only where the server calls it exactly once (an argument list of constants, in a one-row
-INSERT ... VALUES or a SELECT of expressions); anywhere else it is refused."""
+runner, its statements as sub-statements of the calling one: where the server calls it
+exactly once (an argument list of constants, in a one-row INSERT ... VALUES or a SELECT of
+expressions) before the statement runs, its value put in the call's place; elsewhere per
+row, through a call both evaluators run (functions/stored_body.py). A body that changes
+data is refused per row: its row events would interleave with the caller's, in an order
+and with a logging the simulator does not model."""
 
 from __future__ import annotations
 
