@@ -19,7 +19,7 @@ import dataclasses
 from sqlglot import exp
 
 from ..compound.binding import Variable
-from ..compound.program import Return, plain_statements
+from ..compound.program import Return, expressions, plain_statements
 from ..compound.routine import Routine, RoutineKind
 from ..errors import ErrorCode, SqlError, not_supported
 from ..expressions import constant_value, is_constant
@@ -100,18 +100,30 @@ def _inlined(run: StatementRun, routine: Routine, arguments: list[exp.Expression
     return stored_as(tree, _slot(run, routine, routine.returns, routine.name, routine.line(body.line)))
 
 
-def changes_data(routine: Routine) -> bool:
-    return any(sql.statement.kind in ROW_STATEMENTS for sql in plain_statements(routine.body))
+def changes_data(routine: Routine, routines: dict[tuple[str, str], Routine], seen: frozenset[str] = frozenset()) -> bool:
+    """Whether running `routine` changes rows: its own statements, or a stored function
+    its body calls (in a statement or an expression)."""
+    statements = [sql.statement for sql in plain_statements(routine.body)]
+    if any(statement.kind in ROW_STATEMENTS for statement in statements):
+        return True
+    trees = [statement.ast for statement in statements if statement.ast is not None] + expressions(routine.body)
+    seen = seen | {routine.name.lower()}
+    for tree in trees:
+        for node in tree.find_all(exp.Anonymous):
+            called = routines.get((RoutineKind.FUNCTION.value, node.name.lower()))
+            if called is not None and called.name.lower() not in seen and changes_data(called, routines, seen):
+                return True
+    return False
 
 
 def _called(run: StatementRun, statement: Statement, routine: Routine, arguments: list[exp.Expression], calling: tuple[str, ...]) -> exp.Expression:
     """A compound body run once, its value put in the call's place."""
     once = _one_row_values(statement) or (statement.kind is StatementKind.SELECT and not statement.table_nodes)
     if once and all(is_constant(argument) for argument in arguments):
-        if statement.kind is StatementKind.SELECT and changes_data(routine):
+        if statement.kind is StatementKind.SELECT and changes_data(routine, run.catalog.routines):
             raise not_supported(f"a SELECT calling {routine.name}(), which changes data (the server logs the SELECT for it)")
         return literal(_run_body(run, routine, [constant_value(argument) for argument in arguments], calling))
-    if changes_data(routine):
+    if changes_data(routine, run.catalog.routines):
         raise not_supported(f"stored function {routine.name}(), which changes data, called where it may run more than once, or with arguments that are not constants")
 
     def per_row(values: list[object], nested: bool) -> object:
