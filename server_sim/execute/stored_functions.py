@@ -15,6 +15,7 @@ and with a logging the simulator does not model."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 from sqlglot import exp
 
@@ -100,18 +101,39 @@ def _inlined(run: StatementRun, routine: Routine, arguments: list[exp.Expression
     return stored_as(tree, _slot(run, routine, routine.returns, routine.name, routine.line(body.line)))
 
 
-def changes_data(routine: Routine, routines: dict[tuple[str, str], Routine], seen: frozenset[str] = frozenset()) -> bool:
+def changes_data(routine: Routine, routines: dict[tuple[str, str], Routine]) -> bool:
     """Whether running `routine` changes rows: its own statements, or a stored function
     its body calls (in a statement or an expression)."""
-    statements = [sql.statement for sql in plain_statements(routine.body)]
-    if any(statement.kind in ROW_STATEMENTS for statement in statements):
+    return _reaches(routine, routines, lambda body: any(sql.statement.kind in ROW_STATEMENTS for sql in plain_statements(body.body)))
+
+
+def _session_effect(body: Routine) -> bool:
+    """Whether the body draws from or sets the session's state, whose values depend on the
+    order and number of its calls: RAND(), LAST_INSERT_ID(expr), SELECT ... INTO @var."""
+    if any(target.startswith("@") for sql in plain_statements(body.body) for target in sql.into):
         return True
-    trees = [statement.ast for statement in statements if statement.ast is not None] + expressions(routine.body)
+    for tree in _trees(body):
+        if tree.find(exp.Rand) is not None:
+            return True
+        if any(node.name.upper() == "LAST_INSERT_ID" and node.expressions for node in tree.find_all(exp.Anonymous)):
+            return True
+    return False
+
+
+def _trees(routine: Routine) -> list[exp.Expression]:
+    statements = [sql.statement for sql in plain_statements(routine.body)]
+    return [statement.ast for statement in statements if statement.ast is not None] + expressions(routine.body)
+
+
+def _reaches(routine: Routine, routines: dict[tuple[str, str], Routine], test: Callable[[Routine], bool], seen: frozenset[str] = frozenset()) -> bool:
+    """Whether `test` holds for `routine` or a stored function its body calls."""
+    if test(routine):
+        return True
     seen = seen | {routine.name.lower()}
-    for tree in trees:
+    for tree in _trees(routine):
         for node in tree.find_all(exp.Anonymous):
             called = routines.get((RoutineKind.FUNCTION.value, node.name.lower()))
-            if called is not None and called.name.lower() not in seen and changes_data(called, routines, seen):
+            if called is not None and called.name.lower() not in seen and _reaches(called, routines, test, seen):
                 return True
     return False
 
@@ -125,6 +147,8 @@ def _called(run: StatementRun, statement: Statement, routine: Routine, arguments
         return literal(_run_body(run, routine, [constant_value(argument) for argument in arguments], calling))
     if changes_data(routine, run.catalog.routines):
         raise not_supported(f"stored function {routine.name}(), which changes data, called where it may run more than once, or with arguments that are not constants")
+    if _reaches(routine, run.catalog.routines, _session_effect):
+        raise not_supported(f"stored function {routine.name}(), which uses RAND(), LAST_INSERT_ID(expr) or SELECT ... INTO @var, called per row (the order of its calls)")
 
     def per_row(values: list[object], nested: bool) -> object:
         if not nested:

@@ -20,6 +20,8 @@ FUNCTIONS = [
     "CREATE FUNCTION none(x INT) RETURNS INT DETERMINISTIC BEGIN IF x > 0 THEN RETURN 1; END IF; END",
     "CREATE FUNCTION self(x INT) RETURNS INT DETERMINISTIC RETURN self(x)",
     "CREATE FUNCTION via(x INT) RETURNS INT READS SQL DATA BEGIN DECLARE r INT; SET r = logged(1); RETURN r + x; END",
+    "CREATE FUNCTION dice(x INT) RETURNS INT NO SQL BEGIN DECLARE r INT; SET r = FLOOR(RAND() * 6); RETURN r + x; END",
+    "CREATE FUNCTION remember(x INT) RETURNS INT READS SQL DATA BEGIN SELECT b INTO @seen FROM t WHERE a = x; RETURN x; END",
     "CREATE FUNCTION touch_t(x INT) RETURNS INT MODIFIES SQL DATA DETERMINISTIC BEGIN UPDATE t SET b = 0; RETURN x; END",
 ]
 
@@ -67,6 +69,8 @@ def test_a_compound_function_changes_rows_as_part_of_the_statement(db: Db) -> No
         ("UPDATE t SET b = logged(b)", 1235),  # a compound body that changes data, called per row
         ("INSERT INTO log SELECT logged(a) FROM t", 1235),
         ("UPDATE t SET b = via(b)", 1235),  # calling a function that changes data
+        ("UPDATE t SET b = dice(a)", 1235),  # per row, its values depend on the order of its calls
+        ("SELECT remember(a) FROM t", 1235),
         ("SELECT logged(1)", 1235),  # a SELECT calling a function that changes data
         ("INSERT INTO t VALUES (5, logged(1), 'x'), (6, 1, 'y')", 1235),
     ],
