@@ -48,6 +48,8 @@ def with_stored_functions(run: StatementRun, statement: Statement, calling: tupl
     if not any((RoutineKind.FUNCTION.value, name.lower()) in run.catalog.routines for name in statement.calls):
         return statement
 
+    runs: dict[tuple[str, ...], BodyRun] = {}  # one per call written alike: GROUP BY f(a) is SELECT's f(a)
+
     def replace(node: exp.Expression) -> exp.Expression:
         routine = stored_function(run, node)
         if routine is None:
@@ -60,7 +62,7 @@ def with_stored_functions(run: StatementRun, statement: Statement, calling: tupl
             raise SqlError(ErrorCode.ER_SP_WRONG_NO_OF_ARGS, "FUNCTION", qualified, len(routine.parameters), len(arguments))
         if len(routine.body) == 1 and isinstance(routine.body[0], Return):
             return _inlined(run, routine, arguments, calling)
-        return _called(run, statement, routine, arguments, calling)
+        return _called(run, statement, routine, arguments, calling, runs)
 
     return dataclasses.replace(statement, ast=statement.ast.copy().transform(replace))
 
@@ -138,7 +140,9 @@ def _reaches(routine: Routine, routines: dict[tuple[str, str], Routine], test: C
     return False
 
 
-def _called(run: StatementRun, statement: Statement, routine: Routine, arguments: list[exp.Expression], calling: tuple[str, ...]) -> exp.Expression:
+def _called(
+    run: StatementRun, statement: Statement, routine: Routine, arguments: list[exp.Expression], calling: tuple[str, ...], runs: dict[tuple[str, ...], BodyRun]
+) -> exp.Expression:
     """A compound body run once, its value put in the call's place."""
     once = _one_row_values(statement) or (statement.kind is StatementKind.SELECT and not statement.table_nodes)
     if once and all(is_constant(argument) for argument in arguments):
@@ -156,7 +160,10 @@ def _called(run: StatementRun, statement: Statement, routine: Routine, arguments
         with run.storage.nested():
             return _run_body(run, routine, values, calling)
 
-    return body_call(arguments, BodyRun(per_row, routine.returns))
+    key = (routine.name.lower(), *(argument.sql(dialect="mysql") for argument in arguments))
+    if key not in runs:
+        runs[key] = BodyRun(per_row, routine.returns)
+    return body_call(arguments, runs[key])
 
 
 def _run_body(run: StatementRun, routine: Routine, values: list[object], calling: tuple[str, ...]) -> object:

@@ -201,6 +201,22 @@ def test_a_compound_function_runs_for_each_row(statement: str, table: str, rows:
 
 
 @pytest.mark.parametrize("fast_path", [True, False])
+@pytest.mark.parametrize(
+    ("query", "rows"),
+    [
+        ("SELECT size(b) FROM t1 GROUP BY size(b) ORDER BY size(b)", [("big",), ("small",)]),  # one call, written twice
+        ("SELECT COUNT(*), SUM(triangle(a)) FROM t1", [(3, 10)]),
+        ("SELECT (SELECT triangle(MAX(a)) FROM t1)", [(6,)]),
+        ("SELECT name_of(NULL), triangle(NULL)", [("?!", 0)]),
+    ],
+)
+def test_a_compound_function_in_a_query(query: str, rows: list[tuple], fast_path: bool) -> None:
+    db = _per_row_db(fast_path)
+    assert db.ok(query).rows == rows
+    db.close()
+
+
+@pytest.mark.parametrize("fast_path", [True, False])
 @pytest.mark.parametrize("statement", ["UPDATE t1 SET s = name_of(a + 2)", "SELECT name_of(9)", "INSERT INTO t2 SELECT a + 5, 0, name_of(a + 5) FROM t1"])
 def test_no_row_for_select_into_is_no_warning_of_the_caller(statement: str, fast_path: bool) -> None:
     """MySQL bug #20028 (sp.result's `select func_20028_a()`); MariaDB the same, recorded."""
