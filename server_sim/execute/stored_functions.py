@@ -26,7 +26,7 @@ from ..errors import Condition, ErrorCode, SqlError, not_supported
 from ..expressions import constant_value, is_constant
 from ..functions.context import literal
 from ..functions.stored_body import BodyRun, body_call
-from ..functions.stored_result import Slot, stored, stored_as
+from ..functions.stored_result import RoutineError, Slot, stored, stored_as
 from ..statement import ROW_STATEMENTS, Statement, StatementKind, WriteMode, target_tables
 from ..types import ColumnType
 from .program import ProgramRunner, RunHost
@@ -173,8 +173,15 @@ def _run_body(run: StatementRun, routine: Routine, values: list[object], calling
         parameters[parameter.name.lower()] = Variable(parameter.name, parameter.type)
         parameters[parameter.name.lower()].assign(stored(value, _slot(run, routine, parameter.type, parameter.name)))
     runner = ProgramRunner(FunctionHost(run, (*calling, routine.name.lower())), parameters)
-    value = runner.run(routine.body)
     qualified = f"{run.catalog.database}.{routine.name}"
+    try:
+        value = runner.run(routine.body)
+    except RoutineError:
+        raise  # a function this one called: its own line
+    except SqlError as error:
+        if runner.line is None:
+            raise
+        raise RoutineError(error, qualified, routine.line(runner.line)) from None  # MariaDB's Note 4094, as a CALL's
     if not runner.returned:
         raise SqlError(ErrorCode.ER_SP_NORETURNEND, qualified)
     if routine.returns is None:

@@ -177,6 +177,7 @@ PER_ROW = [
     "CREATE FUNCTION size(x INT) RETURNS VARCHAR(5) DETERMINISTIC BEGIN IF x > 5 THEN RETURN 'big'; END IF; RETURN 'small'; END",
     "CREATE FUNCTION name_of(x INT) RETURNS VARCHAR(10) READS SQL DATA BEGIN DECLARE found VARCHAR(10) DEFAULT '?'; "
     "SELECT w INTO found FROM names WHERE names.a = x; RETURN CONCAT(found, '!'); END",
+    "CREATE FUNCTION later(x INT) RETURNS VARCHAR(10) READS SQL DATA\nBEGIN\n  DECLARE found VARCHAR(10);\n  SELECT w INTO found FROM names WHERE names.a > x;\n  RETURN found;\nEND",
     "CREATE FUNCTION sized(x INT) RETURNS VARCHAR(20) READS SQL DATA BEGIN RETURN CONCAT(name_of(x), size(triangle(x))); END",
 ]
 
@@ -222,6 +223,24 @@ def test_no_row_for_select_into_is_no_warning_of_the_caller(statement: str, fast
     """MySQL bug #20028 (sp.result's `select func_20028_a()`); MariaDB the same, recorded."""
     db = _per_row_db(fast_path)
     assert db.ok(statement).warnings == []
+    db.close()
+
+
+@pytest.mark.parametrize("fast_path", [True, False])
+@pytest.mark.parametrize(
+    ("statement", "code", "notes"),
+    [
+        ("UPDATE t1 SET s = later(a)", 1172, ["At line 5 in test.later"]),  # the SELECT ... INTO's line, as the server reads the definition back
+        ("SELECT later(a) FROM t1", 1172, ["At line 5 in test.later"]),
+        ("SELECT later(1)", 1172, ["At line 5 in test.later"]),
+    ],
+)
+def test_an_error_of_a_compound_body_names_its_line(statement: str, code: int, notes: list[str], fast_path: bool) -> None:
+    db = _per_row_db(fast_path)
+    outcome = db.run(statement)
+    assert outcome.error is not None and outcome.error.code == code
+    assert [note.message for note in outcome.warnings if note.code == 4094] == notes
+    assert db.rows("t1") == [(1, 10, "a"), (2, 2, "bb"), (3, 30, "ccc")]
     db.close()
 
 
