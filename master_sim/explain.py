@@ -137,11 +137,11 @@ class FunctionUse:
 
     name: str
     returns: str
-    body: str  # "inlined": RETURN expr, row by row; "compound": run once
+    body: str  # "inlined": RETURN expr, row by row; "compound": its body run for each call
 
     @property
     def text(self) -> str:
-        how = "RETURN expression evaluated row by row" if self.body == "inlined" else "compound body run once"
+        how = "RETURN expression evaluated row by row" if self.body == "inlined" else "compound body run for each call (once with constant arguments, else per row)"
         return f"{self.name}() RETURNS {self.returns}: {how}; arguments and result stored in their types (too long 1406, out of range 1264)"
 
 

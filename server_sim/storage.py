@@ -7,7 +7,8 @@ the catalog's business; DuckDB is never asked to enforce them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import duckdb
@@ -77,6 +78,9 @@ class Storage:
 
     def __init__(self, connection: duckdb.DuckDBPyConnection, schema: str) -> None:
         self.connection = connection
+        # Second connections to the same database, one per query running (`nested`).
+        self._inner: list[duckdb.DuckDBPyConnection] = []
+        self._nesting = 0
         self.schema = schema
         self._mirrors: dict[str, _Mirror] = {}
         # Tables whose rows the mirror holds ahead of DuckDB, by storage name.
@@ -95,13 +99,30 @@ class Storage:
         return self._execute(sql, parameters)
 
     def _execute(self, sql: str, parameters: Sequence[object]) -> list[tuple]:
-        return execute(self.connection, sql, parameters)
+        return execute(self._inner[self._nesting - 1] if self._nesting else self.connection, sql, parameters)
+
+    @contextmanager
+    def nested(self) -> Iterator[None]:
+        """SQL run while DuckDB runs a query of this storage (a stored function's body that
+        query calls per row), which cannot use that query's connection: it goes through
+        another connection to the same database (which has the server's functions too).
+        DuckDB holds no open transaction of the storage's, so both see the same rows."""
+        if len(self._inner) == self._nesting:
+            self._inner.append(self.connection.cursor())
+        self._nesting += 1
+        try:
+            yield
+        finally:
+            self._nesting -= 1
 
     def discard(self) -> bool:
         """Drop everything this storage created in DuckDB (its schema, with its tables);
         whether that left the connection as the storage found it."""
         created = self._schema_created
         self.forget_rows()
+        for inner in self._inner:
+            inner.close()
+        self._inner.clear()
         if not created:
             return True
         try:

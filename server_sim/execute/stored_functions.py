@@ -5,23 +5,28 @@ the statement's, which the master's analysis adds), never logged on its own.
 A function whose body is `RETURN expr` is put in the call's place: its expression with
 each parameter the argument given (cast to the parameter's type) and the whole cast to the
 RETURNS type, so both evaluators run it row by row. A compound body runs in the program
-runner, its statements as sub-statements of the calling one; the simulator does that
-only where the server calls it exactly once (an argument list of constants, in a one-row
-INSERT ... VALUES or a SELECT of expressions); anywhere else it is refused."""
+runner, its statements as sub-statements of the calling one: where the server calls it
+exactly once (an argument list of constants, in a one-row INSERT ... VALUES or a SELECT of
+expressions) before the statement runs, its value put in the call's place; elsewhere per
+row, through a call both evaluators run (functions/stored_body.py). A body that changes
+data is refused per row: its row events would interleave with the caller's, in an order
+and with a logging the simulator does not model."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 from sqlglot import exp
 
 from ..compound.binding import Variable
-from ..compound.program import Return, plain_statements
+from ..compound.program import Return, expressions, plain_statements
 from ..compound.routine import Routine, RoutineKind
-from ..errors import ErrorCode, SqlError, not_supported
+from ..errors import Condition, ErrorCode, SqlError, not_supported
 from ..expressions import constant_value, is_constant
 from ..functions.context import literal
-from ..functions.stored_result import Slot, stored, stored_as
+from ..functions.stored_body import BodyRun, body_call
+from ..functions.stored_result import RoutineError, Slot, stored, stored_as
 from ..statement import ROW_STATEMENTS, Statement, StatementKind, WriteMode, target_tables
 from ..types import ColumnType
 from .program import ProgramRunner, RunHost
@@ -43,19 +48,21 @@ def with_stored_functions(run: StatementRun, statement: Statement, calling: tupl
     if not any((RoutineKind.FUNCTION.value, name.lower()) in run.catalog.routines for name in statement.calls):
         return statement
 
+    runs: dict[tuple[str, ...], BodyRun] = {}  # one per call written alike: GROUP BY f(a) is SELECT's f(a)
+
     def replace(node: exp.Expression) -> exp.Expression:
         routine = stored_function(run, node)
         if routine is None:
             return node
         if routine.name.lower() in calling:
             raise SqlError(ErrorCode.ER_SP_NO_RECURSION)
-        arguments = list(node.expressions)
+        arguments = [argument.transform(replace) for argument in node.expressions]  # f(g(x)): g's call in place first
         if len(arguments) != len(routine.parameters):
             qualified = f"{run.catalog.database}.{routine.name}"
             raise SqlError(ErrorCode.ER_SP_WRONG_NO_OF_ARGS, "FUNCTION", qualified, len(routine.parameters), len(arguments))
         if len(routine.body) == 1 and isinstance(routine.body[0], Return):
             return _inlined(run, routine, arguments, calling)
-        return _called(run, statement, routine, arguments, calling)
+        return _called(run, statement, routine, arguments, calling, runs)
 
     return dataclasses.replace(statement, ast=statement.ast.copy().transform(replace))
 
@@ -96,29 +103,90 @@ def _inlined(run: StatementRun, routine: Routine, arguments: list[exp.Expression
     return stored_as(tree, _slot(run, routine, routine.returns, routine.name, routine.line(body.line)))
 
 
-def changes_data(routine: Routine) -> bool:
-    return any(sql.statement.kind in ROW_STATEMENTS for sql in plain_statements(routine.body))
+def changes_data(routine: Routine, routines: dict[tuple[str, str], Routine]) -> bool:
+    """Whether running `routine` changes rows: its own statements, or a stored function
+    its body calls (in a statement or an expression)."""
+    return _reaches(routine, routines, lambda body: any(sql.statement.kind in ROW_STATEMENTS for sql in plain_statements(body.body)))
 
 
-def _called(run: StatementRun, statement: Statement, routine: Routine, arguments: list[exp.Expression], calling: tuple[str, ...]) -> exp.Expression:
+def _session_effect(body: Routine) -> bool:
+    """Whether the body draws from or sets the session's state, whose values depend on the
+    order and number of its calls: RAND(), LAST_INSERT_ID(expr), SELECT ... INTO @var."""
+    if any(target.startswith("@") for sql in plain_statements(body.body) for target in sql.into):
+        return True
+    for tree in _trees(body):
+        if tree.find(exp.Rand) is not None:
+            return True
+        if any(node.name.upper() == "LAST_INSERT_ID" and node.expressions for node in tree.find_all(exp.Anonymous)):
+            return True
+    return False
+
+
+def _trees(routine: Routine) -> list[exp.Expression]:
+    statements = [sql.statement for sql in plain_statements(routine.body)]
+    return [statement.ast for statement in statements if statement.ast is not None] + expressions(routine.body)
+
+
+def _reaches(routine: Routine, routines: dict[tuple[str, str], Routine], test: Callable[[Routine], bool], seen: frozenset[str] = frozenset()) -> bool:
+    """Whether `test` holds for `routine` or a stored function its body calls."""
+    if test(routine):
+        return True
+    seen = seen | {routine.name.lower()}
+    for tree in _trees(routine):
+        for node in tree.find_all(exp.Anonymous):
+            called = routines.get((RoutineKind.FUNCTION.value, node.name.lower()))
+            if called is not None and called.name.lower() not in seen and _reaches(called, routines, test, seen):
+                return True
+    return False
+
+
+def _called(
+    run: StatementRun, statement: Statement, routine: Routine, arguments: list[exp.Expression], calling: tuple[str, ...], runs: dict[tuple[str, ...], BodyRun]
+) -> exp.Expression:
     """A compound body run once, its value put in the call's place."""
     once = _one_row_values(statement) or (statement.kind is StatementKind.SELECT and not statement.table_nodes)
-    if not once or not all(is_constant(argument) for argument in arguments):
-        raise not_supported(f"stored function {routine.name}() with a compound body called where it may run more than once, or with arguments that are not constants")
-    if statement.kind is StatementKind.SELECT and changes_data(routine):
-        raise not_supported(f"a SELECT calling {routine.name}(), which changes data (the server logs the SELECT for it)")
+    if once and all(is_constant(argument) for argument in arguments):
+        if statement.kind is StatementKind.SELECT and changes_data(routine, run.catalog.routines):
+            raise not_supported(f"a SELECT calling {routine.name}(), which changes data (the server logs the SELECT for it)")
+        return literal(_run_body(run, routine, [constant_value(argument) for argument in arguments], calling))
+    if changes_data(routine, run.catalog.routines):
+        raise not_supported(f"stored function {routine.name}(), which changes data, called where it may run more than once, or with arguments that are not constants")
+    if _reaches(routine, run.catalog.routines, _session_effect):
+        raise not_supported(f"stored function {routine.name}(), which uses RAND(), LAST_INSERT_ID(expr) or SELECT ... INTO @var, called per row (the order of its calls)")
+
+    def per_row(values: list[object], nested: bool) -> object:
+        if not nested:
+            return _run_body(run, routine, values, calling)
+        with run.storage.nested():
+            return _run_body(run, routine, values, calling)
+
+    key = (routine.name.lower(), *(argument.sql(dialect="mysql") for argument in arguments))
+    if key not in runs:
+        runs[key] = BodyRun(per_row, routine.returns)
+    return body_call(arguments, runs[key])
+
+
+def _run_body(run: StatementRun, routine: Routine, values: list[object], calling: tuple[str, ...]) -> object:
+    """The compound body run for the arguments' `values`, its result stored in the RETURNS type."""
     parameters = {}
-    for parameter, argument in zip(routine.parameters, arguments):
+    for parameter, value in zip(routine.parameters, values):
         parameters[parameter.name.lower()] = Variable(parameter.name, parameter.type)
-        parameters[parameter.name.lower()].assign(constant_value(argument))
+        parameters[parameter.name.lower()].assign(stored(value, _slot(run, routine, parameter.type, parameter.name)))
     runner = ProgramRunner(FunctionHost(run, (*calling, routine.name.lower())), parameters)
-    value = runner.run(routine.body)
     qualified = f"{run.catalog.database}.{routine.name}"
+    try:
+        value = runner.run(routine.body)
+    except RoutineError:
+        raise  # a function this one called: its own line
+    except SqlError as error:
+        if runner.line is None:
+            raise
+        raise RoutineError(error, qualified, routine.line(runner.line)) from None  # MariaDB's Note 4094, as a CALL's
     if not runner.returned:
         raise SqlError(ErrorCode.ER_SP_NORETURNEND, qualified)
     if routine.returns is None:
-        return literal(value)
-    return literal(stored(value, _slot(run, routine, routine.returns, routine.name, routine.line(runner.line or 1))))
+        return value
+    return stored(value, _slot(run, routine, routine.returns, routine.name, routine.line(runner.line or 1)))
 
 
 def _one_row_values(statement: Statement) -> bool:
@@ -166,7 +234,18 @@ class FunctionHost(RunHost):
             outcome.insert_id = sub.outcome.insert_id
 
     def evaluate(self, trees: list[exp.Expression]) -> list[object]:
-        return evaluate(self.run, trees)
+        """The body's expressions (IF's condition, SET's value, RETURN's), the stored
+        functions they call put in place as in a statement of the body's."""
+        select = Statement("SELECT", StatementKind.SELECT, exp.select(*trees))
+        replaced = with_stored_functions(self.run, select, self.calling).ast
+        return evaluate(self.run, list(replaced.expressions))
+
+    def warn(self, condition: Condition) -> None:
+        """A SELECT ... INTO of no row is no warning of the calling statement (both servers,
+        MySQL bug #20028: sp.result's `select func_20028_a()`; MariaDB recorded in
+        function-compound-per-row); the body's other conditions are."""
+        if condition.code != ErrorCode.ER_SP_FETCH_NO_DATA.code:
+            super().warn(condition)
 
     def assign_row(self, column: str, value: object) -> None:
         raise not_supported("SET NEW.column outside a trigger")  # the reader reads it only in triggers

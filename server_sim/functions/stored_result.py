@@ -148,16 +148,25 @@ _FROM_TEXT = {"BOOLEAN": lambda text: int(text == "true"), "DOUBLE": float, "FLO
 _INTEGERS = frozenset({"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT"})
 
 
+def value_of_text(text: str, duckdb_type: str) -> object:
+    """A value DuckDB gave as text, with its DuckDB type (typeof), as the Python value."""
+    if duckdb_type in _INTEGERS:
+        return int(text)
+    if duckdb_type.startswith("DECIMAL"):
+        return Decimal(text)
+    if duckdb_type in _FROM_TEXT:
+        return _FROM_TEXT[duckdb_type](text)
+    raise Unmodelled(f"a stored function given or returning a value of DuckDB type {duckdb_type}")
+
+
+def carried(error: SqlError) -> ValueError:
+    """The exception a DuckDB implementation raises for `error`: routine_error_in reads it back."""
+    return _Carried(error)
+
+
 def _from_duckdb(text: str, duckdb_type: str, spec: str) -> str:
     """DuckDB's call: the value (as text, with its DuckDB type) stored, as text again."""
-    if duckdb_type in _INTEGERS:
-        value: object = int(text)
-    elif duckdb_type.startswith("DECIMAL"):
-        value = Decimal(text)
-    elif duckdb_type in _FROM_TEXT:
-        value = _FROM_TEXT[duckdb_type](text)
-    else:
-        raise Unmodelled(f"a stored function returning a value of DuckDB type {duckdb_type}")
+    value = value_of_text(text, duckdb_type)
     try:
         return _text(slot_of(spec).store(value))
     except SqlError as error:
