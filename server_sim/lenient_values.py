@@ -6,7 +6,7 @@ under IGNORE, and (STRICT_TRANS_TABLES) from the second row a non-transactional 
 takes: the server's Field::store then adjusts the value and warns (recorded on MariaDB
 10.11, scenarios/oracle/non-strict-sql-mode.yaml; MySQL 8.0's sql/field.cc the same).
 An integer, DECIMAL or TIME is clipped to its range (1264), a YEAR out of range is 0
-(1264), a BIT all bits set (1264); text is cut to the column's length (1265; 1406 when the
+(1264), a BIT all bits set (1264; MySQL 1406 under a strict sql_mode); text is cut to the column's length (1265; 1406 when the
 sql_mode is strict and only the row's place made it a warning, Field_longstr's
 abort_on_warning); non-numeric text is 0 (1366) and text with a numeric prefix that
 prefix (1265). A bad DATE/DATETIME/TIMESTAMP stores the zero date, which the simulator
@@ -38,17 +38,24 @@ _IMPLICIT_DEFAULTS = frozenset(
 
 
 def coerce_leniently(
-    column_type: ColumnType, value: object, column: str, row: int = 1, rules: temporal.TemporalRules | None = None, strict_mode: bool = False
+    column_type: ColumnType,
+    value: object,
+    column: str,
+    row: int = 1,
+    rules: temporal.TemporalRules | None = None,
+    strict_mode: bool = False,
+    bit_too_long: bool = False,
 ) -> tuple[object, SqlError | None]:
     """The value a statement that is not strict stores, and the warning it raises (None
     when the value fits). `strict_mode`: the sql_mode is strict (not IGNORE), only the
-    row's place in a non-transactional table made the error a warning."""
+    row's place in a non-transactional table made the error a warning; `bit_too_long`: a
+    BIT with too many bits warns 1406, not 1264 (the flavor's, under a strict sql_mode)."""
     if value is not None and column_type.is_enum_or_set:
         return enum_set.coerce(column_type.name, column_type.members, value, column, row, lenient=True)
     try:
         return column_type.coerce(value, column, row, rules), None
     except SqlError as error:
-        return _adjusted(column_type, value, error, column, row, strict_mode)
+        return _adjusted(column_type, value, error, column, row, strict_mode, bit_too_long)
 
 
 def implicit_default(column_type: ColumnType, column: str) -> object:
@@ -59,7 +66,9 @@ def implicit_default(column_type: ColumnType, column: str) -> object:
     return column_type.implicit_default()
 
 
-def _adjusted(column_type: ColumnType, value: object, error: SqlError, column: str, row: int, strict_mode: bool) -> tuple[object, SqlError]:
+def _adjusted(
+    column_type: ColumnType, value: object, error: SqlError, column: str, row: int, strict_mode: bool, bit_too_long: bool
+) -> tuple[object, SqlError]:
     family, code = column_type.family, error.code
     if family in (TypeFamily.INTEGER, TypeFamily.DECIMAL) and code in (_OUT_OF_RANGE, _WRONG_VALUE, _TRUNCATED):
         return _clipped_number(column_type, value, error, column, row)
@@ -72,7 +81,7 @@ def _adjusted(column_type: ColumnType, value: object, error: SqlError, column: s
         stored = data.ljust(column_type.length or 0, b"\0") if column_type.name == "BINARY" else data
         return stored, error if strict_mode else SqlError(ErrorCode.ER_WARN_DATA_TRUNCATED, column, row)
     if family is TypeFamily.BIT and code == _TOO_LONG:
-        return 2 ** (column_type.length or 1) - 1, SqlError(ErrorCode.ER_WARN_DATA_OUT_OF_RANGE, column, row)
+        return 2 ** (column_type.length or 1) - 1, error if bit_too_long else SqlError(ErrorCode.ER_WARN_DATA_OUT_OF_RANGE, column, row)
     if family is TypeFamily.YEAR and code in (_OUT_OF_RANGE, _WRONG_VALUE):
         return 0, error
     if family is TypeFamily.TIME and code == _OUT_OF_RANGE:

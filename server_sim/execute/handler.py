@@ -107,6 +107,7 @@ class Leniency:
     warnings: list[Condition]
     strict_mode: bool = False
     null_warns: bool = True
+    bit_too_long: bool = False  # a BIT with too many bits warns 1406 (the flavor's)
 
 
 def coerce_row(
@@ -130,7 +131,7 @@ def coerce_row(
         elif leniency is None:
             value = column.type.coerce(value, column.name, row_number, temporal_rules)
         else:
-            value, error = coerce_leniently(column.type, value, column.name, row_number, temporal_rules, leniency.strict_mode)
+            value, error = coerce_leniently(column.type, value, column.name, row_number, temporal_rules, leniency.strict_mode, leniency.bit_too_long)
             if error is not None:
                 leniency.warnings.append(error.condition("Warning"))
         if column.type.json_check and value is not None:

@@ -145,7 +145,7 @@ class InsertRun:
             return [v if v is None else c.type.coerce(v, c.name, number, rules) for c, v in zip(table.columns, values)]
         typed = []
         for column, value in zip(table.columns, values):
-            value, error = coerce_leniently(column.type, value, column.name, number, rules, leniency.strict_mode)
+            value, error = coerce_leniently(column.type, value, column.name, number, rules, leniency.strict_mode, leniency.bit_too_long)
             if error is not None:
                 leniency.warnings.append(error.condition("Warning"))
             typed.append(value)

@@ -85,11 +85,13 @@ def coerce_statement_row(
 def statement_leniency(run: StatementRun, table: Table, row_number: int, null_warns: bool = True) -> Leniency | None:
     """The statement's Leniency for this row of `table`, None when it is strict."""
     modes = sql_modes(run.session.variables)
-    strict_mode = bool(modes & {"STRICT_ALL_TABLES", "STRICT_TRANS_TABLES"}) and run.statement.write_mode is not WriteMode.IGNORE
+    ignore = run.statement.write_mode is WriteMode.IGNORE
+    strict_sql_mode = bool(modes & {"STRICT_ALL_TABLES", "STRICT_TRANS_TABLES"})
     strict = "STRICT_ALL_TABLES" in modes or ("STRICT_TRANS_TABLES" in modes and (table.engine.transactional or row_number == 1))
-    if strict and run.statement.write_mode is not WriteMode.IGNORE:
+    if strict and not ignore:
         return None
-    return Leniency(run.outcome.warnings, strict_mode, null_warns or run.statement.write_mode is WriteMode.IGNORE)
+    bit_too_long = strict_sql_mode and run.server.flavor.bit_overflow_warns_too_long_in_strict_sql_mode
+    return Leniency(run.outcome.warnings, strict_sql_mode and not ignore, null_warns or ignore, bit_too_long)
 
 
 def delete_firing_triggers(run: StatementRun, table: Table, row_id: int, before: tuple) -> None:

@@ -196,3 +196,23 @@ def test_which_sql_modes_are_modelled(flavor: Flavor, sql_mode: str, accepted: b
         with pytest.raises(SqlError) as raised:
             variable.check(sql_mode)
         assert raised.value.code == 1235
+
+
+@pytest.mark.parametrize(
+    ("flavor", "sql_mode", "sql", "warning"),
+    [
+        (MARIADB_1011, "STRICT_TRANS_TABLES", "INSERT IGNORE INTO t VALUES (4)", 1264),  # recorded
+        (MARIADB_1011, "", "INSERT INTO t VALUES (4)", 1264),  # recorded
+        (MYSQL_80, "STRICT_TRANS_TABLES", "INSERT IGNORE INTO t VALUES (4)", 1406),  # mysql-test type_bit_myisam
+        (MYSQL_80, "STRICT_TRANS_TABLES", "INSERT INTO t VALUES (1), (4)", 1406),
+        (MYSQL_80, "NO_ENGINE_SUBSTITUTION", "INSERT INTO t VALUES (4)", 1264),
+    ],
+)
+def test_a_bit_with_too_many_bits_warns_as_the_flavor_does(flavor: Flavor, sql_mode: str, sql: str, warning: int) -> None:
+    db = Db(flavor=flavor)
+    db.session.variables["sql_mode"] = sql_mode
+    db.ok("CREATE TABLE t (b BIT(2)) ENGINE=MyISAM")
+    outcome = db.ok(sql)
+    assert [w.code for w in outcome.warnings] == [warning]
+    assert db.rows("t")[-1] == (b"\x03",)  # all bits set, as the client reads it
+    db.close()
