@@ -116,8 +116,17 @@ SQL_MODES = (
     "SIMULTANEOUS_ASSIGNMENT", "TIME_ROUND_FRACTIONAL", "TIME_TRUNCATE_FRACTIONAL",
 )
 # Members whose presence or absence the simulator models; any other difference from the
-# flavor's default sql_mode (non-strict mode, ANSI_QUOTES, ...) is refused.
-MODELLED_SQL_MODES = frozenset({"NO_AUTO_VALUE_ON_ZERO", "NO_AUTO_CREATE_USER", "NO_DIR_IN_CREATE"})
+# flavor's default sql_mode (ANSI_QUOTES, NO_ZERO_DATE, ...) is refused. Strict or not:
+# row writes (server_sim/lenient_values.py); what else depends on it refuses the
+# non-strict case (ALTER TABLE's copy). NO_ENGINE_SUBSTITUTION: an unknown engine is
+# refused without it (the executor). ERROR_FOR_DIVISION_BY_ZERO: a division by zero is
+# NULL without a warning, as without the mode (its 1365 is not modelled).
+MODELLED_SQL_MODES = frozenset(
+    {
+        "NO_AUTO_VALUE_ON_ZERO", "NO_AUTO_CREATE_USER", "NO_DIR_IN_CREATE", "STRICT_TRANS_TABLES", "STRICT_ALL_TABLES",
+        "NO_ENGINE_SUBSTITUTION", "ERROR_FOR_DIVISION_BY_ZERO",
+    }
+)
 
 # Variables the servers have that the simulator does not model: refused with 1235 (set or read).
 UNMODELLED_VARIABLES = frozenset(
@@ -148,6 +157,11 @@ UNMODELLED_VARIABLES = frozenset(
         "super_read_only", "table_open_cache", "thread_cache_size",
     }
 )
+
+
+def sql_modes(variables: Mapping[str, object]) -> frozenset[str]:
+    """The members of a session's sql_mode."""
+    return frozenset(mode.strip().upper() for mode in str(variables.get("sql_mode", "")).split(",") if mode.strip())
 
 
 def _sql_mode_check(flavor: Flavor) -> Callable[[str], str]:

@@ -240,15 +240,6 @@ class ColumnType:
             word = "integer" if family in (TypeFamily.INTEGER, TypeFamily.YEAR) else self.name.lower()
             raise SqlError(ErrorCode.ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, word, _text(value), column, row) from None
 
-    def coerce_leniently(
-        self, value: object, column: str, row: int = 1, temporal_rules: temporal.TemporalRules | None = None
-    ) -> tuple[object, SqlError | None]:
-        """The value a non-strict (or IGNORE) statement stores, with the 1265 it warns of:
-        an ENUM/SET's invalid value is stored as ''; other types convert as in strict mode."""
-        if value is not None and self.is_enum_or_set:
-            return enum_set.coerce(self.name, self.members, value, column, row, lenient=True)
-        return self.coerce(value, column, row, temporal_rules), None
-
     def event_value(self, value: object) -> object:
         """The value as row events carry it: an ENUM's index, a SET's bitmask, a MySQL JSON
         column's document (its binary form); others as stored."""

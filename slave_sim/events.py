@@ -234,7 +234,9 @@ def _apply_query_context(variables: dict[str, str], event: Query_log_event) -> N
     time_zone, the OPTION bits of flags2 and the character sets."""
     variables["auto_increment_increment"] = str(event.auto_increment_increment)
     variables["auto_increment_offset"] = str(event.auto_increment_offset)
-    if event.sql_mode:
+    if event.sql_mode or event.charset is not None:
+        # An empty sql_mode (SET sql_mode = '') is the master's too; only an event that
+        # carries no session context (the simulated BEGIN and COMMIT) leaves it.
         variables["sql_mode"] = event.sql_mode
     variables["time_zone"] = event.time_zone
     variables.update(option_variables(event.flags2))

@@ -15,6 +15,7 @@ from ..server import Server
 from ..session import Session
 from ..statement import Statement, StatementKind, target_tables, used_tables
 from ..system_table_access import refuse_write
+from ..sysvars import sql_modes
 from .admin import run_analyze_table, run_show
 from .databases import create_database, drop_database, use_database
 from .delete import run_delete
@@ -103,12 +104,15 @@ class Executor:
                     raise not_supported(f"non-ASCII text with character_set_client {session.variables['character_set_client']} (statements are read as Unicode)")
                 if session.variables.get("sql_auto_is_null") == "ON":
                     self._refuse_auto_is_null(run)
+                _refuse_unmodelled_sql_mode(run)
                 handler = HANDLERS.get(kind)
                 if handler is None:
                     raise not_supported(f"{kind.value} in the executor")
                 run.statement = with_stored_functions(run, statement)
                 handler(run)
             except SqlError as error:
+                if error.code == ErrorCode.ER_UNKNOWN_STORAGE_ENGINE.code and "NO_ENGINE_SUBSTITUTION" not in sql_modes(session.variables):
+                    error = not_supported("an unknown storage engine without NO_ENGINE_SUBSTITUTION in sql_mode (the server substitutes the default engine, with a warning)")
                 outcome.error = error
                 outcome.warnings.extend(error.notes)  # what the failing check noted first
                 outcome.warnings.extend(stack_trace(error, self.server.flavor))
@@ -151,3 +155,14 @@ class Executor:
             table = self.catalog.resolve(node.db, node.name, run.session.thread_id)
             if table is not None and table.system is not None:
                 refuse_write(table.system, run.statement.kind, run.session.user)
+
+
+# Objects that keep the sql_mode they are created under and run with it.
+_KEEPS_SQL_MODE = frozenset({StatementKind.CREATE_TRIGGER, StatementKind.CREATE_FUNCTION, StatementKind.CREATE_PROCEDURE})
+
+
+def _refuse_unmodelled_sql_mode(run: StatementRun) -> None:
+    """A trigger or routine created outside strict mode would run outside it whatever the
+    caller's sql_mode: the model runs them strictly, so that is refused."""
+    if run.statement.kind in _KEEPS_SQL_MODE and not sql_modes(run.session.variables) & {"STRICT_TRANS_TABLES", "STRICT_ALL_TABLES"}:
+        raise not_supported(f"{run.statement.kind.value} under a sql_mode without strict mode (it keeps that sql_mode)")

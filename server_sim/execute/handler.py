@@ -9,9 +9,11 @@ transaction (for rollback) and in the statement's outcome (for the binlog).
 from __future__ import annotations
 
 from collections.abc import Callable, Container
+from dataclasses import dataclass
 
 from ..table import Key, Table
 from ..json_type import check_mariadb_json
+from ..lenient_values import coerce_leniently, implicit_default
 from ..temporal_types import TemporalRules
 from ..errors import Condition, ErrorCode, SqlError
 from ..server import Server
@@ -94,16 +96,30 @@ class RowHandler:
         return change
 
 
+@dataclass(frozen=True)
+class Leniency:
+    """How a statement that is not strict writes a row: its warnings go to `warnings`;
+    `strict_mode` (a strict sql_mode whose error only the row's place in a
+    non-transactional table made a warning) keeps 1406 for text cut short; `null_warns`:
+    NULL for a NOT NULL column stores the implicit default with Warning 1048 (not in a
+    single-row INSERT, which fails: count_cuted_fields)."""
+
+    warnings: list[Condition]
+    strict_mode: bool = False
+    null_warns: bool = True
+    bit_too_long: bool = False  # a BIT with too many bits warns 1406 (the flavor's)
+
+
 def coerce_row(
     table: Table,
     values: list[object],
     row_number: int,
     temporal_rules: TemporalRules | None = None,
-    warnings: list[Condition] | None = None,
+    leniency: Leniency | None = None,
     keep: Container[str] = (),
 ) -> tuple:
     """The row as the record stores it: each value of its column's type (temporal ones
-    read by the server's `temporal_rules`), NOT NULL checked (1048). With `warnings` (a
+    read by the server's `temporal_rules`), NOT NULL checked (1048). With a `leniency` (a
     statement that is not strict), a value the type adjusts is stored adjusted and its
     error appended there as a Warning instead. The columns named in `keep` hold a stored
     value already (one not assigned), taken as it is: an ENUM's '' is stored but cannot be
@@ -112,16 +128,19 @@ def coerce_row(
     for column, value in zip(table.columns, values):
         if column.name in keep:
             pass
-        elif warnings is None:
+        elif leniency is None:
             value = column.type.coerce(value, column.name, row_number, temporal_rules)
         else:
-            value, error = column.type.coerce_leniently(value, column.name, row_number, temporal_rules)
+            value, error = coerce_leniently(column.type, value, column.name, row_number, temporal_rules, leniency.strict_mode, leniency.bit_too_long)
             if error is not None:
-                warnings.append(error.condition("Warning"))
+                leniency.warnings.append(error.condition("Warning"))
         if column.type.json_check and value is not None:
             check_mariadb_json(value, column.name, table.name)  # type: ignore[arg-type]
         if value is None and not column.nullable:
-            raise SqlError(ErrorCode.ER_BAD_NULL_ERROR, column.name)
+            if leniency is None or not leniency.null_warns:
+                raise SqlError(ErrorCode.ER_BAD_NULL_ERROR, column.name)
+            value = implicit_default(column.type, column.name)
+            leniency.warnings.append(SqlError(ErrorCode.ER_BAD_NULL_ERROR, column.name).condition("Warning"))
         result.append(value)
     return tuple(result)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..table import Column, DefaultKind, Table
+from ..lenient_values import coerce_leniently, implicit_default
 from ..types import TypeFamily
 from ..errors import ErrorCode, SqlError, not_supported, note
 from ..functions.context import literal
@@ -19,7 +20,7 @@ from .bit_values import refuse_bits_read_as_text
 from .assignments import Assignments, assignments, sequential, touch_on_update, update_write_set
 from .fast_path import FastPath
 from .reads import RowExpressions, evaluate, in_scan_order
-from .row_operations import before_update, coerce_statement_row, delete_firing_triggers, unassigned
+from .row_operations import before_update, coerce_statement_row, delete_firing_triggers, statement_leniency, unassigned
 from .run import StatementRun
 from .triggers import fire, trigger_write_set
 
@@ -74,6 +75,8 @@ class InsertRun:
         self.offset = int(variables.get("auto_increment_offset", "1"))
         self.zero_is_value = "NO_AUTO_VALUE_ON_ZERO" in variables.get("sql_mode", "")
         self.column_list = True  # the statement names its columns (VALUES () then fills none)
+        self.single_row = False  # INSERT ... VALUES of one row: NULL for NOT NULL fails in every sql_mode
+        self.no_default_warned: set[str] = set()  # 1364 is warned once a statement, not once a row
 
     def run(self, source: exp.Expression | None) -> None:
         run = self.statement_run
@@ -99,6 +102,7 @@ class InsertRun:
         for number, values in enumerate(rows, start=1):
             if len(values) != len(self.columns):  # checked for every row before any is written
                 raise SqlError(ErrorCode.ER_WRONG_VALUE_COUNT_ON_ROW, number)
+        self.single_row = isinstance(source, exp.Values) and len(rows) == 1
         for number, values in enumerate(rows, start=1):
             self._write(number, values)
 
@@ -115,12 +119,12 @@ class InsertRun:
         for column in table.columns:
             value = by_name.get(column.name, _DEFAULT)
             if value is _DEFAULT:
-                value = self._default(column)
+                value = self._default(column, number)
             values.append(value)
         if run.catalog.triggers_of(table, TriggerEvent.INSERT, TriggerTiming.BEFORE):
             # The trigger sees the row as the record holds it: values of the columns' types,
             # the auto-increment column not yet given its value (NOT NULL is checked after).
-            typed = [v if v is None else c.type.coerce(v, c.name, number, run.server.flavor.temporal) for c, v in zip(table.columns, values)]
+            typed = self._typed(values, number)
             values = list(fire(run, table, TriggerEvent.INSERT, TriggerTiming.BEFORE, None, tuple(typed)) or typed)
         auto = table.auto_increment_column
         if auto is not None:
@@ -129,9 +133,25 @@ class InsertRun:
                 values[index] = self._next_auto_value(auto, number)
             else:
                 self._observe_explicit(int(values[index]))  # type: ignore[arg-type]
-        self._write_record(coerce_statement_row(run, table, values, number))
+        self._write_record(coerce_statement_row(run, table, values, number, null_warns=not self.single_row))
 
-    def _default(self, column: Column) -> object:
+    def _typed(self, values: list[object], number: int) -> list[object]:
+        """The row's values of their columns' types, as the statement stores them (strictly,
+        or adjusted with their warnings), for the BEFORE INSERT triggers to see."""
+        run, table = self.statement_run, self.table
+        leniency = statement_leniency(run, table, number)
+        rules = run.server.flavor.temporal
+        if leniency is None:
+            return [v if v is None else c.type.coerce(v, c.name, number, rules) for c, v in zip(table.columns, values)]
+        typed = []
+        for column, value in zip(table.columns, values):
+            value, error = coerce_leniently(column.type, value, column.name, number, rules, leniency.strict_mode, leniency.bit_too_long)
+            if error is not None:
+                leniency.warnings.append(error.condition("Warning"))
+            typed.append(value)
+        return typed
+
+    def _default(self, column: Column, number: int = 1) -> object:
         if column.auto_increment:
             return None
         if column.default_kind is DefaultKind.CURRENT_TIMESTAMP:
@@ -140,7 +160,13 @@ class InsertRun:
             if column.type.family is TypeFamily.ENUM:
                 # check_that_all_fields_are_given_values exempts ENUM: its first member.
                 return column.type.implicit_default()
-            raise SqlError(ErrorCode.ER_NO_DEFAULT_FOR_FIELD, column.name)
+            if statement_leniency(self.statement_run, self.table, number) is None:
+                raise SqlError(ErrorCode.ER_NO_DEFAULT_FOR_FIELD, column.name)
+            # Not strict: the implicit default, with the warning (once a statement).
+            if column.name not in self.no_default_warned:
+                self.no_default_warned.add(column.name)
+                self.statement_run.outcome.warnings.append(note(ErrorCode.ER_NO_DEFAULT_FOR_FIELD, column.name, level="Warning"))
+            return implicit_default(column.type, column.name)
         return column.default
 
     def _next_auto_value(self, column: Column, number: int) -> int:

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from ..table import Table
 from ..statement import TriggerEvent, TriggerTiming, WriteMode
 from .assignments import Assignments, touch_on_update, update_write_set
-from .handler import coerce_row
+from ..sysvars import sql_modes
+from .handler import Leniency, coerce_row
 from .run import StatementRun
 from .triggers import fire, trigger_write_set
 
@@ -70,14 +71,27 @@ def unassigned(table: Table, pairs: Assignments) -> frozenset[str]:
     return frozenset(column.name for column in table.columns) - {column.name for column, _ in pairs}
 
 
-def coerce_statement_row(run: StatementRun, table: Table, values: list[object], row_number: int, keep: frozenset[str] | set[str] = frozenset()) -> tuple:
+def coerce_statement_row(
+    run: StatementRun, table: Table, values: list[object], row_number: int, keep: frozenset[str] | set[str] = frozenset(), null_warns: bool = True
+) -> tuple:
     """coerce_row as the statement's sql_mode has it: strict (an adjusted value is an error)
     under STRICT_ALL_TABLES, or STRICT_TRANS_TABLES for a transactional table or the first
-    row of a non-transactional one; otherwise, and for an IGNORE statement, a warning."""
-    modes = set(str(run.session.variables.get("sql_mode", "")).upper().split(","))
+    row of a non-transactional one; otherwise, and for an IGNORE statement, a warning.
+    `null_warns`: NULL for a NOT NULL column is a warning when the statement is not strict
+    (not for a single-row INSERT)."""
+    return coerce_row(table, values, row_number, run.server.flavor.temporal, statement_leniency(run, table, row_number, null_warns), keep)
+
+
+def statement_leniency(run: StatementRun, table: Table, row_number: int, null_warns: bool = True) -> Leniency | None:
+    """The statement's Leniency for this row of `table`, None when it is strict."""
+    modes = sql_modes(run.session.variables)
+    ignore = run.statement.write_mode is WriteMode.IGNORE
+    strict_sql_mode = bool(modes & {"STRICT_ALL_TABLES", "STRICT_TRANS_TABLES"})
     strict = "STRICT_ALL_TABLES" in modes or ("STRICT_TRANS_TABLES" in modes and (table.engine.transactional or row_number == 1))
-    lenient = run.statement.write_mode is WriteMode.IGNORE or not strict
-    return coerce_row(table, values, row_number, run.server.flavor.temporal, run.outcome.warnings if lenient else None, keep)
+    if strict and not ignore:
+        return None
+    bit_too_long = strict_sql_mode and run.server.flavor.bit_overflow_warns_too_long_in_strict_sql_mode
+    return Leniency(run.outcome.warnings, strict_sql_mode and not ignore, null_warns or ignore, bit_too_long)
 
 
 def delete_firing_triggers(run: StatementRun, table: Table, row_id: int, before: tuple) -> None:

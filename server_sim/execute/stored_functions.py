@@ -28,6 +28,7 @@ from ..functions.context import literal
 from ..functions.stored_body import BodyRun, body_call
 from ..functions.stored_result import RoutineError, Slot, stored, stored_as
 from ..statement import ROW_STATEMENTS, Statement, StatementKind, WriteMode, target_tables
+from ..sysvars import sql_modes
 from ..types import ColumnType
 from .program import ProgramRunner, RunHost
 from .reads import evaluate
@@ -71,6 +72,8 @@ def _slot(run: StatementRun, routine: Routine, kind: ColumnType, column: str, li
     """A parameter or the result of `routine`; under IGNORE, a value that does not fit is
     an error only where the flavor says so (MySQL warns and cuts it)."""
     errors = run.statement.write_mode is not WriteMode.IGNORE or run.server.flavor.routine_values_strict_under_ignore
+    # Outside strict mode the server stores the value cut to fit, with a warning: not modelled.
+    errors = errors and bool(sql_modes(run.session.variables) & {"STRICT_TRANS_TABLES", "STRICT_ALL_TABLES"})
     return Slot(kind, column, f"{run.catalog.database}.{routine.name}", line, errors)
 
 

@@ -99,7 +99,7 @@ class Slot:
             held = self.type.coerce(value, self.column)
         except SqlError as error:
             if not self.errors:
-                raise Unmodelled(f"{self.routine}() given or returning a value its {self.column} does not hold, in an IGNORE statement (MySQL stores it cut, with a warning)") from None
+                raise Unmodelled(f"{self.routine}() given or returning a value its {self.column} does not hold, in an IGNORE statement or outside strict mode (the server stores it cut, with a warning)") from None
             raise RoutineError(error, self.routine, self.line) if self.line else error from None
         if self.type.family is TypeFamily.DECIMAL and held is not None and _number(value) != held:
             raise Unmodelled(f"{self.routine}() {self.column} {value} rounded to {self.type.sql} (the server's Note 1265)")

@@ -51,7 +51,8 @@ def _master(new_master, flavor: Flavor = MARIADB_1011, binlog_format: str = "STA
         ("SET insert_id = NULL", 1232, {"insert_id": "0"}),
         ("SET sql_mode = 'NO_SUCH_MODE'", 1231, {}),
         ("SET sql_mode = CONCAT(@@sql_mode, ',NO_AUTO_VALUE_ON_ZERO')", None, {"sql_mode": "NO_AUTO_VALUE_ON_ZERO,STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION"}),
-        ("SET sql_mode = ''", 1235, {}),  # non-strict mode is not modelled
+        ("SET sql_mode = ''", None, {"sql_mode": ""}),  # non-strict mode (server_sim/lenient_values.py)
+        ("SET sql_mode = 'STRICT_ALL_TABLES'", None, {"sql_mode": "STRICT_ALL_TABLES"}),
         ("SET sql_mode = 'ANSI_QUOTES'", 1235, {}),
         # Fractional seconds truncated instead of rounded (MySQL's mode; MariaDB's opposite TIME_ROUND_FRACTIONAL): not modelled.
         ("SET sql_mode = CONCAT(@@sql_mode, ',TIME_TRUNCATE_FRACTIONAL')", 1235, {}),

@@ -49,6 +49,9 @@ def _apply(applier: EventApplier, event) -> None:
         ({"flags2": OPTION_RELAXED_UNIQUE_CHECKS | OPTION_AUTO_IS_NULL}, {"unique_checks": "OFF", "sql_auto_is_null": "ON"}),
         ({"charset": (45, 46, 8)}, {"character_set_client": "utf8mb4", "collation_connection": "utf8mb4_bin", "collation_server": "latin1_swedish_ci"}),
         ({"sql_mode": "NO_AUTO_VALUE_ON_ZERO,STRICT_TRANS_TABLES", "time_zone": "+00:00"}, {"sql_mode": "NO_AUTO_VALUE_ON_ZERO,STRICT_TRANS_TABLES", "time_zone": "+00:00"}),
+        # The master's empty sql_mode (SET sql_mode = ''): the statement runs outside strict mode there too.
+        ({"sql_mode": "", "charset": (45, 45, 45)}, {"sql_mode": ""}),
+        ({"sql_mode": ""}, {"sql_mode": "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION"}),  # no context carried
     ],
 )
 def test_a_statement_runs_with_the_context_its_event_carries(applier: EventApplier, fields: dict, variables: dict[str, str]) -> None:
