@@ -34,6 +34,10 @@ class ImportedFile:
         write_atomically(self.path, self.text())
 
 
+# A temporary table belongs to the session that made it: its DDL stays that session's step.
+_TEMPORARY = re.compile(r"\s*(?:/\*.*?\*/\s*)*(?:CREATE|DROP)\s+(?:/\*!\d*\s*)?TEMPORARY\b", re.IGNORECASE | re.DOTALL)
+
+
 def build_scenarios(
     capture: Capture,
     out: Path,
@@ -50,7 +54,7 @@ def build_scenarios(
     if schema is not None:
         master_schema += schema
     elif capture.schema_from_steps:
-        while statements and kind_of(statements[0].sql) is Kind.DDL and not statements[0].errors:
+        while statements and kind_of(statements[0].sql) is Kind.DDL and not statements[0].errors and not _TEMPORARY.match(statements[0].sql):
             master_schema.append(statements.pop(0).sql)
     parts = _parts(statements, max_steps)
     base = _NAME.sub("-", name).strip("-") or "imported"

@@ -95,9 +95,10 @@ def error_list(text: str) -> tuple[tuple[int | str, ...], str]:
 
 
 # Variables whose value one statement uses up or that stand for a moment (the next
-# auto-increment value, the clock, RAND's seeds): a setting would apply them to the
-# schema's statements too, so their SETs stay steps.
-_ONE_SHOT = frozenset({"insert_id", "last_insert_id", "identity", "timestamp", "rand_seed1", "rand_seed2"})
+# auto-increment value, the clock, RAND's seeds), and sql_mode, which the schema's CREATE
+# TABLE reads too (a DEFAULT strict mode refuses): a setting would apply them to the
+# schema's statements as well, so their SETs stay steps.
+_ONE_SHOT = frozenset({"insert_id", "last_insert_id", "identity", "timestamp", "rand_seed1", "rand_seed2", "sql_mode"})
 
 
 def extract_settings(capture: Capture, master_connections: set[str]) -> None:

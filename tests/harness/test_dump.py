@@ -198,11 +198,6 @@ def real_dump(mariadb_binlogs: MariaDBBinlogs) -> tuple[str, dict[str, list[tupl
     return text, rows
 
 
-# The catalog keeps no fractional seconds today (server_sim/types.py drops them), a gap of
-# its own: these columns are compared to the second.
-FRACTIONAL = {"all_types": (30, 32)}
-
-
 def test_a_real_mariadb_dump_loads_the_servers_rows(real_dump: tuple[str, dict[str, list[tuple]]]) -> None:
     text, rows = real_dump
     dump = read_dump(text, MARIADB_1011)
@@ -211,9 +206,7 @@ def test_a_real_mariadb_dump_loads_the_servers_rows(real_dump: tuple[str, dict[s
     for statement in dump.statements:
         db.ok(statement.sql)
     for table, expected in rows.items():
-        fractional = FRACTIONAL.get(table, ())
-        to_second = [tuple(v.replace(microsecond=0) if i in fractional and v is not None else v for i, v in enumerate(row)) for row in expected]
-        assert db.rows(table) == to_second
+        assert db.rows(table) == expected  # fractional seconds included
 
 
 def test_replay_starts_at_the_dumps_position(tmp_path: Path, capsys) -> None:

@@ -72,7 +72,9 @@ def test_without_java_a_spark_command_says_so_in_one_line_and_python_compares(ti
     assert spark.stdout == "" and not (tmp_path / "spark").exists()  # said before any run started
 
     fuzz = rplharness("fuzz", "--count", "1", "--out", str(tmp_path / "fuzz"), env=without_java)
-    assert (fuzz.returncode, fuzz.stderr) == (2, "rplharness: Spark needs Java 17 (no java on PATH and JAVA_HOME unset)\n")
+    assert (fuzz.returncode, fuzz.stderr) == (2, "rplharness: Spark needs Java 17 (no java on PATH and JAVA_HOME unset); use --compare python to compare without Spark\n")
+    fuzz = rplharness("fuzz", "--count", "2", "--compare", "python", "--out", str(tmp_path / "fuzz-python"), env=without_java)
+    assert fuzz.returncode in (0, 1) and "Traceback" not in fuzz.stderr and (tmp_path / "fuzz-python" / "report.json").exists(), fuzz.stderr
 
     python = rplharness("run", str(tiny), "--compare", "python", "--out", str(tmp_path / "python"), env=without_java)
     assert python.returncode == 0, python.stderr
