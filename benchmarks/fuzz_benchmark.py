@@ -133,9 +133,9 @@ def end_to_end(config: FuzzConfig, out: Path) -> tuple[dict[str, float], object,
 
     judge_records = suite.judge_records
 
-    def timed_judging(records, directory, start, **options):
+    def timed_judging(records, directory, start, *args, **options):
         started = time.perf_counter()
-        result = judge_records(records, directory, start, **options)
+        result = judge_records(records, directory, start, *args, **options)
         phases["compare + judge"] = time.perf_counter() - started  # waiting for Spark's start included
         return result
 
