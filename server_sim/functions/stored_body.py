@@ -11,7 +11,6 @@ through DuckDB as stored_result carries one."""
 
 from __future__ import annotations
 
-import datetime as dt
 import itertools
 import weakref
 from collections.abc import Callable
@@ -25,7 +24,7 @@ from ..operands import Kind, Operand, Values
 from ..types import ColumnType, TypeFamily
 from .library import Compiling, SqlFunction, Translating
 from .native import NATIVES, TEXT, Native, Unmodelled
-from .stored_result import carried, value_of_text
+from .stored_result import carried, text_of_value, value_of_text
 
 BODY_CALL = "rpl body"  # a name a scenario can only write quoted: there, an unknown function
 MARK = "rpl_body"  # the meta key holding the call's BodyRun
@@ -73,17 +72,7 @@ def _from_duckdb(key: str, texts: list[str | None], types: list[str]) -> str | N
         value = body.run(values, True)
     except SqlError as error:
         raise carried(error) from None
-    return None if value is None else _text(value)
-
-
-def _text(value: object) -> str:
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, dt.datetime):
-        return value.isoformat(sep=" ")
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    return str(value)
+    return None if value is None else text_of_value(value)
 
 
 NATIVES[_DUCKDB_NAME] = Native(_DUCKDB_NAME, _from_duckdb, (TEXT, TEXT + "[]", TEXT + "[]"), TEXT, null_in_null_out=False)

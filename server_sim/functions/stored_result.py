@@ -168,12 +168,13 @@ def _from_duckdb(text: str, duckdb_type: str, spec: str) -> str:
     """DuckDB's call: the value (as text, with its DuckDB type) stored, as text again."""
     value = value_of_text(text, duckdb_type)
     try:
-        return _text(slot_of(spec).store(value))
+        return text_of_value(slot_of(spec).store(value))
     except SqlError as error:
         raise _Carried(error) from None
 
 
-def _text(value: object) -> str:
+def text_of_value(value: object) -> str:
+    """A value as the text the DuckDB side of a stored function's call carries it in."""
     if isinstance(value, float):
         return repr(value)
     if isinstance(value, dt.datetime):
