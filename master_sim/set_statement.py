@@ -34,8 +34,7 @@ class SetStatement:
             elif kind in ("NAMES", "CHARACTER SET"):
                 self._set_names(ms, item, kind)
             else:
-                warning = self._assign(ms, item)
-                warnings.extend([warning] if warning is not None else [])
+                warnings.extend(self._assign(ms, item))
         return warnings
 
     def _set_isolation(self, ms: MasterSession, item: exp.Expression) -> None:
@@ -61,16 +60,18 @@ class SetStatement:
             changes |= {"character_set_connection": variables["character_set_database"], "collation_connection": variables["collation_database"]}
         variables.update(changes)
 
-    def _assign(self, ms: MasterSession, item: exp.Expression) -> Condition | None:
-        """One `name = value` of the SET list; the warning of a value clamped to the variable's range."""
+    def _assign(self, ms: MasterSession, item: exp.Expression) -> list[Condition]:
+        """One `name = value` of the SET list; its warnings (the value's, one clamped to the
+        variable's range)."""
+        warnings: list[Condition] = []
         session = ms.session
         assignment = item.this
         if not isinstance(assignment, exp.EQ):
             raise SqlError(ErrorCode.ER_NOT_SUPPORTED_YET, f"SET {item.sql(dialect='mysql')}")
         target, value_node = assignment.this, assignment.expression
         if isinstance(target, exp.Parameter):
-            session.user_variables[target.name.lower()] = self._evaluate(ms, value_node)
-            return None
+            session.user_variables[target.name.lower()] = self._evaluate(ms, value_node, warnings)
+            return warnings
         if isinstance(target, exp.SessionParameter):
             scope = (target.args.get("kind") or "SESSION").upper()
         elif isinstance(target, exp.Column):
@@ -83,12 +84,13 @@ class SetStatement:
             raise not_supported("SET binlog_checksum while the binlog is open (a rotation to a new file); give it in the scenario's settings")
         if variable.read_only:
             raise SqlError(ErrorCode.ER_UNKNOWN_ERROR, message=f"Variable '{variable.name}' is a read only variable")
-        raw = value_node.name if isinstance(value_node, (exp.Var, exp.Column, exp.Identifier)) else self._evaluate(ms, value_node)
+        raw = value_node.name if isinstance(value_node, (exp.Var, exp.Column, exp.Identifier)) else self._evaluate(ms, value_node, warnings)
         value = variable.default if str(raw).upper() == "DEFAULT" else variable.normalise(raw)
         value, warning = variable.within_bounds(value)
+        warnings.extend([warning] if warning is not None else [])
         if scope == "GLOBAL":
             self.server.global_variables[variable.name] = value
-            return warning
+            return warnings
         if variable.global_only:
             raise SqlError(ErrorCode.ER_GLOBAL_VARIABLE, variable.name)
         if variable.name == "binlog_format" and session.in_transaction and session.in_multi_statement_transaction:
@@ -96,10 +98,10 @@ class SetStatement:
         if variable.name == "autocommit" and value == "ON" and not session.autocommit:
             session.variables[variable.name] = value
             self.transactions.commit(ms)  # switching autocommit on commits the open transaction
-            return None
+            return warnings
         session.variables[variable.name] = value
-        return warning
+        return warnings
 
-    def _evaluate(self, ms: MasterSession, node: exp.Expression) -> object:
+    def _evaluate(self, ms: MasterSession, node: exp.Expression, warnings: list[Condition]) -> object:
         context = self.server.statement_context(ms.session, self.server.now())
-        return self.executor.evaluate(ms.session, context, [node])[0]
+        return self.executor.evaluate(ms.session, context, [node], warnings)[0]

@@ -18,6 +18,7 @@ from .enum_set import rewrite_references
 from .bit_type import BinaryLiteral
 from .errors import ErrorCode, SqlError, not_supported
 from .functions import GENERATED_CALLS, PORTABLE_NODES, function_name, is_udf_call, lookup
+from .functions.division import mark_uncertain_divisions
 from .functions.library import STRUCTURE
 from .functions.native import UNMODELLED_MARKER
 from .functions.statement import StatementContext
@@ -56,10 +57,14 @@ class Translator:
         self.temporal_columns: dict[str, str] = {}
         # The MySQL JSON columns of the tables the translation read (table_source adds them).
         self.json_columns: set[str] = set()
+        # The tree translated is a condition choosing rows (an UPDATE's WHERE): DuckDB may
+        # evaluate it for rows the server's access path never reads.
+        self.in_condition = False
 
     def rewrite(self, tree: exp.Expression) -> exp.Expression:
         """A rewritten copy of `tree` (the original is a cached parse and stays untouched)."""
         copied = tree.copy()
+        mark_uncertain_divisions(copied, whole=self.in_condition)
         if self.columns_of is not None:
             typed = self._enum_set_columns(copied)
             if typed:
@@ -102,6 +107,14 @@ class Translator:
 
     def sql(self, tree: exp.Expression) -> str:
         return self.translate(tree).sql(dialect="duckdb", copy=False)  # the rewrite is a copy already
+
+    def condition_sql(self, tree: exp.Expression) -> str:
+        """The DuckDB SQL of a condition (or ordering) choosing the rows a statement reaches."""
+        self.in_condition = True
+        try:
+            return self.sql(tree)
+        finally:
+            self.in_condition = False
 
     def next_rand_site(self) -> int:
         """A number for one more RAND(N) call site of the statement, whose generator is its own."""

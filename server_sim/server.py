@@ -23,13 +23,14 @@ from .table import Table
 from .dictionary import catalog_from_json, catalog_to_json
 from .duckdb_connection import ConnectionPool, lock_configuration, open_connection
 from .engines import EngineRegistry
-from .functions.native import register as register_natives
+from .errors import Condition, ErrorCode, note
+from .functions.native import Unmodelled, register as register_natives
 from .functions.server_state import SERVER_CALLS
 from .flavor import Flavor
 from .functions.statement import StatementContext
 from .session import Session, seeded_random_state
 from .storage import Storage, storage_name_of
-from .sysvars import REPLICATED_SESSION_VARIABLES, VariableRegistry, fixed_moment
+from .sysvars import REPLICATED_SESSION_VARIABLES, VariableRegistry, fixed_moment, sql_modes
 from .system_tables import DEFAULT_CONSUMERS, Contents, SystemTable, TableCategory
 from .user_locks import UserLocks
 
@@ -129,6 +130,7 @@ class Server:
         self._uuid_node = int.from_bytes(hashlib.sha256(f"{identity.server_id}:{identity.seed}".encode()).digest()[:6], "big") | 0x010000000000
         self._next_thread_id = 1
         self._running: Session | None = None  # the session whose statement runs (see `running`)
+        self._raised: list[Condition] | None = None  # see `collecting_conditions`
         self._seeded_rand: dict[int, tuple[int, int]] = {}
         self.user_locks = UserLocks(flavor.user_lock_names_case_sensitive)
         self._pooled = database is None
@@ -199,6 +201,26 @@ class Server:
             yield
         finally:
             self._running = previous
+
+    @contextmanager
+    def collecting_conditions(self) -> Iterator[list[Condition]]:
+        """The conditions expressions raise while the block runs (a division by zero's
+        1365), for the statement's handler to settle: warnings, or its error. An inner
+        block keeps its own; one outside any block is refused."""
+        previous, self._raised = self._raised, []
+        try:
+            yield self._raised
+        finally:
+            self._raised = previous
+
+    def division_by_zero(self, refusal: str | None) -> None:
+        """Condition 1365 of a division by zero (functions/division.py); `refusal` names why
+        the simulator cannot tell the server's answer here (raised as 1235)."""
+        if refusal:
+            raise Unmodelled(refusal)
+        if self._raised is None:
+            raise Unmodelled("a division by zero raising 1365 outside a statement's rows")
+        self._raised.append(note(ErrorCode.ER_DIVISION_BY_ZERO, level="Warning"))
 
     # -- the server functions that change its state (functions/server_state.py) ----------
 
@@ -282,6 +304,7 @@ class Server:
             system_variable=system_variable,
             udfs=self.catalog.udfs,
             flavor=self.flavor,
+            division_by_zero_warns="ERROR_FOR_DIVISION_BY_ZERO" in sql_modes(session.variables),
         )
 
     # -- system tables ------------------------------------------------------------------

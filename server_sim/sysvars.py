@@ -119,8 +119,8 @@ SQL_MODES = (
 # flavor's default sql_mode (ANSI_QUOTES, NO_ZERO_DATE, ...) is refused. Strict or not:
 # row writes (server_sim/lenient_values.py); what else depends on it refuses the
 # non-strict case (ALTER TABLE's copy). NO_ENGINE_SUBSTITUTION: an unknown engine is
-# refused without it (the executor). ERROR_FOR_DIVISION_BY_ZERO: a division by zero is
-# NULL without a warning, as without the mode (its 1365 is not modelled).
+# refused without it (the executor). ERROR_FOR_DIVISION_BY_ZERO: a division by zero raises
+# 1365, settled as an error or warnings by the statement (server_sim/functions/division.py).
 MODELLED_SQL_MODES = frozenset(
     {
         "NO_AUTO_VALUE_ON_ZERO", "NO_AUTO_CREATE_USER", "NO_DIR_IN_CREATE", "STRICT_TRANS_TABLES", "STRICT_ALL_TABLES",

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from sqlglot import exp
 
 from ..catalog import Catalog
-from ..errors import ErrorCode, SqlError, not_supported, note, stack_overrun
+from ..errors import Condition, ErrorCode, SqlError, not_supported, note, stack_overrun
 from ..functions.statement import StatementContext
 from ..functions.stored_result import stack_trace
 from ..server import Server
@@ -97,7 +97,7 @@ class Executor:
         if statement.view_checks:
             run.rows.row_check = ViewRowCheck(run)
         kind = statement.kind
-        with self.server.running(session):
+        with self.server.running(session), self.server.collecting_conditions() as raised:
             try:
                 self._refuse_system_writes(run)
                 if session.variables.get("character_set_client", "utf8mb4") not in _UNICODE_CHARSETS and not statement.sql.isascii():
@@ -110,6 +110,8 @@ class Executor:
                     raise not_supported(f"{kind.value} in the executor")
                 run.statement = with_stored_functions(run, statement)
                 handler(run)
+                if raised:  # conditions no part of the statement settled
+                    raise not_supported(f"a division by zero (1365) in {kind.value} where the simulator does not model whether the server fails or warns")
             except SqlError as error:
                 if error.code == ErrorCode.ER_UNKNOWN_STORAGE_ENGINE.code and "NO_ENGINE_SUBSTITUTION" not in sql_modes(session.variables):
                     error = not_supported("an unknown storage engine without NO_ENGINE_SUBSTITUTION in sql_mode (the server substitutes the default engine, with a warning)")
@@ -129,10 +131,18 @@ class Executor:
                 outcome.warnings[:0] = [note(ErrorCode[deprecated[name]], level="Warning") for name in calls]
         return outcome
 
-    def evaluate(self, session: Session, context: StatementContext, expressions: list[exp.Expression]) -> list[object]:
-        """Values of expressions outside any table's row, as `session`'s statement sees them."""
-        with self.server.running(session):  # whose RAND() it is
-            return evaluate(StatementScope(self.server, session, context), expressions)
+    def evaluate(
+        self, session: Session, context: StatementContext, expressions: list[exp.Expression], warnings: list[Condition] | None = None
+    ) -> list[object]:
+        """Values of expressions outside any table's row, as `session`'s statement sees them;
+        the warnings they raise go to `warnings` (None: a warning is refused, 1235)."""
+        with self.server.running(session), self.server.collecting_conditions() as raised:  # whose RAND() it is
+            values = evaluate(StatementScope(self.server, session, context), expressions)
+        if raised and warnings is None:
+            raise not_supported("a division by zero (1365) in a value outside any statement's rows (a CALL's or EXECUTE's argument)")
+        if warnings is not None:
+            warnings.extend(raised)
+        return values
 
     def _refuse_auto_is_null(self, run: StatementRun) -> None:
         """sql_auto_is_null=1 turns `auto_increment_column IS NULL` into a lookup of the last

@@ -13,14 +13,14 @@ from sqlglot import exp
 from ..table import Column, DefaultKind, Table
 from ..lenient_values import coerce_leniently, implicit_default
 from ..types import TypeFamily
-from ..errors import ErrorCode, SqlError, not_supported, note
+from ..errors import Condition, ErrorCode, SqlError, not_supported, note
 from ..functions.context import literal
 from ..statement import TriggerEvent, TriggerTiming, WriteMode
 from .bit_values import refuse_bits_read_as_text
 from .assignments import Assignments, assignments, sequential, touch_on_update, update_write_set
 from .fast_path import FastPath
 from .reads import RowExpressions, evaluate, in_scan_order
-from .row_operations import before_update, coerce_statement_row, delete_firing_triggers, statement_leniency, unassigned
+from .row_operations import before_update, coerce_statement_row, delete_firing_triggers, settle_conditions, settle_query_conditions, statement_leniency, unassigned
 from .run import StatementRun
 from .triggers import fire, trigger_write_set
 
@@ -80,8 +80,13 @@ class InsertRun:
 
     def run(self, source: exp.Expression | None) -> None:
         run = self.statement_run
+        raised: list[list[Condition]] = []  # by row: the conditions computing its values raised
         if isinstance(source, exp.Values):
-            rows = [self._values_row(row.expressions if isinstance(row, exp.Tuple) else [row]) for row in source.expressions]
+            rows = []
+            for row in source.expressions:
+                with run.server.collecting_conditions() as conditions:
+                    rows.append(self._values_row(row.expressions if isinstance(row, exp.Tuple) else [row]))
+                raised.append(conditions)
             if not self.column_list and rows and not rows[0]:
                 # VALUES () with no column list: rows of every column's default (each row
                 # counts as many values as the first).
@@ -96,7 +101,9 @@ class InsertRun:
             rows = FastPath(run).mirrored_select(source, self.translator.rewrite)  # type: ignore[assignment]
             if rows is None:
                 ordered = in_scan_order(run, source)
-                rows = [list(row) for row in run.storage.query(self.translator.sql(ordered))]
+                with run.server.collecting_conditions() as conditions:
+                    rows = [list(row) for row in run.storage.query(self.translator.sql(ordered))]
+                settle_query_conditions(run, self.table, conditions)
         else:
             raise not_supported(f"INSERT source {source.sql(dialect='mysql') if source else 'DEFAULT VALUES'}")
         for number, values in enumerate(rows, start=1):
@@ -104,6 +111,8 @@ class InsertRun:
                 raise SqlError(ErrorCode.ER_WRONG_VALUE_COUNT_ON_ROW, number)
         self.single_row = isinstance(source, exp.Values) and len(rows) == 1
         for number, values in enumerate(rows, start=1):
+            if raised:
+                settle_conditions(run, self.table, number, raised[number - 1])
             self._write(number, values)
 
     def _values_row(self, expressions: list[exp.Expression]) -> list[object]:

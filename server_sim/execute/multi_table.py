@@ -211,7 +211,7 @@ class MultiTableRun:
         for target in self.targets:
             selected += [f"{quote(target.reference.name)}.{quote(c.name)}" for c in target.reference.table.columns]
         selected += [self.translator.sql(e) for e in expressions]
-        condition = f" WHERE {self.translator.sql(where.this)}" if where is not None else ""
+        condition = f" WHERE {self.translator.condition_sql(where.this)}" if where is not None else ""
         order = ", ".join(storage.physical_order(r.table, r.name) for r in self.order)
         source = from_sql(self.tables, storage.qualified, self.translator.sql)
         return storage.query(f"SELECT {', '.join(selected)} FROM {source}{condition} ORDER BY {order}")

@@ -95,13 +95,13 @@ def scan(scope: StatementScope, ast: exp.Update | exp.Delete, table: Table) -> l
         return found
     where = ast.args.get("where")
     translator = scope.translator()
-    condition = translator.sql(where.this) if where is not None else ""
+    condition = translator.condition_sql(where.this) if where is not None else ""
     order_node = ast.args.get("order")
     storage = scope.storage
     physical = storage.physical_order(table, alias)
     order = physical
     if order_node is not None:
-        order = ", ".join(translator.sql(item) for item in order_node.expressions) + ", " + physical
+        order = ", ".join(translator.condition_sql(item) for item in order_node.expressions) + ", " + physical
     limit = scan_limit(ast)
     if not table.engine.stores_rows:
         return []

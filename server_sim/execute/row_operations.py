@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import Condition, ErrorCode, SqlError, not_supported
 from ..table import Table
 from ..statement import TriggerEvent, TriggerTiming, WriteMode
 from .assignments import Assignments, touch_on_update, update_write_set
@@ -100,3 +101,30 @@ def delete_firing_triggers(run: StatementRun, table: Table, row_id: int, before:
     run.rows.delete_row(table, row_id, before)
     run.outcome.affected_rows += 1
     fire(run, table, TriggerEvent.DELETE, TriggerTiming.AFTER, before, None)
+
+
+def settle_conditions(run: StatementRun, table: Table, row_number: int, raised: list[Condition]) -> None:
+    """The conditions computing a row's values raised (a division by zero's 1365): the
+    statement's error where it is strict for that row (Strict_error_handler: not IGNORE,
+    STRICT_ALL_TABLES, or STRICT_TRANS_TABLES before a non-transactional table changed),
+    its warnings otherwise."""
+    if not raised:
+        return
+    if statement_leniency(run, table, row_number) is None:
+        first = raised[0]
+        raise SqlError(ErrorCode[first.name])
+    run.outcome.warnings.extend(raised)
+    raised.clear()
+
+
+def settle_query_conditions(run: StatementRun, table: Table, raised: list[Condition]) -> None:
+    """The conditions a query feeding a table's rows raised (INSERT ... SELECT): warnings,
+    or the statement's error for a transactional table; into a non-transactional table
+    the server's answer depends on the row that raised it, which one query cannot tell."""
+    if not raised or statement_leniency(run, table, 1) is not None:  # lenient for its first row: for every row
+        run.outcome.warnings.extend(raised)
+        raised.clear()
+        return
+    if not table.engine.transactional:
+        raise not_supported(f"a division by zero (1365) in the rows an {run.statement.kind.value} ... SELECT writes into the non-transactional table '{table.name}' (whether the server fails depends on the row)")
+    settle_conditions(run, table, 1, raised)

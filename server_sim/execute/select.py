@@ -18,6 +18,13 @@ _CALC_FOUND_ROWS = "SQL_CALC_FOUND_ROWS"
 
 
 def run_select(run: StatementRun) -> None:
+    """The SELECT's rows; what computing them raised (a division by zero's 1365) its warnings."""
+    with run.server.collecting_conditions() as raised:
+        _select(run)
+    run.outcome.warnings.extend(raised)
+
+
+def _select(run: StatementRun) -> None:
     ast = run.statement.ast
     if isinstance(ast, exp.Select) and all(key in _EXPRESSIONS_ONLY for key, value in ast.args.items() if value):
         projection = [node.this if isinstance(node, exp.Alias) else node for node in ast.expressions]

@@ -21,6 +21,7 @@ from .builtin_names import BUILTIN_FUNCTIONS
 from .context import CONTEXT_FUNCTIONS, GENERATORS, VARIABLES
 from .control import CONTROL
 from .dates import DATES
+from .division import DIVISION
 from .json import JSON_FUNCTIONS
 from .json_build import JSON_BUILDERS
 from .json_modify import JSON_EDITS
@@ -32,7 +33,7 @@ from .stored_body import STORED_BODY
 from .stored_result import STORED_RESULT
 from .strings import STRINGS
 
-FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *COMPARISONS, *PORTABLE, *STRINGS, *BITS, *DATES, *CONTROL, *SERVER_STATE, *JSON_FUNCTIONS, *JSON_BUILDERS, *JSON_EDITS, *STORED_RESULT, *STORED_BODY)
+FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *DIVISION, *COMPARISONS, *PORTABLE, *STRINGS, *BITS, *DATES, *CONTROL, *SERVER_STATE, *JSON_FUNCTIONS, *JSON_BUILDERS, *JSON_EDITS, *STORED_RESULT, *STORED_BODY)
 
 # Every call the translations write: the server's generators, the library's Python
 # implementations (native.py) and the DuckDB functions the translations use.

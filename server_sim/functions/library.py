@@ -47,7 +47,7 @@ class Compiling(Protocol):
 # The syntax every evaluator understands on its own: no function call, nothing to look up.
 STRUCTURE: tuple[type[exp.Expression], ...] = (
     exp.Column, exp.Identifier, exp.Literal, exp.Null, exp.Boolean, exp.Star, exp.Paren,
-    exp.Neg, exp.Not, exp.And, exp.Or, exp.Xor, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv,
+    exp.Neg, exp.Not, exp.And, exp.Or, exp.Xor, exp.Add, exp.Sub, exp.Mul,
     exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.Is, exp.In,
     exp.Between, exp.Like, exp.Subquery, exp.Select, exp.From, exp.Where, exp.Join, exp.Table,
     exp.TableAlias, exp.Alias, exp.Order, exp.Ordered, exp.Limit, exp.Offset, exp.Group,

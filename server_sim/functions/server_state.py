@@ -25,6 +25,7 @@ SERVER_CALLS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "rpl_is_used_lock": ("user_lock_holder", ("VARCHAR",), "UBIGINT"),
     "rpl_random_bytes": ("random_bytes", ("BIGINT",), "BLOB"),
     "rpl_last_insert_id": ("set_last_insert_id", ("UBIGINT",), "UBIGINT"),
+    "rpl_division_by_zero": ("division_by_zero", ("VARCHAR",), "NULL"),  # functions/division.py
 }
 
 

@@ -30,3 +30,4 @@ class StatementContext:
     system_variable: Callable[[str, str | None], object] = lambda name, scope: None
     udfs: Mapping[str, Udf] = field(default_factory=dict)  # the server's loadable functions
     flavor: Flavor = DEFAULT_FLAVOR  # the server's product, whose rules some functions follow
+    division_by_zero_warns: bool = False  # ERROR_FOR_DIVISION_BY_ZERO: condition 1365 (functions/division.py)
