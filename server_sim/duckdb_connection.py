@@ -17,7 +17,7 @@ import duckdb
 
 from .errors import ErrorCode, SqlError, not_supported
 from .functions.native import unmodelled_in
-from .functions.stored_result import routine_error_in
+from .functions.carried import carried_error_in
 
 # Scenario SQL must not reach files, other databases or extensions.
 _LOCKED_DOWN = {
@@ -150,8 +150,8 @@ def translate_error(error: duckdb.Error, sql: str) -> SqlError:
     refused = unmodelled_in(text)
     if refused is not None:  # a function of the library refused its arguments
         return not_supported(refused)
-    raised = routine_error_in(text)
-    if raised is not None:  # a stored function's argument or result did not fit its type
+    raised = carried_error_in(text)
+    if raised is not None:  # an implementation raised the server's error
         return raised
     if isinstance(error, duckdb.TransactionException):
         # A write-write conflict with another transaction: the server's deadlock victim.

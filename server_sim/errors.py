@@ -183,6 +183,7 @@ class ErrorCode(Enum):
     )
     ER_NO_DEFAULT_FOR_FIELD = (1364, "Field '%s' doesn't have a default value")
     ER_DIVISION_BY_ZERO = (1365, "Division by 0")
+    ER_DATA_OUT_OF_RANGE = (1690, "%s value is out of range in '%s'")
     ER_DATA_TOO_LONG = (1406, "Data too long for column '%s' at row %d")
     ER_INVALID_JSON_TEXT = (3140, "Invalid JSON text: \"%s\" at position %d in value for column '%s'.")
     ER_CONSTRAINT_FAILED = (4025, "CONSTRAINT `%s` failed for `%s`")

@@ -26,7 +26,8 @@ from ..errors import Condition, ErrorCode, SqlError, not_supported
 from ..expressions import constant_value, is_constant
 from ..functions.context import literal
 from ..functions.stored_body import BodyRun, body_call
-from ..functions.stored_result import RoutineError, Slot, stored, stored_as
+from ..functions.carried import RoutineError
+from ..functions.stored_result import Slot, stored, stored_as
 from ..statement import ROW_STATEMENTS, Statement, StatementKind, WriteMode, target_tables
 from ..sysvars import sql_modes
 from ..types import ColumnType

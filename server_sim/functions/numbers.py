@@ -19,6 +19,7 @@ from ..collation import text_key
 from ..declined import Declined
 from ..operands import DECIMAL_DIGITS, EXACT, Kind, Operand, Predicate, Values, both, exact_in_double
 from .dates import INTERVAL_SUM, interval_sum
+from .integer_arithmetic import integer_arithmetic
 from .library import Compiling, SqlFunction, Translating
 
 
@@ -138,13 +139,13 @@ COMPARISONS: tuple[SqlFunction, ...] = (
 )
 
 def _sum_call(node: exp.Expression, translation: Translating) -> exp.Expression:
-    """`d + INTERVAL n unit` is DATE_ADD; any other sum is DuckDB's as it is."""
-    return INTERVAL_SUM.duckdb(node, translation) if interval_sum(node) else node  # type: ignore[misc]
+    """`d + INTERVAL n unit` is DATE_ADD; any other sum is MySQL's integer arithmetic or DuckDB's."""
+    return INTERVAL_SUM.duckdb(node, translation) if interval_sum(node) else integer_arithmetic(node, translation)  # type: ignore[misc]
 
 
 ARITHMETIC: tuple[SqlFunction, ...] = (
     SqlFunction(nodes=(exp.Add, exp.Sub), duckdb=_sum_call, python=_sum_value),
-    SqlFunction(nodes=(exp.Mul,), python=_product_value),
+    SqlFunction(nodes=(exp.Mul,), duckdb=integer_arithmetic, python=_product_value),
     SqlFunction(names=("RAND",), nodes=(exp.Rand,), duckdb=_rand_call, python=_rand_value),
     SqlFunction(nodes=(exp.Floor,), python=_floor_value),
 )

@@ -24,7 +24,8 @@ from ..operands import Kind, Operand, Values
 from ..types import ColumnType, TypeFamily
 from .library import Compiling, SqlFunction, Translating
 from .native import NATIVES, TEXT, Native, Unmodelled
-from .stored_result import carried, text_of_value, value_of_text
+from .carried import carried
+from .stored_result import text_of_value, value_of_text
 
 BODY_CALL = "rpl body"  # a name a scenario can only write quoted: there, an unknown function
 MARK = "rpl_body"  # the meta key holding the call's BodyRun

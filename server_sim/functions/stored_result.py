@@ -12,7 +12,7 @@ cannot write: its library entry answers only a node the executor marked (`MARK` 
 meta), and a call of its name that a statement spells out is an unknown function (1305).
 Both evaluators run the one implementation: the fast path calls `Slot.store`, DuckDB the
 same registered like every native (native.py), its error carried back in the text DuckDB
-gives it (`routine_error_in`)."""
+gives it (carried.py)."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from ..errors import Condition, ErrorCode, SqlError, not_supported, note
 from ..flavor import Flavor
 from ..operands import Kind, Operand, Values
 from ..types import ColumnType, TypeFamily
+from .carried import SEPARATOR, RoutineError, carried
 from .library import Compiling, SqlFunction, Translating
 from .native import NATIVES, TEXT, Native, Unmodelled
 
@@ -35,44 +36,11 @@ from .native import NATIVES, TEXT, Native, Unmodelled
 RESULT_CALL = "rpl returned"
 MARK = "rpl_returns"  # the meta key holding the call's Slot, as its spec text
 _DUCKDB_NAME = "rpl_fn_returned"
-# The marker around a RoutineError's fields in the text DuckDB gives its UDF's exception.
-_ERROR_MARKER = "rpl-routine-error: "
-_SEPARATOR = "\x1f"  # between the fields of a spec or a carried error: in no name
-
-
-class RoutineError(SqlError):
-    """An error a stored function's body raised: the statement's error, and the routine and
-    line it came from (for MariaDB's Note 4094)."""
-
-    def __init__(self, error: SqlError, routine: str, line: int) -> None:
-        super().__init__(error.error, message=error.message)
-        self.routine = routine
-        self.line = line
-
-
-class _Carried(ValueError):
-    """A slot's error on its way through DuckDB, which keeps only its text (routine_error_in)."""
-
-    def __init__(self, error: SqlError) -> None:
-        routine, line = (error.routine, error.line) if isinstance(error, RoutineError) else ("", 0)
-        fields = (error.error.error_name, routine, str(line), error.message)
-        super().__init__(_ERROR_MARKER + _SEPARATOR.join(fields) + _ERROR_MARKER)
-
-
 def stack_trace(error: SqlError, flavor: Flavor) -> list[Condition]:
     """The notes that follow a stored function's error: MariaDB's "At line N in db.f"."""
     if not isinstance(error, RoutineError) or not flavor.routine_error_line_note:
         return []
     return [note(ErrorCode.ER_SP_STACK_TRACE, error.line, error.routine)]
-
-
-def routine_error_in(text: str) -> SqlError | None:
-    """The error a stored function's parameter or result raised, from the text of DuckDB's error."""
-    if _ERROR_MARKER not in text:
-        return None
-    name, routine, line, message = text.split(_ERROR_MARKER)[1].split(_SEPARATOR, 3)
-    error = SqlError(ErrorCode[name], message=message)
-    return RoutineError(error, routine, int(line)) if routine else error
 
 
 @dataclass(frozen=True)
@@ -91,7 +59,7 @@ class Slot:
     def spec(self) -> str:
         kind = self.type
         fields = (kind.name, "1" if kind.unsigned else "", _optional(kind.length), _optional(kind.scale))
-        return _SEPARATOR.join((*fields, self.column, self.routine, str(self.line), "1" if self.errors else ""))
+        return SEPARATOR.join((*fields, self.column, self.routine, str(self.line), "1" if self.errors else ""))
 
     def store(self, value: object) -> object:
         """The value as the slot holds it, or the error (Unmodelled where not modelled)."""
@@ -112,7 +80,7 @@ def _optional(number: int | None) -> str:
 
 @lru_cache(maxsize=256)
 def slot_of(spec: str) -> Slot:
-    name, unsigned, length, scale, column, routine, line, errors = spec.split(_SEPARATOR)
+    name, unsigned, length, scale, column, routine, line, errors = spec.split(SEPARATOR)
     kind = ColumnType(name, bool(unsigned), int(length) if length else None, int(scale) if scale else None)
     return Slot(kind, column, routine, int(line), bool(errors))
 
@@ -159,18 +127,13 @@ def value_of_text(text: str, duckdb_type: str) -> object:
     raise Unmodelled(f"a stored function given or returning a value of DuckDB type {duckdb_type}")
 
 
-def carried(error: SqlError) -> ValueError:
-    """The exception a DuckDB implementation raises for `error`: routine_error_in reads it back."""
-    return _Carried(error)
-
-
 def _from_duckdb(text: str, duckdb_type: str, spec: str) -> str:
     """DuckDB's call: the value (as text, with its DuckDB type) stored, as text again."""
     value = value_of_text(text, duckdb_type)
     try:
         return text_of_value(slot_of(spec).store(value))
     except SqlError as error:
-        raise _Carried(error) from None
+        raise carried(error) from None
 
 
 def text_of_value(value: object) -> str:
