@@ -45,17 +45,20 @@ def integer_arithmetic(node: exp.Expression, translation: Translating) -> exp.Ex
     """The DuckDB form of `a + b`, `a - b` or `a * b`: MySQL's integer arithmetic where both
     operands are integers, DuckDB's own otherwise."""
     left, right = translation.rewrite(node.this), translation.rewrite(node.expression)
-    plain = type(node)(this=left, expression=right)
-    huge = exp.DataType.build("HUGEINT", dialect="duckdb")
-    wide = type(node)(this=exp.cast(left.copy(), huge), expression=exp.cast(right.copy(), huge))
+    operation = type(node)
+    plain = operation(this=left, expression=right)
+    wide = operation(this=exp.Cast(this=left.copy(), to=_HUGEINT.copy()), expression=exp.Cast(this=right.copy(), to=_HUGEINT.copy()))
     text = exp.Literal.string(node.sql(dialect="mysql"))
-    every = _SIGNED_TYPES + _UNSIGNED_TYPES
-    integers = exp.and_(_type_in(left, every), _type_in(right, every))
-    unsigned = exp.or_(_type_in(left, _UNSIGNED_TYPES), _type_in(right, _UNSIGNED_TYPES))
+    integers = exp.And(this=_type_in(left, _INTEGER_TYPES), expression=_type_in(right, _INTEGER_TYPES))
+    unsigned = exp.Or(this=_type_in(left, _UNSIGNED_TYPES), expression=_type_in(right, _UNSIGNED_TYPES))
     return exp.Case(
         ifs=[
-            exp.If(this=exp.and_(integers, unsigned), true=exp.Anonymous(this=_UNSIGNED_RESULT.name, expressions=[wide, text])),
+            exp.If(this=exp.And(this=integers, expression=unsigned), true=exp.Anonymous(this=_UNSIGNED_RESULT.name, expressions=[wide, text])),
             exp.If(this=integers.copy(), true=exp.Anonymous(this=_SIGNED_RESULT.name, expressions=[wide.copy(), text.copy()])),
         ],
         default=plain,
     )
+
+
+_HUGEINT = exp.DataType.build("HUGEINT", dialect="duckdb")
+_INTEGER_TYPES = _SIGNED_TYPES + _UNSIGNED_TYPES
