@@ -217,7 +217,7 @@ class ColumnType:
             if family is TypeFamily.JSON:
                 return coerce_mysql_json(value, column)
             if family is TypeFamily.BINARY:
-                data = value if isinstance(value, bytes) else _text(value).encode()
+                data = value if isinstance(value, bytes) else value_text(value).encode()
                 if self._too_long(len(data)):
                     raise SqlError(ErrorCode.ER_DATA_TOO_LONG, column, row)
                 # BINARY(n) is fixed-length: shorter values are padded with 0x00 bytes.
@@ -234,11 +234,11 @@ class ColumnType:
         except (ValueError, InvalidOperation, TypeError):
             if family in FRACTIONAL or family is TypeFamily.DATE:  # a temporal value: 1292
                 word = "datetime" if family is TypeFamily.DATETIME else self.name.lower()
-                raise SqlError(ErrorCode.ER_WRONG_TEMPORAL_VALUE_FOR_FIELD, word, _text(value), column, row) from None
-            if _NUMERIC_PREFIX.match(_text(value)):
+                raise SqlError(ErrorCode.ER_WRONG_TEMPORAL_VALUE_FOR_FIELD, word, value_text(value), column, row) from None
+            if _NUMERIC_PREFIX.match(value_text(value)):
                 raise SqlError(ErrorCode.ER_WARN_DATA_TRUNCATED, column, row) from None
             word = "integer" if family in (TypeFamily.INTEGER, TypeFamily.YEAR) else self.name.lower()
-            raise SqlError(ErrorCode.ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, word, _text(value), column, row) from None
+            raise SqlError(ErrorCode.ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, word, value_text(value), column, row) from None
 
     def event_value(self, value: object) -> object:
         """The value as row events carry it: an ENUM's index, a SET's bitmask, a MySQL JSON
@@ -277,7 +277,7 @@ class ColumnType:
         return decimal
 
     def _coerce_string(self, value: object, column: str, row: int) -> str:
-        text = _text(value)
+        text = value_text(value)
         bad = unrepresentable(text, self.charset)
         if bad is not None:
             raise SqlError(ErrorCode.ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, "string", _printable(text[bad:].encode()), column, row)
@@ -298,7 +298,7 @@ class ColumnType:
             return read(value, self.scale or 0, rules)
         readings = [_reading(read, value, self.scale or 0, each) for each in (temporal.MYSQL_TEMPORAL, temporal.MARIADB_TEMPORAL)]
         if readings[0] != readings[1]:
-            raise not_supported(f"{self.sql} value {_text(value)!r} here (MySQL and MariaDB store it differently)")
+            raise not_supported(f"{self.sql} value {value_text(value)!r} here (MySQL and MariaDB store it differently)")
         return read(value, self.scale or 0, temporal.MYSQL_TEMPORAL)
 
     def _coerce_temporal(self, value: object) -> dt.date | dt.datetime:
@@ -307,14 +307,14 @@ class ColumnType:
                 return value.date()
             if isinstance(value, dt.date):
                 return value
-            return dt.date.fromisoformat(_text(value).strip()[:10])
+            return dt.date.fromisoformat(value_text(value).strip()[:10])
         if isinstance(value, dt.datetime):
             return value.replace(tzinfo=None, microsecond=0)
         if isinstance(value, dt.date):
             return dt.datetime(value.year, value.month, value.day)
         if isinstance(value, (int, Decimal)) and not isinstance(value, bool):
             return dt.datetime.strptime(str(int(value)), "%Y%m%d%H%M%S")
-        return dt.datetime.fromisoformat(_text(value).strip()).replace(microsecond=0)
+        return dt.datetime.fromisoformat(value_text(value).strip()).replace(microsecond=0)
 
     def client_value(self, value: object) -> object:
         """The value as a client reads the column: a BIT column's bytes, the rest as stored."""
@@ -365,7 +365,9 @@ _DECIMAL_CONTEXT = Context(prec=65)
 _NUMERIC_PREFIX = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\S")
 
 
-def _text(value: object) -> str:
+def value_text(value: object) -> str:
+    """A Python value as the text the server reads it as (bytes decoded, TIME as
+    838:59:59, booleans as 1 and 0)."""
     if isinstance(value, bytes):
         return value.decode(errors="replace")
     if isinstance(value, float):
@@ -414,7 +416,7 @@ def _number(value: object) -> int | float | Decimal:
         return value
     if isinstance(value, (dt.date, dt.datetime)):
         return int(value.strftime("%Y%m%d%H%M%S" if isinstance(value, dt.datetime) else "%Y%m%d"))
-    text = _text(value).strip()
+    text = value_text(value).strip()
     if not text:
         raise ValueError("empty")
     return Decimal(text)

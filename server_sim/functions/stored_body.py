@@ -25,7 +25,8 @@ from ..types import ColumnType, TypeFamily
 from .library import Compiling, SqlFunction, Translating
 from .native import NATIVES, TEXT, Native, Unmodelled
 from .carried import carried
-from .stored_result import text_of_value, value_of_text
+from ..types import value_text
+from .stored_result import value_of_text
 
 BODY_CALL = "rpl body"  # a name a scenario can only write quoted: there, an unknown function
 MARK = "rpl_body"  # the meta key holding the call's BodyRun
@@ -73,7 +74,7 @@ def _from_duckdb(key: str, texts: list[str | None], types: list[str]) -> str | N
         value = body.run(values, True)
     except SqlError as error:
         raise carried(error) from None
-    return None if value is None else text_of_value(value)
+    return None if value is None else value_text(value)
 
 
 NATIVES[_DUCKDB_NAME] = Native(_DUCKDB_NAME, _from_duckdb, (TEXT, TEXT + "[]", TEXT + "[]"), TEXT, null_in_null_out=False)

@@ -27,7 +27,7 @@ from ..declined import Declined
 from ..errors import Condition, ErrorCode, SqlError, not_supported, note
 from ..flavor import Flavor
 from ..operands import Kind, Operand, Values
-from ..types import ColumnType, TypeFamily
+from ..types import ColumnType, TypeFamily, value_text
 from .carried import SEPARATOR, RoutineError, carried
 from .library import Compiling, SqlFunction, Translating
 from .native import NATIVES, TEXT, Native, Unmodelled
@@ -131,20 +131,9 @@ def _from_duckdb(text: str, duckdb_type: str, spec: str) -> str:
     """DuckDB's call: the value (as text, with its DuckDB type) stored, as text again."""
     value = value_of_text(text, duckdb_type)
     try:
-        return text_of_value(slot_of(spec).store(value))
+        return value_text(slot_of(spec).store(value))
     except SqlError as error:
         raise carried(error) from None
-
-
-def text_of_value(value: object) -> str:
-    """A value as the text the DuckDB side of a stored function's call carries it in."""
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, dt.datetime):
-        return value.isoformat(sep=" ")
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    return str(value)
 
 
 _NATIVE = Native(_DUCKDB_NAME, _from_duckdb, (TEXT, TEXT, TEXT), TEXT)
