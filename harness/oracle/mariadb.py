@@ -303,6 +303,11 @@ class MariaDBServer:
         tail = "\n".join(text.strip().splitlines()[-lines:])
         return f"--- last lines of {self.error_log} ---\n{tail}"
 
+    def terminate(self) -> None:
+        """Ask the server to shut down (SIGTERM) without waiting; `stop` waits for it."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+
     def stop(self, timeout: float = 30.0) -> None:
         """Stop the process this object started (TERM, then KILL) and remove its directory."""
         process, self.process = self.process, None

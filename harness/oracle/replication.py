@@ -98,6 +98,10 @@ class ReplicationPair:
             raise
 
     def stop(self) -> None:
+        """Both servers told to shut down at once, then each waited for: one slow to stop
+        (a server still starting up) does not hold the other's shutdown back."""
+        for server in (self.replica, self.master):
+            server.terminate()
         for server in (self.replica, self.master):
             server.stop()
 
