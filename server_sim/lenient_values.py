@@ -85,11 +85,9 @@ def _adjusted(
     if family is TypeFamily.YEAR and code in (_OUT_OF_RANGE, _WRONG_VALUE):
         return 0, error
     if family is TypeFamily.TIME and code == _OUT_OF_RANGE:
-        limit = dt.timedelta(seconds=temporal.TIME_MAX_SECONDS)
-        return (-limit if str(value).strip().startswith("-") else limit), error
+        return _time_limit(value), error
     if family is TypeFamily.TIME and code == ErrorCode.ER_WRONG_TEMPORAL_VALUE_FOR_FIELD.code and isinstance(value, str) and _time_beyond_range(value):
-        limit = dt.timedelta(seconds=temporal.TIME_MAX_SECONDS)  # MariaDB: 1292 in strict mode, 1264 here
-        return (-limit if value.strip().startswith("-") else limit), SqlError(ErrorCode.ER_WARN_DATA_OUT_OF_RANGE, column, row)
+        return _time_limit(value), SqlError(ErrorCode.ER_WARN_DATA_OUT_OF_RANGE, column, row)  # MariaDB: 1292 in strict mode, 1264 here
     raise not_supported(f"the value a statement that is not strict stores for {value!r} in the {column_type.sql} column '{column}' (strictly: {error.code} {error.message})")
 
 
@@ -142,6 +140,12 @@ def _cut_text(column_type: ColumnType, text: str) -> str:
     else:
         text = text.encode()[: column_type.base.max_length].decode(errors="ignore")
     return text.rstrip(" ") if column_type.name == "CHAR" else text
+
+
+def _time_limit(value: object) -> dt.timedelta:
+    """TIME's limit on the value's side: 838:59:59 or -838:59:59."""
+    limit = dt.timedelta(seconds=temporal.TIME_MAX_SECONDS)
+    return -limit if str(value).strip().startswith("-") else limit
 
 
 def _time_beyond_range(text: str) -> bool:

@@ -164,6 +164,15 @@ def sql_modes(variables: Mapping[str, object]) -> frozenset[str]:
     return frozenset(mode.strip().upper() for mode in str(variables.get("sql_mode", "")).split(",") if mode.strip())
 
 
+STRICT_MODES = frozenset({"STRICT_TRANS_TABLES", "STRICT_ALL_TABLES"})
+
+
+def strict_sql_mode(variables: Mapping[str, object]) -> bool:
+    """Whether a session's sql_mode is strict (either strict member): a value that does not
+    fit is an error, where the statement and the table do not make it a warning."""
+    return bool(sql_modes(variables) & STRICT_MODES)
+
+
 def _sql_mode_check(flavor: Flavor) -> Callable[[str], str]:
     default = frozenset(flavor.default_sql_mode.split(","))
     members = SystemVariable("sql_mode", SQL_MODES, "", is_set=True)

@@ -310,9 +310,9 @@ class MariaDBServer:
 
     def stop(self, timeout: float = 30.0) -> None:
         """Stop the process this object started (TERM, then KILL) and remove its directory."""
+        self.terminate()
         process, self.process = self.process, None
-        if process is not None and process.poll() is None:
-            process.send_signal(signal.SIGTERM)
+        if process is not None:
             try:
                 process.wait(timeout)
             except subprocess.TimeoutExpired:

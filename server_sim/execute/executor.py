@@ -15,7 +15,7 @@ from ..server import Server
 from ..session import Session
 from ..statement import Statement, StatementKind, target_tables, used_tables
 from ..system_table_access import refuse_write
-from ..sysvars import sql_modes
+from ..sysvars import sql_modes, strict_sql_mode
 from .admin import run_analyze_table, run_show
 from .databases import create_database, drop_database, use_database
 from .delete import run_delete
@@ -174,5 +174,5 @@ _KEEPS_SQL_MODE = frozenset({StatementKind.CREATE_TRIGGER, StatementKind.CREATE_
 def _refuse_unmodelled_sql_mode(run: StatementRun) -> None:
     """A trigger or routine created outside strict mode would run outside it whatever the
     caller's sql_mode: the model runs them strictly, so that is refused."""
-    if run.statement.kind in _KEEPS_SQL_MODE and not sql_modes(run.session.variables) & {"STRICT_TRANS_TABLES", "STRICT_ALL_TABLES"}:
+    if run.statement.kind in _KEEPS_SQL_MODE and not strict_sql_mode(run.session.variables):
         raise not_supported(f"{run.statement.kind.value} under a sql_mode without strict mode (it keeps that sql_mode)")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Container
 from dataclasses import dataclass
 
-from ..table import Key, Table
+from ..table import Column, Key, Table
 from ..json_type import check_mariadb_json
 from ..lenient_values import coerce_leniently, implicit_default
 from ..temporal_types import TemporalRules
@@ -109,6 +109,13 @@ class Leniency:
     null_warns: bool = True
     bit_too_long: bool = False  # a BIT with too many bits warns 1406 (the flavor's)
 
+    def coerce(self, column: Column, value: object, row_number: int, temporal_rules: TemporalRules | None) -> object:
+        """The value as the column stores it, adjusted where it does not fit, its warning kept."""
+        value, error = coerce_leniently(column.type, value, column.name, row_number, temporal_rules, self.strict_mode, self.bit_too_long)
+        if error is not None:
+            self.warnings.append(error.condition("Warning"))
+        return value
+
 
 def coerce_row(
     table: Table,
@@ -131,9 +138,7 @@ def coerce_row(
         elif leniency is None:
             value = column.type.coerce(value, column.name, row_number, temporal_rules)
         else:
-            value, error = coerce_leniently(column.type, value, column.name, row_number, temporal_rules, leniency.strict_mode, leniency.bit_too_long)
-            if error is not None:
-                leniency.warnings.append(error.condition("Warning"))
+            value = leniency.coerce(column, value, row_number, temporal_rules)
         if column.type.json_check and value is not None:
             check_mariadb_json(value, column.name, table.name)  # type: ignore[arg-type]
         if value is None and not column.nullable:

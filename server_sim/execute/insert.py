@@ -11,7 +11,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..table import Column, DefaultKind, Table
-from ..lenient_values import coerce_leniently, implicit_default
+from ..lenient_values import implicit_default
 from ..types import TypeFamily
 from ..errors import Condition, ErrorCode, SqlError, not_supported, note
 from ..functions.context import literal
@@ -152,13 +152,7 @@ class InsertRun:
         rules = run.server.flavor.temporal
         if leniency is None:
             return [v if v is None else c.type.coerce(v, c.name, number, rules) for c, v in zip(table.columns, values)]
-        typed = []
-        for column, value in zip(table.columns, values):
-            value, error = coerce_leniently(column.type, value, column.name, number, rules, leniency.strict_mode, leniency.bit_too_long)
-            if error is not None:
-                leniency.warnings.append(error.condition("Warning"))
-            typed.append(value)
-        return typed
+        return [leniency.coerce(column, value, number, rules) for column, value in zip(table.columns, values)]
 
     def _default(self, column: Column, number: int = 1) -> object:
         if column.auto_increment:

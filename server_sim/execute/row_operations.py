@@ -10,7 +10,7 @@ from ..errors import Condition, ErrorCode, SqlError, not_supported
 from ..table import Table
 from ..statement import TriggerEvent, TriggerTiming, WriteMode
 from .assignments import Assignments, touch_on_update, update_write_set
-from ..sysvars import sql_modes
+from ..sysvars import STRICT_MODES, sql_modes
 from .handler import Leniency, coerce_row
 from .run import StatementRun
 from .triggers import fire, trigger_write_set
@@ -87,10 +87,10 @@ def statement_leniency(run: StatementRun, table: Table, row_number: int, null_wa
     """The statement's Leniency for this row of `table`, None when it is strict."""
     modes = sql_modes(run.session.variables)
     ignore = run.statement.write_mode is WriteMode.IGNORE
-    strict_sql_mode = bool(modes & {"STRICT_ALL_TABLES", "STRICT_TRANS_TABLES"})
     strict = "STRICT_ALL_TABLES" in modes or ("STRICT_TRANS_TABLES" in modes and (table.engine.transactional or row_number == 1))
     if strict and not ignore:
         return None
+    strict_sql_mode = bool(modes & STRICT_MODES)
     bit_too_long = strict_sql_mode and run.server.flavor.bit_overflow_warns_too_long_in_strict_sql_mode
     return Leniency(run.outcome.warnings, strict_sql_mode and not ignore, null_warns or ignore, bit_too_long)
 
@@ -111,10 +111,8 @@ def settle_conditions(run: StatementRun, table: Table, row_number: int, raised: 
     if not raised:
         return
     if statement_leniency(run, table, row_number) is None:
-        first = raised[0]
-        raise SqlError(ErrorCode[first.name])
+        raise SqlError(ErrorCode[raised[0].name])
     run.outcome.warnings.extend(raised)
-    raised.clear()
 
 
 def settle_query_conditions(run: StatementRun, table: Table, raised: list[Condition]) -> None:
@@ -123,7 +121,6 @@ def settle_query_conditions(run: StatementRun, table: Table, raised: list[Condit
     the server's answer depends on the row that raised it, which one query cannot tell."""
     if not raised or statement_leniency(run, table, 1) is not None:  # lenient for its first row: for every row
         run.outcome.warnings.extend(raised)
-        raised.clear()
         return
     if not table.engine.transactional:
         raise not_supported(f"a division by zero (1365) in the rows an {run.statement.kind.value} ... SELECT writes into the non-transactional table '{table.name}' (whether the server fails depends on the row)")

@@ -29,7 +29,7 @@ from ..functions.stored_body import BodyRun, body_call
 from ..functions.carried import RoutineError
 from ..functions.stored_result import Slot, stored, stored_as
 from ..statement import ROW_STATEMENTS, Statement, StatementKind, WriteMode, target_tables
-from ..sysvars import sql_modes
+from ..sysvars import strict_sql_mode
 from ..types import ColumnType
 from .program import ProgramRunner, RunHost
 from .reads import evaluate
@@ -74,7 +74,7 @@ def _slot(run: StatementRun, routine: Routine, kind: ColumnType, column: str, li
     an error only where the flavor says so (MySQL warns and cuts it)."""
     errors = run.statement.write_mode is not WriteMode.IGNORE or run.server.flavor.routine_values_strict_under_ignore
     # Outside strict mode the server stores the value cut to fit, with a warning: not modelled.
-    errors = errors and bool(sql_modes(run.session.variables) & {"STRICT_TRANS_TABLES", "STRICT_ALL_TABLES"})
+    errors = errors and strict_sql_mode(run.session.variables)
     return Slot(kind, column, f"{run.catalog.database}.{routine.name}", line, errors)
 
 

@@ -17,6 +17,7 @@ from ..declined import Declined
 from ..json_type import is_valid
 from ..errors import ErrorCode, SqlError, not_supported
 from ..storage import Storage
+from ..sysvars import strict_sql_mode
 from ..temporal_types import TemporalRules
 from .foreign_key_ddl import check_stored_rows
 from .run import StatementRun
@@ -81,7 +82,7 @@ def copy_rows(run: StatementRun, table: Table, alteration: Alteration) -> None:
         try:
             rows.append(counter.row(new, values, number))
         except SqlError as error:
-            if not strict_mode(run.session.variables.get("sql_mode", "")):
+            if not strict_sql_mode(run.session.variables):  # ALTER TABLE: strict under either mode, whatever the engine
                 raise not_supported(f"ALTER TABLE converting a value that does not fit ({error.message}) outside strict mode") from None
             raise
     duplicate = first_duplicate(run.storage, new, rows)
@@ -111,13 +112,6 @@ def _converted(column: Column, value: object, number: int, temporal_rules: Tempo
         if error.error is ErrorCode.ER_DATA_TOO_LONG:
             raise SqlError(ErrorCode.ER_WARN_DATA_TRUNCATED, column.name, number) from None
         raise
-
-
-def strict_mode(sql_mode: str) -> bool:
-    """Whether the sql_mode makes a value that does not fit an error (ALTER TABLE is
-    strict under either mode, whatever the engine): the model converts strictly only."""
-    modes = {mode.strip().upper() for mode in sql_mode.split(",")}
-    return bool(modes & {"STRICT_TRANS_TABLES", "STRICT_ALL_TABLES"})
 
 
 def first_duplicate(storage: Storage, table: Table, rows: Sequence[tuple]) -> tuple[Key, tuple] | None:

@@ -21,11 +21,10 @@ from sqlglot import exp
 from ..declined import Declined
 from ..errors import ErrorCode, SqlError
 from ..operands import Kind, Operand, Values
-from ..types import ColumnType, TypeFamily
+from ..types import ColumnType, TypeFamily, value_text
 from .library import Compiling, SqlFunction, Translating
 from .native import NATIVES, TEXT, Native, Unmodelled
 from .carried import carried
-from ..types import value_text
 from .stored_result import value_of_text
 
 BODY_CALL = "rpl body"  # a name a scenario can only write quoted: there, an unknown function
