@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -21,11 +22,15 @@ from pyspark import SparkConf, SparkContext
 from pyspark.errors import PySparkRuntimeError
 from pyspark.sql import SparkSession
 
+from harness.spark_class_archive import WRITER_EXIT_TIMEOUT, ArchiveWrite, driver_option
+
 LOCAL_MASTER = "local[*]"
 JAVA_NEEDED = "Java 17"
 LOOPBACK = "127.0.0.1"
 # A standalone master answers a TCP connect at once; Spark itself retries for over a minute.
 MASTER_CONNECT_TIMEOUT = 3.0
+# The class-data archive this process's driver JVM writes when it exits, if it writes one.
+_archive_write: ArchiveWrite | None = None
 
 
 class SparkUnavailable(Exception):
@@ -110,6 +115,8 @@ def start_spark(master: str | None = None, log: Path | None = None, driver_host:
         # Only the env var silences the "hostname resolves to a loopback address" warning;
         # it must be set before the JVM starts.
         os.environ["SPARK_LOCAL_IP"] = LOOPBACK
+    if getattr(SparkContext, "_gateway", None) is None:
+        options = _with_class_archive(options)
     try:
         if log is not None and getattr(SparkContext, "_gateway", None) is None:
             _start_jvm(options, log)
@@ -117,8 +124,9 @@ def start_spark(master: str | None = None, log: Path | None = None, driver_host:
         for key, value in options.items():
             builder = builder.config(key, value)
         spark = builder.getOrCreate()
-    except PySparkRuntimeError as error:
-        if error.getCondition() != "JAVA_GATEWAY_EXITED":
+    except BaseException as error:
+        _abandon_class_archive()  # no JVM will write it
+        if not isinstance(error, PySparkRuntimeError) or error.getCondition() != "JAVA_GATEWAY_EXITED":
             raise
         where = f"its output is in {log}" if log is not None else "its output is above"
         raise SparkUnavailable(f"Spark's Java process exited before it started ({where})") from error
@@ -138,6 +146,45 @@ def _start_jvm(options: dict[str, str], log: Path) -> None:
     SparkContext(conf=conf, gateway=gateway)
 
 
+def _with_class_archive(options: dict[str, str]) -> dict[str, str]:
+    """The options of a driver JVM about to start, with the class-data archive mapped, or
+    told to write it when it exits (see spark_class_archive)."""
+    global _archive_write
+    option, _archive_write = driver_option()
+    if not option:
+        return options
+    java_options = " ".join(filter(None, (options.get("spark.driver.extraJavaOptions"), option)))
+    return options | {"spark.driver.extraJavaOptions": java_options}
+
+
+def _abandon_class_archive() -> None:
+    """A driver that did not start writes no archive: its lock goes."""
+    global _archive_write
+    if _archive_write is not None:
+        _archive_write.finish(None)
+        _archive_write = None
+
+
 def stop_spark(spark: SparkSession) -> None:
-    """Stop the session and its JVM-side context, so a later start gets a fresh one."""
+    """Stop the session and its JVM-side context, so a later start gets a fresh one. A JVM
+    writing the class-data archive is ended here and waited for, so that the archive is
+    whole before it is given its name."""
+    global _archive_write
     spark.stop()
+    if _archive_write is None:
+        return
+    write, _archive_write = _archive_write, None
+    gateway = SparkContext._gateway
+    process = getattr(gateway, "proc", None)
+    exit_code = None
+    if process is not None:
+        gateway.shutdown()
+        SparkContext._gateway = None
+        SparkContext._jvm = None
+        process.stdin.close()  # the gateway exits at end of input, writing the archive
+        try:
+            exit_code = process.wait(timeout=WRITER_EXIT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    write.finish(exit_code)

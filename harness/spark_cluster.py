@@ -29,6 +29,7 @@ from pathlib import Path
 import pyspark
 
 from .oracle.mariadb import die_with_parent, free_port
+from .spark_class_archive import archive_path
 
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
 LOOPBACK = "127.0.0.1"
@@ -164,6 +165,11 @@ class StandaloneCluster:
         log = self.root / f"{name}.log"
         env = {key: value for key, value in os.environ.items() if not key.startswith(("SPARK_", "PYSPARK_", "PYTHONPATH"))}
         env |= {"SPARK_HOME": str(SPARK_HOME), "SPARK_LOCAL_IP": LOOPBACK, "SPARK_LOG_DIR": str(self.root)}
+        archive = archive_path()
+        if archive is not None and archive.is_file():
+            # The daemons, and the executors a worker starts with its environment, load
+            # Spark's classes from the drivers' class-data archive (see spark_class_archive).
+            env["JAVA_TOOL_OPTIONS"] = " ".join(filter(None, (env.get("JAVA_TOOL_OPTIONS"), f"-XX:SharedArchiveFile={archive}")))
         command = [str(SPARK_HOME / "bin" / "spark-class"), *arguments, "--properties-file", str(self._properties)]
         if work_dir is not None and self.hidden:
             mounts = " && ".join(f"mount -t tmpfs -o size=1m,mode=0755 none {shlex.quote(str(path))}" for path in self.hidden)

@@ -1,5 +1,7 @@
 """Fixtures shared by the whole suite."""
 
+import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -7,15 +9,63 @@ import pytest
 from pyspark.sql import SparkSession
 
 from harness.oracle.mariadb import ServerError, find_program
-from harness.spark import start_spark, stop_spark
+from harness.spark import java_problem, start_spark, stop_spark
+from harness.spark_class_archive import archive_path, wait_for_archive
 from master_sim.master import Master
 from server_sim.flavor import MYSQL_80, Flavor
-from tests.support import ROOT, MariaDBBinlogs
+from tests.support import ARCHIVE_WAIT, ROOT, MariaDBBinlogs
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Spark's class-data archive written before the tests start their sessions (a dozen
+    commands start one), by one small suite run in the controlling process: beside the
+    workers when the run has them (xdist), else before the first test."""
+    if hasattr(session.config, "workerinput") or java_problem() is not None:
+        return
+    archive = archive_path()
+    if archive is None or archive.is_file():
+        return
+    if session.config.getoption("numprocesses", None):
+        writer = threading.Thread(target=_write_class_archive, name="class-archive", daemon=True)
+        writer.start()
+        session.config.stash[_ARCHIVE_WRITER] = writer
+    else:
+        _write_class_archive()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    writer = session.config.stash.get(_ARCHIVE_WRITER, None)
+    if writer is not None:
+        writer.join()
+
+
+_ARCHIVE_WRITER = pytest.StashKey[threading.Thread]()
+
+
+def _write_class_archive() -> None:
+    from harness.suite import run_suite
+
+    with tempfile.TemporaryDirectory(prefix="rplh-archive-") as out:
+        spark = start_spark(log=Path(out) / "spark.log")
+        try:
+            run_suite([ROOT / "scenarios" / "suites" / "slave-missing-row.yaml"], MYSQL_80, Path(out), lambda: spark)
+        finally:
+            stop_spark(spark)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that uses the shared SparkSession runs in one xdist group, so a run in
+    several processes (`-n 2 --dist loadgroup`) still starts one session."""
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("spark"))
 
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[SparkSession]:
-    """One SparkSession for the whole run: starting one costs 4-10 s, a small job ~0.5 s."""
+    """One SparkSession for the whole run: starting one costs 4-10 s, a small job ~0.5 s;
+    started once the class-data archive the run is writing (pytest_sessionstart) is there."""
+    wait_for_archive(ARCHIVE_WAIT)
     session = start_spark()
     yield session
     stop_spark(session)

@@ -32,6 +32,9 @@ from server_sim.storage import ROW_ID
 ROOT = Path(__file__).resolve().parent.parent
 """The repository: the packages, scenarios/, docs/. Tests find files through it, never through
 their own location, so a test module can move between directories."""
+# How long a test waits for the Spark class-data archive the run is writing (conftest):
+# writing it takes under a minute on an idle 2-core machine.
+ARCHIVE_WAIT = 240.0
 
 MASTER = ServerIdentity(1, "master", 7)
 SLAVE = ServerIdentity(2, "slave", 8, clock_start=dt.datetime(2026, 1, 1, 12, 0, 30))

@@ -87,9 +87,10 @@ def test_a_java_that_does_not_start_is_one_line_pointing_at_the_log(tiny: Path, 
     java = home / "bin" / "java"
     java.write_text("#!/bin/sh\necho 'Error: this JVM cannot start' >&2\nexit 1\n")
     java.chmod(0o755)
-    env = os.environ | {"JAVA_HOME": str(home)}
+    env = os.environ | {"JAVA_HOME": str(home), "RPLHARNESS_CACHE": str(tmp_path / "cache")}
     broken = rplharness("run", str(tiny), "--out", str(tmp_path / "out"), env=env)
     assert broken.returncode == 2
+    assert list((tmp_path / "cache").iterdir()) == []  # it would have written the class archive: its lock is gone
     last = broken.stderr.splitlines()[-1]
     assert last == (
         f"rplharness: Spark's Java process exited before it started (its output is in {tmp_path / 'out' / 'spark.log'}); "
