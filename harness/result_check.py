@@ -128,7 +128,7 @@ def compare_with_result(test: Path, result: Path, flavor: Flavor, out: Path) -> 
     capture = import_mysqltest(test)
     scenario = build_scenarios(capture, out / "scenario", test.stem)[0].scenario
     variant = scenario.variants()[0]
-    record = run_variant(scenario, variant, flavor, out / "binlogs")
+    record = run_variant(scenario, variant, flavor, out / "binlogs", replica=capture.replication)
     if record.error:
         raise RuntimeError(f"{test}: the simulator failed on this test:\n{record.error}")
     comparison = ResultComparison(test, result, variant)
@@ -137,18 +137,25 @@ def compare_with_result(test: Path, result: Path, flavor: Flavor, out: Path) -> 
     if len(origins) != len(results):  # the import reordered what it read: where each came from is unknown
         origins = [None] * len(results)
     comparison.refused = [f"{step.sql}: {step.error.message}" for step in results if step.error and step.error.code in (1235, 1064)]
-    events = list(BinlogReader(record.binlog).events()) if record.binlog else []
+    # One list of events per binlog file, RESET MASTER starting the next.
+    files = [*record.reset_binlogs, record.binlog] if record.binlog else []
+    events = [list(BinlogReader(path).events()) for path in files]
+    generation = 0
     recorded = ResultFile(result)
     found = [(place, step, origin, None if step.disconnect else recorded.echo_of(step.sql)) for place, (step, origin) in enumerate(zip(results, origins))]
     shown = [(place, step, origin, echo) for place, step, origin, echo in found if echo is not None]
     comparison.not_shown = sum(echo is None and not step.disconnect for _, step, _, echo in found)
-    written = 0
+    written = previous = 0
     disabled_lines: dict[Path, list[bool]] = {}
     for number, (place, step, origin, (start, end)) in enumerate(shown):
         # What the disconnects before the next statement shown logged (a ROLLBACK, the DROP
         # of temporary tables) is in the event tables the .result shows after this one.
         until = shown[number + 1][0] if number + 1 < len(shown) else len(results)
         ended = [later for later in results[place + 1 : until] if later.disconnect]
+        for earlier in results[previous:place + 1]:
+            if earlier.reset_binlog:  # the table now starts in the new file
+                generation, written = generation + 1, 0
+        previous = place + 1
         written = max([written, *(stop for ran in (step, *ended) for _, stop in ran.binlog_ranges)])
         following = shown[number + 1][3][0] if number + 1 < len(shown) else len(recorded.lines)
         if origin is not None and origin.file not in disabled_lines:
@@ -156,6 +163,6 @@ def compare_with_result(test: Path, result: Path, flavor: Flavor, out: Path) -> 
         states = disabled_lines.get(origin.file, []) if origin is not None else []
         warnings_shown = origin is None or not (0 < origin.line <= len(states) and states[origin.line - 1])
         answer = recorded.answer(end, following)
-        logged = _logged_before(events, written) if answer.event_tables else []  # only what a table is compared with
+        logged = _logged_before(events[generation], written) if answer.event_tables else []  # only what a table is compared with
         _judge(step, answer, start + 1, warnings_shown, logged, comparison)
     return comparison

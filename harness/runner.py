@@ -55,6 +55,8 @@ class RunRecord:
     # simulator's record), copied into OUT/binlogs/<run id>@oracle/ for `replay` to read.
     server_binlogs: list[Path] = field(default_factory=list)
     schema_end: int | None = None  # the binlog position after the master schema's events
+    # The binlog files RESET MASTER ended, oldest first (a run without a replica only).
+    reset_binlogs: list[Path] = field(default_factory=list)
 
 
 # A run id names files (its binlog, `@oracle` directories, shrunk `.yaml` and `.test`
@@ -106,9 +108,11 @@ def validate_scenario(scenario: Scenario, flavor: Flavor) -> list[ScenarioError]
     return errors
 
 
-def run_variant(scenario: Scenario, variant: dict[str, str], flavor: Flavor, binlog_dir: Path, base_seed: int = 0) -> RunRecord:
+def run_variant(scenario: Scenario, variant: dict[str, str], flavor: Flavor, binlog_dir: Path, base_seed: int = 0, replica: bool = True) -> RunRecord:
     """Master, binlog, slave: one run of a scenario under one variant's settings. A
-    scenario that names its flavor or seed runs with those, whatever the command's."""
+    scenario that names its flavor or seed runs with those, whatever the command's.
+    Without a `replica` the master runs alone (a test of the binlog only): no slave
+    applies its binlog, and RESET MASTER may empty it."""
     if scenario.flavor is not None:
         flavor = FLAVORS[scenario.flavor]
     if scenario.seed is not None:
@@ -122,7 +126,7 @@ def run_variant(scenario: Scenario, variant: dict[str, str], flavor: Flavor, bin
     master: Master | None = None
     slave: Slave | None = None
     try:
-        master = Master(flavor, registry.validate(variant), binlog_dir / f"{run_id}.binlog", seed, engines)
+        master = Master(flavor, registry.validate(variant), binlog_dir / f"{run_id}.binlog", seed, engines, replica_connected=replica)
         record.binlog = master.binlog_path
         record.schema_steps = [master.submit(SETUP_SESSION, sql) for sql in scenario.master_schema]
         schema_end = record.schema_end = master.writer.position
@@ -131,6 +135,9 @@ def run_variant(scenario: Scenario, variant: dict[str, str], flavor: Flavor, bin
         master.finish()
         record.effects = master.effects
         record.master_snapshot = snapshot(master.server)
+        record.reset_binlogs = list(master.reset_binlogs)
+        if not replica:
+            return record
         slave = Slave(flavor, registry.validate(scenario.slave_settings), seed, engines)
         slave.apply(master.binlog_path, stop=schema_end)
         for position, sql in enumerate(scenario.slave_schema):

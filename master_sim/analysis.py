@@ -131,6 +131,8 @@ def _note_context(analysis: Analysis, tree: exp.Expression) -> None:
             analysis.uses_rand = True
         elif name == "LAST_INSERT_ID" and not node.expressions:
             analysis.uses_last_insert_id = True  # LAST_INSERT_ID(expr) reads no earlier value
+        elif isinstance(node, exp.SessionParameter) and node.name.lower() in ("identity", "last_insert_id"):
+            analysis.uses_last_insert_id = True  # @@identity, @@last_insert_id: LAST_INSERT_ID()
         elif isinstance(node, exp.Parameter) and node.name.lower() not in analysis.user_variables:
             analysis.user_variables.append(node.name.lower())
 

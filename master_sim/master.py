@@ -33,7 +33,9 @@ MASTER_SERVER_ID = 1
 class Master:
     """A master server with its sessions, lock manager and binlog."""
 
-    def __init__(self, flavor: Flavor, settings: dict[str, str], binlog_path: Path, seed: int, engines: EngineRegistry | None = None) -> None:
+    def __init__(
+        self, flavor: Flavor, settings: dict[str, str], binlog_path: Path, seed: int, engines: EngineRegistry | None = None, replica_connected: bool = True
+    ) -> None:
         self.flavor = flavor
         self.server = Server(flavor, ServerIdentity(MASTER_SERVER_ID, "master", seed), engines)
         self.server.global_variables.update(settings)
@@ -47,7 +49,11 @@ class Master:
         self.effects: list[RowEffect] = []
         self.transactions = TransactionControl(self.server, self.writer, self.events, self.locks)
         logger = StatementLogger(self.server, flavor, self.writer, self.events)
-        self.pipeline = StatementPipeline(self.server, flavor, self.locks, self.transactions, logger, self.effects)
+        # The binlog files RESET MASTER ended, oldest first (the server deletes them); with
+        # a replica connected RESET MASTER is refused: what the replica reads next is undefined.
+        self.reset_binlogs: list[Path] = []
+        reset = None if replica_connected else self._reset_binlog
+        self.pipeline = StatementPipeline(self.server, flavor, self.locks, self.transactions, logger, self.effects, reset)
         self.executor = self.pipeline.executor
         self.applier = self.pipeline.applier
         self.scheduler = Scheduler(self.pipeline, self.transactions, self.writer, lambda: self.server.new_session("root@localhost"))
@@ -71,6 +77,14 @@ class Master:
     def disconnect(self, session_name: str, index: int | None = None) -> StepResult:
         """A disconnect step: the server ends the session (master_sim.disconnect)."""
         return self.scheduler.disconnect(session_name, index)
+
+    def _reset_binlog(self) -> None:
+        """RESET MASTER's effect on the binlog: a new file at the same path; the one it
+        ends is kept beside it, numbered, for whoever checks what the master logged."""
+        path = self.binlog_path
+        kept = path.with_name(f"{path.stem}.before-reset-{len(self.reset_binlogs) + 1}{path.suffix}")
+        self.writer.reset(kept, unix_time(self.server.now()))
+        self.reset_binlogs.append(kept)
 
     def finish(self) -> None:
         """Disconnect every session: open transactions roll back, waiting steps then run."""

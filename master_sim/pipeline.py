@@ -77,6 +77,7 @@ class StatementPipeline:
         transactions: TransactionControl,
         logger: StatementLogger,
         effects: list[RowEffect],
+        binlog_reset: Callable[[], None] | None = None,
     ) -> None:
         self.server = server
         self.flavor = flavor
@@ -89,6 +90,7 @@ class StatementPipeline:
         self.prepared = PreparedStatements(server, self.executor)
         self.table_locks = TableLockControl(server, locks, transactions)
         self.effects = effects
+        self.binlog_reset = binlog_reset  # None: a replica is connected (RESET MASTER is refused)
 
     def execute(self, ms: MasterSession, result: StepResult) -> bool:
         """Run `result`'s statement; False when it must wait for a lock."""
@@ -113,6 +115,8 @@ class StatementPipeline:
                 self._wait_for(ms, lambda: self.table_locks.run(ms, statement))
             elif statement.kind.is_transaction_control:
                 self.transactions.run(ms, statement, result)
+            elif statement.kind is StatementKind.RESET_MASTER:
+                self._reset_master(ms, result)
             else:
                 self._run(ms, statement, result)
         except MustWait as wait:
@@ -122,6 +126,17 @@ class StatementPipeline:
             result.fail(error)
         return True
 
+    def _reset_master(self, ms: MasterSession, result: StepResult) -> None:
+        """RESET MASTER: the open transaction is committed (CF_AUTO_COMMIT_TRANS), then the
+        binlog starts anew; the statement itself is never logged."""
+        if self.binlog_reset is None:
+            raise not_supported("RESET MASTER on a master with a replica connected (the servers leave undefined what the replica reads next)")
+        if ms.name in self.locks.table_locks:
+            raise not_supported("RESET MASTER while the session holds LOCK TABLES")
+        self.transactions.commit(ms)
+        self.binlog_reset()
+        result.reset_binlog = True
+
     def _sub_statement(self, ms: MasterSession, statement: Statement, result: StepResult, carried: frozenset[UnsafeReason], restartable: bool) -> Outcome | None:
         """One statement of a procedure's body, run as a statement of its own (with the
         unsafe reasons it `carried` from earlier CALLs). When it must wait for a lock, the
@@ -129,6 +144,8 @@ class StatementPipeline:
         a user variable or the binlog (`restartable`); otherwise the wait is refused: what
         ran before cannot run again."""
         try:
+            if statement.kind is StatementKind.RESET_MASTER:
+                raise not_supported("RESET MASTER inside a stored procedure")
             if statement.kind is StatementKind.SET:
                 self.set_statement.run(ms, statement)
             elif statement.kind.is_transaction_control:

@@ -36,6 +36,8 @@ class StepResult:
     # A CALL's statements, each run, decided and logged as a statement of its own.
     statements: list[StepResult] = field(default_factory=list)
     disconnect: bool = False  # a disconnect step: no statement, the session's end
+    # RESET MASTER emptied the binlog: the ranges of later statements are in the new file.
+    reset_binlog: bool = False
 
     def restart(self) -> None:
         """Forget what an attempt that had to wait left (a CALL runs again from its start)."""

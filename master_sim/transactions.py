@@ -89,8 +89,17 @@ class TransactionControl:
         # cannot_safely_rollback(): a non-transactional change, or a temporary table created
         # or dropped (in row format too, where the CREATE itself is not logged).
         changed_temporary = transaction is not None and transaction.changed_temporary_tables
-        self._rollback_binlog(ms, ms.trx_cache.has_nontransactional or changed_temporary)
+        self._rollback_binlog(ms, ms.trx_cache.has_nontransactional or changed_temporary or self._format_keeps_log(ms, transaction))
         self._end_transaction(ms)
+
+    def _format_keeps_log(self, ms: MasterSession, transaction: Transaction | None) -> bool:
+        """MariaDB's rollback rule by format (Flavor.rollback_logged_by_format)."""
+        if transaction is None or not self.server.flavor.rollback_logged_by_format:
+            return False
+        binlog_format = ms.session.variables.get("binlog_format")
+        return (binlog_format == "STATEMENT" and transaction.wrote_nontransactional) or (
+            binlog_format == "MIXED" and transaction.wrote_nontransactional_temporary
+        )
 
     def disconnect(self, ms: MasterSession) -> None:
         """The session ends: its temporary tables go, and those whose CREATE reached the

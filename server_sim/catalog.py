@@ -264,18 +264,25 @@ class TableBuilder:
                 raise SqlError(ErrorCode.ER_WRONG_AUTO_KEY)
 
 
-def table_from_create(node: exp.Create, engines: EngineRegistry, selected: Sequence[Column] = (), charsets: CharsetDefaults = CharsetDefaults()) -> Table:
+def table_from_create(
+    node: exp.Create,
+    engines: EngineRegistry,
+    selected: Sequence[Column] = (),
+    charsets: CharsetDefaults = CharsetDefaults(),
+    default_engines: tuple[str, str] = (DEFAULT_ENGINE, DEFAULT_ENGINE),
+) -> Table:
     """The definition a `CREATE TABLE name (...) ENGINE=...` declares; CREATE ... SELECT
     appends the `selected` columns its SELECT adds, after the declared ones. `charsets`
     gives the database's default collation (as its `table`), which the table's DEFAULT
-    CHARSET / COLLATE replaces."""
+    CHARSET / COLLATE replaces. Without ENGINE the table gets the session's
+    `default_engines` (default_storage_engine, default_tmp_storage_engine)."""
     schema = node.this
     if not isinstance(schema, exp.Schema) and not selected:
         raise not_supported("CREATE TABLE without a column list (CREATE ... LIKE)")
     elements = schema.expressions if isinstance(schema, exp.Schema) else []
     name = schema.this.name if isinstance(schema, exp.Schema) else schema.name
     properties = node.args.get("properties")
-    engine_name = DEFAULT_ENGINE
+    engine_name = None
     temporary = False
     for prop in properties.expressions if properties else []:
         if isinstance(prop, exp.EngineProperty):
@@ -289,6 +296,8 @@ def table_from_create(node: exp.Create, engines: EngineRegistry, selected: Seque
             continue
         else:
             raise not_supported(f"table option {prop.sql(dialect='mysql')}")
+    if engine_name is None:
+        engine_name = default_engines[1] if temporary and default_engines[1] != "NULL" else default_engines[0]
     table = Table(name, [], [], engines.get(engine_name), temporary=temporary)
     for prop in properties.expressions if properties else []:
         if isinstance(prop, exp.AutoIncrementProperty):

@@ -85,6 +85,7 @@ class ErrorCode(Enum):
 
     ER_SP_STACK_TRACE = (4094, "At line %d in %s")
     ER_GLOBAL_VARIABLE = (1229, "Variable '%s' is a GLOBAL variable and should be set with SET GLOBAL")
+    ER_INCORRECT_GLOBAL_LOCAL_VAR = (1238, "Variable '%s' is a %s variable")
     # The handler's error for an auto-increment value beyond its column's type, which the
     # server reports with its own number (handler::print_error).
     HA_ERR_AUTOINC_ERANGE = (167, "Out of range value for column '%s' at row %d")

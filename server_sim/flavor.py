@@ -121,6 +121,8 @@ class Flavor:
     performance_schema: bool = True
     # MySQL identifies a server by @@server_uuid as well as @@server_id; MariaDB has no such variable.
     server_uuid: bool = True
+    # MySQL's @@log_error_verbosity (what its error log records); MariaDB has log_warnings.
+    log_error_verbosity: bool = True
     # The error (ErrorCode member) for CREATE TRIGGER ... FOLLOWS/PRECEDES naming no trigger
     # of the same table, timing and event: MySQL 3011, MariaDB 4031.
     referenced_trigger_error: str = "ER_REFERENCED_TRG_DOES_NOT_EXIST"
@@ -212,6 +214,9 @@ class Flavor:
     utf8mb4_collation: str = "utf8mb4_0900_ai_ci"
     default_sql_mode: str = "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"
     sync_binlog_default: str = "1"
+    # The engine of CREATE TEMPORARY TABLE without ENGINE: MariaDB's NULL means
+    # default_storage_engine's.
+    default_tmp_storage_engine: str = "InnoDB"
     # INSERT DELAYED runs as a plain INSERT: MySQL says so in Warning 3005 and logs the
     # statement as sent; MariaDB (its binlog on) says nothing and logs it without DELAYED.
     insert_delayed_warning: bool = True
@@ -232,6 +237,12 @@ class Flavor:
     # ROLLBACK TO SAVEPOINT after CREATE/DROP TEMPORARY TABLE in the transaction: MariaDB
     # (OPTION_KEEP_LOG) warns 1196 and logs the ROLLBACK TO as after a non-transactional change.
     temporary_ddl_keeps_log: bool = False
+    # What makes a ROLLBACK log the transaction cache: MySQL 8.0 looks at the cache (a
+    # non-transactional change in it, a temporary table created or dropped); MariaDB's
+    # trans_cannot_safely_rollback also at the format: under STATEMENT any non-transactional
+    # change of the transaction (even one the statement cache logged at once), under MIXED
+    # one to a non-transactional temporary table. Recorded: default-storage-engine.
+    rollback_logged_by_format: bool = False
     # MySQL's ROLLBACK also warns of the temporary tables the transaction created (1751) or
     # dropped (1752), which it cannot undo (push_unsafe_rollback_warnings); MariaDB does not.
     rollback_warns_temporary_tables: bool = True
@@ -308,6 +319,7 @@ MARIADB_1011 = Flavor(
     system_tables=(st.GENERAL_LOG, st.SLOW_LOG, st.PS_SETUP_CONSUMERS, st.IS_GLOBAL_VARIABLES, st.IS_SESSION_VARIABLES),
     performance_schema=False,
     server_uuid=False,
+    log_error_verbosity=False,
     referenced_trigger_error="ER_REFERENCED_TRG_DOES_NOT_EXIST_MARIADB",
     unknown_view_error="ER_UNKNOWN_VIEW",
     drop_table_of_view_error="ER_IT_IS_A_VIEW",
@@ -340,6 +352,8 @@ MARIADB_1011 = Flavor(
     utf8mb4_collation="utf8mb4_general_ci",
     default_sql_mode="STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION",
     sync_binlog_default="0",
+    default_tmp_storage_engine="NULL",
+    rollback_logged_by_format=True,
     insert_delayed_warning=False,
     insert_delayed_logged_without_keyword=True,
     insert_delayed_needs_statement_format=True,

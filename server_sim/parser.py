@@ -29,6 +29,7 @@ from .flavor import DEFAULT_FLAVOR, CommentRules
 from .foreign_syntax import refuse_foreign_syntax
 from .modifiers import (
     refuse_partition_selection,
+    without_delete_target_stars,
     without_neutral_modifiers,
     without_optimizer_hints,
 )
@@ -38,6 +39,7 @@ from .statement import (
     StatementKind,
     WriteMode,
 )
+from .reset_statements import RESET_START, parse_reset
 from .table_lock_statements import LOCK_TABLES_START, UNLOCK_TABLES, parse_lock_tables
 from .syntax import parse_error_position, syntax_error, unrecognised
 from .trigger_definition import CREATE_TRIGGER_START, parse_create_trigger
@@ -219,7 +221,7 @@ def _parsed_statement(text: str) -> Statement:
     delayed = _delayed_keyword(source)
     if delayed is not None:
         source = source[: delayed.start] + source[delayed.end + 1 :]
-    source = without_neutral_modifiers(source)
+    source = without_delete_target_stars(without_neutral_modifiers(source))
     try:
         trees = _parsed(source)
     except ParseError as error:
@@ -302,6 +304,8 @@ def _special_form(text: str) -> Statement | None:
         return Statement(text, StatementKind.LOCK_TABLES, table_locks=parse_lock_tables(text))
     if UNLOCK_TABLES.match(text):
         return Statement(text, StatementKind.UNLOCK_TABLES)
+    if RESET_START.match(text):
+        return parse_reset(text)
     binlog = _BINLOG.match(text)
     if binlog:
         return Statement(text, StatementKind.BINLOG, events=tuple(decode_events(binlog.group(2))))

@@ -23,14 +23,14 @@ from .table import Table
 from .dictionary import catalog_from_json, catalog_to_json
 from .duckdb_connection import ConnectionPool, lock_configuration, open_connection
 from .engines import EngineRegistry
-from .errors import Condition, ErrorCode, note
+from .errors import Condition, ErrorCode, SqlError, note
 from .functions.native import Unmodelled, register as register_natives
 from .functions.server_state import SERVER_CALLS
 from .flavor import Flavor
 from .functions.statement import StatementContext
 from .session import Session, seeded_random_state
 from .storage import Storage, storage_name_of
-from .sysvars import REPLICATED_SESSION_VARIABLES, VariableRegistry, fixed_moment, sql_modes
+from .sysvars import REPLICATED_SESSION_VARIABLES, SESSION_STATE_VARIABLES, VariableRegistry, fixed_moment, sql_modes
 from .system_tables import DEFAULT_CONSUMERS, Contents, SystemTable, TableCategory
 from .user_locks import UserLocks
 
@@ -284,6 +284,10 @@ class Server:
         self._seeded_rand = {}
 
         def system_variable(name: str, scope: str | None) -> object:
+            if name in SESSION_STATE_VARIABLES:  # the session's own state, read as a variable
+                if scope == "GLOBAL":
+                    raise SqlError(ErrorCode.ER_INCORRECT_GLOBAL_LOCAL_VAR, name, "SESSION")
+                return session.last_insert_id if name != "pseudo_thread_id" else session.thread_id
             variable = self.registry.lookup(name)
             values = self.global_variables if scope == "GLOBAL" else session.variables
             value = values.get(variable.name, variable.default)

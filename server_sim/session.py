@@ -55,6 +55,7 @@ class Transaction:
     # Engines' transactional tables changed: an XA-capable (transactional) commit ends with Xid.
     wrote_transactional: bool = False
     wrote_nontransactional: bool = False
+    wrote_nontransactional_temporary: bool = False
     # A temporary table was created or dropped in it (the server's OPTION_KEEP_LOG).
     changed_temporary_tables: bool = False
     created_temporary_table: bool = False
@@ -65,6 +66,7 @@ class Transaction:
             self.wrote_transactional = True
         if not change.table.engine.transactional:
             self.wrote_nontransactional = True
+            self.wrote_nontransactional_temporary |= change.table.temporary
         if change.table.engine.transactional:
             self.undo.append(change)
 

@@ -62,6 +62,7 @@ class StatementKind(Enum):
     CALL = "CALL"  # runs a procedure's statements, each logged on its own; never logged itself
     LOCK_TABLES = "LOCK TABLES"  # table locks the session holds until UNLOCK TABLES; never logged
     UNLOCK_TABLES = "UNLOCK TABLES"
+    RESET_MASTER = "RESET MASTER"  # empties the binary log, after an implicit commit; never logged
 
     @property
     def is_dml(self) -> bool:

@@ -20,6 +20,7 @@ from .binlog.events import (
     OPTION_NOT_AUTOCOMMIT,
     OPTION_RELAXED_UNIQUE_CHECKS,
 )
+from .engines import DEFAULT_ENGINE, EngineRegistry
 from .errors import Condition, ErrorCode, SqlError, not_supported, note
 from .flavor import Flavor
 
@@ -133,7 +134,7 @@ UNMODELLED_VARIABLES = frozenset(
     {
         "big_tables", "binlog_error_action", "binlog_order_commits",
         "binlog_transaction_dependency_tracking", "character_set_filesystem", "check_constraint_checks",
-        "default_storage_engine", "default_tmp_storage_engine", "default_week_format", "div_precision_increment",
+        "default_week_format", "div_precision_increment",
         "end_markers_in_json", "enforce_gtid_consistency", "explicit_defaults_for_timestamp",
         "group_concat_max_len", "gtid_domain_id", "gtid_mode", "gtid_next", "gtid_seq_no", "identity",
         "innodb_lock_wait_timeout", "innodb_strict_mode", "interactive_timeout", "last_insert_id",
@@ -151,7 +152,7 @@ UNMODELLED_VARIABLES = frozenset(
         "binlog_expire_logs_seconds", "binlog_row_value_options", "bulk_insert_buffer_size", "completion_type",
         "event_scheduler", "expire_logs_days", "general_log", "general_log_file", "slow_query_log_file", "gtid_binlog_pos", "gtid_current_pos",
         "gtid_executed", "gtid_purged", "gtid_slave_pos", "gtid_strict_mode", "innodb_autoinc_lock_mode",
-        "innodb_flush_log_at_trx_commit", "join_buffer_size", "local_infile", "log_output", "long_query_time",
+        "innodb_flush_log_at_trx_commit", "join_buffer_size", "local_infile", "long_query_time",
         "max_binlog_size", "max_connections", "net_buffer_length", "read_buffer_size", "read_only",
         "read_rnd_buffer_size", "secure_file_priv", "slow_query_log", "sort_buffer_size",
         "super_read_only", "table_open_cache", "thread_cache_size",
@@ -221,6 +222,11 @@ def _charset(text: str) -> str:
     return charset
 
 
+def _engine(text: str) -> str:
+    """An engine's name as the server shows it (InnoDB, MyISAM); 1286 for one it lacks."""
+    return EngineRegistry().get(text.strip("'\"")).name
+
+
 def _collation(text: str) -> str:
     name = text.strip("'\"").lower()
     if name not in charsets.COLLATIONS:
@@ -255,6 +261,9 @@ def _session_variables(flavor: Flavor) -> list[SystemVariable]:
         SystemVariable("collation_server", None, flavor.collation_server, check=_collation),
         SystemVariable("collation_database", None, flavor.collation_server, check=_collation),
         SystemVariable("sync_binlog", None, flavor.sync_binlog_default, integer=True),
+        # Not in the Query event: a replica creates a table without ENGINE with its own.
+        SystemVariable("default_storage_engine", None, DEFAULT_ENGINE, check=_engine),
+        SystemVariable("default_tmp_storage_engine", None, flavor.default_tmp_storage_engine, check=_engine, nullable=flavor.default_tmp_storage_engine == "NULL"),
         SystemVariable("init_slave", None, ""),
     ]
 
@@ -283,7 +292,13 @@ def _variables(flavor: Flavor) -> list[SystemVariable]:
         SystemVariable("slave_transaction_retries", None, "10", integer=True),
         # Whether CREATE FUNCTION may define a function that is not declared safe to log (1418).
         SystemVariable("log_bin_trust_function_creators", ON_OFF, "OFF", global_only=True),
+        # Where the general and slow query logs go: no client or replica sees it while
+        # both logs are off (turning one on is refused: general_log, slow_query_log).
+        SystemVariable("log_output", ("TABLE", "FILE", "NONE"), "FILE", is_set=True, global_only=True),
     ] + _session_variables(flavor) + (
+        # What the error log records: no client or replica sees it.
+        [SystemVariable("log_error_verbosity", None, "2", integer=True, bounds=(1, 3), global_only=True)] if flavor.log_error_verbosity else []
+    ) + (
         [SystemVariable("server_uuid", None, "", read_only=True)] if flavor.server_uuid else []
     ) + (
         [SystemVariable("slave_rows_search_algorithms", ROWS_SEARCH_ALGORITHMS, flavor.rows_search_algorithms_default, is_set=True)]
@@ -293,6 +308,16 @@ def _variables(flavor: Flavor) -> list[SystemVariable]:
 
 
 _ALIASES = {"tx_isolation": "transaction_isolation"}
+# MySQL 8.0.26's names of the applier's variables (Flavor.replica_terminology).
+_REPLICA_ALIASES = {
+    "init_replica": "init_slave", "replica_exec_mode": "slave_exec_mode", "replica_type_conversions": "slave_type_conversions",
+    "replica_transaction_retries": "slave_transaction_retries", "replica_rows_search_algorithms": "slave_rows_search_algorithms",
+}  # fmt: skip
+
+# Session variables that are the session's own state: @@identity and @@last_insert_id are
+# LAST_INSERT_ID() (and carried to the slave as it is, in an Intvar event), @@pseudo_thread_id
+# the thread id the Query event carries. Read only here: SET of them is refused (unmodelled).
+SESSION_STATE_VARIABLES = frozenset({"identity", "last_insert_id", "pseudo_thread_id"})
 
 # Variables a statement may read in session scope and still be safe for statement-based
 # logging, because their values travel in the Query event (server-internals.md §1.3).
@@ -318,6 +343,8 @@ class VariableRegistry:
     def lookup(self, name: str) -> SystemVariable:
         key = name.lower()
         key = _ALIASES.get(key, key)
+        if self.flavor.replica_terminology:
+            key = _REPLICA_ALIASES.get(key, key)
         try:
             return self._by_name[key]
         except KeyError:

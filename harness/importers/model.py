@@ -81,3 +81,6 @@ class Capture:
     schema_from_steps: bool = True
     # Statements may fail without saying so: a log does not record errors.
     errors_unknown: bool = True
+    # The input set a replica up (a mysqltest file sourcing master-slave.inc, or connecting
+    # to the slave's port); a test of the binlog alone has none.
+    replication: bool = True

@@ -34,6 +34,7 @@ from harness.importers.mysqltest_rules import (
     extract_settings,
     remove_cleanup,
 )
+from harness.importers.mysqltest_options import read_server_options
 from harness.importers.mysqltest_script import Command, commands
 from harness.importers.text import read_text, split_sql
 
@@ -68,8 +69,12 @@ def import_mysqltest(path: Path, keep_reads: bool = False) -> Capture:
                 "only at its end, so the tables dropped here are not compared"
             )
     extract_settings(capture, test.master_connections())
-    capture.settings = {**MTR_DEFAULT_SETTINGS, **capture.settings}
-    capture.slave_settings = {**MTR_DEFAULT_SETTINGS, **capture.slave_settings}
+    capture.replication = "slave" in test.servers.values()
+    started = Capture(kind=capture.kind, sources=capture.sources, matrix=capture.matrix)
+    read_server_options(path, started)
+    capture.skipped.extend(started.skipped)
+    capture.settings = {**MTR_DEFAULT_SETTINGS, **started.settings, **capture.settings}
+    capture.slave_settings = {**MTR_DEFAULT_SETTINGS, **started.slave_settings, **capture.slave_settings}
     return capture
 
 

@@ -88,17 +88,33 @@ class BinlogWriter:
     def __init__(self, path: Path, server_version: str, flavor: str, server_id: int, timestamp: int, checksum_alg: int = 1) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = path.open("wb")
         self._server_id = server_id
+        self._description = (flavor_format(flavor), server_version, server_id, checksum_alg)
+        self._open(timestamp)
+
+    def _open(self, timestamp: int) -> None:
+        """Start the file: its header events, its groups numbered from 1."""
+        self._file = self.path.open("wb")
         self._last_timestamp = timestamp
-        description = format_description(flavor_format(flavor), server_version, server_id, timestamp, checksum_alg)
+        binlog_format, server_version, server_id, checksum_alg = self._description
+        description = format_description(binlog_format, server_version, server_id, timestamp, checksum_alg)
         description.flags |= LOG_EVENT_BINLOG_IN_USE_F
         self.ctx = context_of(description)
         self._framing = GroupFraming(self.ctx, server_id, _version_number(server_version))
         self._file.write(MAGIC)
         self.position = len(MAGIC)
-        self._emit([description, *self._framing.file_start(timestamp, path.name)])
+        self._emit([description, *self._framing.file_start(timestamp, self.path.name)])
         self._file.flush()
+
+    def reset(self, kept_as: Path, timestamp: int) -> None:
+        """RESET MASTER: the file ends where it is, and a new one starts at the same path
+        with its own header and GTIDs from 1 again. The server deletes the old file; here
+        it is kept as `kept_as` for whoever checks what the master logged before."""
+        self._file.seek(_FLAGS_OFFSET)
+        self._file.write(bytes((0,)))
+        self._file.close()
+        self.path.rename(kept_as)
+        self._open(timestamp)
 
     def _emit(self, events: Iterable[Log_event]) -> None:
         for event in events:

@@ -42,19 +42,26 @@ def _select(run: StatementRun) -> None:
 
 
 def _assigning(run: StatementRun, projection: list[exp.Expression]) -> list[object]:
-    """The values of a SELECT of expressions, left to right: an item `@var := expr` gives
-    expr's value and assigns it, and the items after it read the new value."""
-    if not any(isinstance(node, exp.PropertyEQ) for node in projection):
+    """The values of a SELECT of expressions, left to right: `@var := expr`, an item or
+    inside one, gives expr's value and assigns it, and what is evaluated after it (the
+    rest of its item, the items after it) reads the new value."""
+    if not any(node.find(exp.PropertyEQ) is not None for node in projection):
         return evaluate(run, projection)
-    values = []
-    for node in projection:
-        if isinstance(node, exp.PropertyEQ) and isinstance(node.this, exp.Parameter):
-            value = evaluate(run, [node.expression])[0]
-            run.session.user_variables[node.this.name.lower()] = value
-        else:
-            value = evaluate(run, [node])[0]
-        values.append(value)
-    return values
+    return [evaluate(run, [_assigned(run, node.copy())])[0] for node in projection]
+
+
+def _assigned(run: StatementRun, node: exp.Expression) -> exp.Expression:
+    """`node` with each assignment in it done, innermost and leftmost first, and read back
+    as the variable: the value is the variable's, with the type the variable keeps."""
+    if isinstance(node, exp.PropertyEQ) and isinstance(node.this, exp.Parameter):
+        value = evaluate(run, [_assigned(run, node.expression)])[0]
+        run.session.user_variables[node.this.name.lower()] = value
+        return node.this
+    for child in list(node.iter_expressions()):
+        replaced = _assigned(run, child)
+        if replaced is not child:
+            child.replace(replaced)
+    return node
 
 
 def _calc_found_rows(run: StatementRun, tree: exp.Expression) -> int | None:

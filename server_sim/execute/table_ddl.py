@@ -9,6 +9,7 @@ from sqlglot import exp
 
 from ..catalog import CharsetDefaults, table_from_create
 from ..charsets import variable_collation
+from ..engines import DEFAULT_ENGINE
 from ..table import Column, Table
 from ..errors import ErrorCode, SqlError, not_supported, note
 from ..statement import target_tables
@@ -40,7 +41,8 @@ def create_table(run: StatementRun) -> None:
     else:
         variables, utf8mb4 = run.session.variables, run.server.flavor.utf8mb4_collation
         charsets = CharsetDefaults(variable_collation(variables["character_set_database"], variables["collation_database"], utf8mb4), utf8mb4)
-        table = table_from_create(ast, run.server.engines, [column for _, column in selected if column is not None], charsets)
+        engines = (variables.get("default_storage_engine", DEFAULT_ENGINE), variables.get("default_tmp_storage_engine", DEFAULT_ENGINE))
+        table = table_from_create(ast, run.server.engines, [column for _, column in selected if column is not None], charsets, engines)
         table.take_flavor_types(run.server.flavor.json_column_is_text)
         add_foreign_keys(run, table, foreign_key_clauses(list(ast.this.expressions) if isinstance(ast.this, exp.Schema) else []), creating=True)
     catalog, session = run.catalog, run.session

@@ -140,11 +140,11 @@ CONTEXT_FUNCTIONS: tuple[SqlFunction, ...] = (
 )
 
 def _assignment_refused(node: exp.Expression, translation: Translating) -> exp.Expression:
-    raise not_supported("a user variable assigned in an expression (@var := expr) other than in a SELECT of such assignments without FROM")
+    raise not_supported("a user variable assigned in an expression (@var := expr) other than in a SELECT of expressions without FROM")
 
 
 # `@x` and `@@x`: literals of the statement's context, as the context functions; `@x := expr`
-# where it is not one item of a SELECT without FROM (server_sim/execute/select.py) is refused.
+# where it is not in a SELECT of expressions without FROM (server_sim/execute/select.py) is refused.
 VARIABLES: tuple[SqlFunction, ...] = (
     SqlFunction(nodes=(exp.PropertyEQ,), duckdb=_assignment_refused),
     SqlFunction(

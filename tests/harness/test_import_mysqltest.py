@@ -231,3 +231,25 @@ def test_a_disconnect_becomes_a_step_that_ends_the_session(tmp_path: Path) -> No
         ("master", "INSERT INTO t VALUES (2)", False),
         ("con1", "INSERT INTO t VALUES (3)", False),
     ]
+
+
+def test_the_servers_option_files_become_settings_and_what_is_not_modelled_is_listed(tmp_path: Path) -> None:
+    """mtr starts the servers with `t/NAME-master.opt` and `t/NAME-slave.opt`: variables the
+    simulator models become settings, the binlog format the matrix, the rest a skipped line."""
+    test = tmp_path / "t" / "binlog_opts.test"
+    test.parent.mkdir()
+    test.write_text("create table t1 (a int);\ninsert into t1 values (1);\n")
+    test.with_name("binlog_opts-master.opt").write_text(
+        "--default-storage-engine=MyISAM --binlog-direct-non-transactional-updates=FALSE\n"
+        "--innodb_lock_wait_timeout=2 --binlog-format=row --loose-skip-sql-log-bin $SOME_PLUGIN_OPT\n"
+    )
+    test.with_name("binlog_opts-slave.opt").write_text("--default-storage-engine=MEMORY\n")
+    capture = import_mysqltest(test)
+    assert capture.settings["default_storage_engine"] == "MyISAM"
+    assert capture.settings["binlog_direct_non_transactional_updates"] == "OFF" and capture.settings["sql_log_bin"] == "OFF"
+    assert capture.slave_settings["default_storage_engine"] == "MEMORY"
+    assert capture.matrix["binlog_format"] == ("ROW",)
+    skipped = [str(line) for line in capture.skipped]
+    assert any("binlog_opts-master.opt:1: --innodb_lock_wait_timeout=2: not modelled" in line for line in skipped), skipped
+    assert any("$SOME_PLUGIN_OPT: not an option" in line for line in skipped), skipped
+    assert capture.replication is False

@@ -209,3 +209,53 @@ def test_what_a_disconnect_logs_is_in_the_events_shown_after_it(tmp_path: Path) 
     comparison = compare_with_result(suite / "t" / "rpl_disconnect.test", suite / "r" / "rpl_disconnect.result", FLAVORS["mysql-8.0"], tmp_path / "work")
     assert comparison.count("events") == (1, 1), [item for item in comparison.items if item.kind == "events"]
     assert comparison.count("outcome") == (6, 6) and comparison.not_shown == 0
+
+
+RESET_TEST = """--source include/have_binlog_format_statement.inc
+create table t1 (a int) engine=innodb;
+insert into t1 values (1);
+reset master;
+insert into t1 values (2);
+--source include/show_binlog_events.inc
+reset master;
+insert into t1 values (3);
+--source include/show_binlog_events.inc
+"""
+RESET_RESULT = [
+    "create table t1 (a int) engine=innodb;",
+    "insert into t1 values (1);",
+    "reset master;",
+    "insert into t1 values (2);",
+    "include/show_binlog_events.inc",
+    "Log_name\tPos\tEvent_type\tServer_id\tEnd_log_pos\tInfo",
+    "binlog.000001\t#\tQuery\t#\t#\tBEGIN",
+    "binlog.000001\t#\tQuery\t#\t#\tuse `test`; insert into t1 values (2)",
+    "binlog.000001\t#\tXid\t#\t#\tCOMMIT /* XID */",
+    "reset master;",
+    "insert into t1 values (3);",
+    "include/show_binlog_events.inc",
+    "Log_name\tPos\tEvent_type\tServer_id\tEnd_log_pos\tInfo",
+    "binlog.000001\t#\tQuery\t#\t#\tBEGIN",
+    "binlog.000001\t#\tQuery\t#\t#\tuse `test`; insert into t1 values (3)",
+    "binlog.000001\t#\tXid\t#\t#\tCOMMIT /* XID */",
+]
+
+
+@pytest.mark.parametrize("replication", [False, True])
+def test_a_binlog_test_resets_its_master_and_a_replicated_one_cannot(tmp_path: Path, replication: bool) -> None:
+    """A test of the binlog alone runs its master without a replica: RESET MASTER empties
+    the binlog, and each events table after it is compared with the new file. With a
+    replica set up, the simulator refuses RESET MASTER (the replica's next read is undefined)."""
+    suite = tmp_path / "suite" / "binlog"
+    (suite / "t").mkdir(parents=True)
+    (suite / "r").mkdir()
+    setup = "--source include/master-slave.inc\n" if replication else ""
+    (suite / "t" / "binlog_reset.test").write_text(setup + RESET_TEST)
+    (suite / "r" / "binlog_reset.result").write_text("\n".join(RESET_RESULT) + "\n")
+    comparison = compare_with_result(suite / "t" / "binlog_reset.test", suite / "r" / "binlog_reset.result", FLAVORS["mysql-8.0"], tmp_path / "work")
+    if replication:
+        assert comparison.count("outcome") == (4, 6)
+        assert [refusal for refusal in comparison.refused if "a replica connected" in refusal] and len(comparison.refused) == 2
+        return
+    assert comparison.count("outcome") == (6, 6) and comparison.refused == []
+    assert comparison.count("events") == (2, 2), [item for item in comparison.items if item.kind == "events"]

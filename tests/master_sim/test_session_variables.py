@@ -18,7 +18,7 @@ from server_sim.binlog.events import (
     Query_log_event,
     Rows_log_event,
 )
-from server_sim.binlog.file import read_binlog
+from server_sim.binlog.file import BinlogReader, read_binlog
 from server_sim.flavor import MARIADB_1011, MYSQL_80, Flavor
 
 SCHEMA = ["CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, b INT) ENGINE=InnoDB"]
@@ -231,3 +231,41 @@ def test_an_auto_increment_variable_is_clamped_to_its_range_with_warning_1292(ne
     name = sql.split()[1]
     assert master.sessions["con1"].session.variables[name] == value
     assert [(note.code, note.message) for note in result.notes] == ([(1292, warning)] if warning else [])
+
+
+@pytest.mark.parametrize(
+    ("flavor", "sql", "error"),
+    [
+        (MYSQL_80, "SET GLOBAL log_output = 'TABLE,FILE'", None),
+        (MARIADB_1011, "SET GLOBAL log_output = 'NONE'", None),
+        (MYSQL_80, "SET log_output = 'FILE'", 1229),  # global only
+        (MYSQL_80, "SET GLOBAL log_output = 'DISK'", 1231),
+        (MYSQL_80, "SET GLOBAL log_error_verbosity = 3", None),
+        (MARIADB_1011, "SET GLOBAL log_error_verbosity = 3", 1193),  # MariaDB has log_warnings
+        (MYSQL_80, "SET GLOBAL init_replica = 'SET @x = 1'", None),  # 8.0.26's name of init_slave
+        (MYSQL_80, "SET SESSION replica_exec_mode = 'IDEMPOTENT'", None),
+        (MARIADB_1011, "SET GLOBAL init_replica = ''", 1193),
+        (MYSQL_80, "SET GLOBAL general_log = ON", 1235),  # the log itself is not modelled
+    ],
+)
+def test_server_log_and_applier_variables(new_master, flavor: Flavor, sql: str, error: int | None) -> None:
+    """The logs' own settings, which no client or replica sees while the logs are off, and
+    MySQL 8.0.26's replica_* names of the applier's variables."""
+    result = new_master(SCHEMA, "STATEMENT", flavor).submit("con1", sql)
+    assert (result.error.code if result.error else None) == error
+
+
+@pytest.mark.parametrize("name", ["identity", "last_insert_id"])
+def test_identity_and_last_insert_id_read_last_insert_id_and_carry_it(new_master, name: str) -> None:
+    """@@identity and @@last_insert_id are LAST_INSERT_ID(): the statement that reads one is
+    logged after an Intvar LAST_INSERT_ID event, as one calling the function is."""
+    master = new_master([*SCHEMA, "CREATE TABLE r (x BIGINT) ENGINE=InnoDB"], "STATEMENT", MYSQL_80)
+    assert master.submit("con1", "INSERT INTO t (b) VALUES (7), (8)").error is None
+    after = master.writer.position
+    assert master.submit("con1", f"INSERT INTO r VALUES (@@session.{name})").error is None
+    assert master.submit("con1", f"SELECT @@global.{name}").error.code == 1238  # a SESSION variable
+    assert master.submit("con1", f"SET {name} = 5").error.code == 1235
+    logged = [(positioned.event.type_name, positioned.event.info()) for positioned in BinlogReader(master.binlog_path).events() if positioned.end_log_pos > after]
+    assert [event for event in logged if event[0] in ("Intvar", "Query")] == [
+        ("Query", "BEGIN"), ("Intvar", "LAST_INSERT_ID=1"), ("Query", f"INSERT INTO r VALUES (@@session.{name})"),
+    ]

@@ -99,3 +99,23 @@ def test_create_if_not_exists_over_an_existing_table(new_master, flavor: Flavor,
     master.finish()
     assert _logged(master, start) == logged
     assert master.server.dump()["t"][1] == [(1, 1)]
+
+
+@pytest.mark.parametrize(
+    ("sql", "left"),
+    [
+        ("DELETE t.* FROM t, m WHERE t.a = m.a", [2]),
+        ("DELETE FROM t.* USING t, m WHERE t.a = m.a", [2]),
+        ("DELETE t.*, m.* FROM t JOIN m ON t.a = m.a", [2]),
+        ("DELETE t FROM t, m WHERE t.a = m.a", [2]),
+    ],
+)
+def test_a_multi_table_delete_target_may_end_in_star(new_master, sql: str, left: list[int]) -> None:
+    """`t.*` names the table t in a multi-table DELETE's target list; the statement is
+    logged as sent."""
+    master = new_master([*SCHEMA, "INSERT INTO t VALUES (2, 2)", "INSERT INTO m VALUES (1, 1)"], "STATEMENT", MYSQL_80)
+    after = master.writer.position
+    result = master.submit("con1", sql)
+    assert result.error is None
+    assert [row[0] for row in master.storage.rows(master.server.catalog.tables["t"])] == left
+    assert sql in _logged(master, after)
