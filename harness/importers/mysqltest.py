@@ -255,6 +255,7 @@ class _Test:
         if include == "include/rpl_connect.inc":
             self.rpl_connect(origin)
         elif include in REPLICATION_SETUP:
+            self.check_topology(origin)
             self.servers.update(SLAVE_CONNECTIONS)
             self.connection = "master"
         elif include in BINLOG_FORMAT_INCLUDES:
@@ -270,12 +271,25 @@ class _Test:
         else:
             self.source_file(name, origin, depth)
 
+    def check_topology(self, origin: Origin) -> None:
+        """rpl_init.inc's servers ($rpl_topology, $rpl_server_count): a scenario has one
+        master and one slave, so a third server stops the import."""
+        topology, count = self.variables.get("rpl_topology"), self.variables.get("rpl_server_count")
+        numbers = [int(number) for number in re.findall(r"\d+", topology)] if topology not in (None, _UNKNOWN) else []
+        if count not in (None, _UNKNOWN) and count.strip().isdigit():
+            numbers.append(int(count))
+        if numbers and max(numbers) > 2:
+            described = f"$rpl_topology={topology}" if topology not in (None, _UNKNOWN) else f"$rpl_server_count={count}"
+            raise ImportFailure(f"{origin}: a replication topology of {max(numbers)} servers ({described}); a scenario has one master and one slave")
+
     def rpl_connect(self, origin: Origin) -> None:
         """rpl_connect.inc opens $rpl_connection_name on server $rpl_server_number (1 is the master)."""
         name, number = self.variables.get("rpl_connection_name"), self.variables.get("rpl_server_number")
         if name in (None, _UNKNOWN) or number in (None, _UNKNOWN):
             self.skip(origin, "rpl_connect.inc without $rpl_connection_name and $rpl_server_number")
             return
+        if number not in ("1", "2"):
+            raise ImportFailure(f"{origin}: a connection to server {number}; a scenario has one master (1) and one slave (2)")
         self.servers[name] = "master" if number == "1" else "slave"
 
     def source_file(self, name: str, origin: Origin, depth: int) -> None:
@@ -309,7 +323,10 @@ class _Test:
         if _SUPPRESSION.match(sql):
             self.drop("mtr suppression")
             return
-        if self.servers.get(self.connection, "master") == "slave":
+        if self.connection not in self.servers:  # said at the `connection`; nowhere to run it
+            self.skip(origin, f"statement on connection {self.connection}, which the test never opened: {sql.strip()[:80]}")
+            return
+        if self.servers[self.connection] == "slave":
             self.slave_sql(sql, origin, errors)
             return
         kind = kind_of(sql)

@@ -136,14 +136,13 @@ def test_a_test_in_mtr_dialect_becomes_its_scenario(tmp_path: Path) -> None:
         ("--source include/master-slave.inc\nCREATE TABLE t (a INT);\nINSERT INTO t VALUES ('cut\n", 3, "the file ends inside a statement"),
         ("--source include/master-slave.inc\nCREATE TABLE t (a INT);\n--shutdown_server\nINSERT INTO t VALUES (1);\n", 3, "mysqltest command 'shutdown_server'"),
         ("--source include/master-slave.inc\nCREATE TABLE t (a INT);\n--error S42000\nINSERT INTO t VALUES (1);\n", 3, "--error S42000"),
-        ("CREATE TABLE t (a INT);\n--connection nowhere\nINSERT INTO t VALUES (1);\n", 2, "connection nowhere was never opened"),
         ("CREATE TABLE t (a INT);\n--reap\nINSERT INTO t VALUES (1);\n", 2, "reap with no statement sent"),
         ("CREATE TABLE t (a INT);\neval INSERT INTO t VALUES ($MYSQLTEST_VARDIR);\nINSERT INTO t VALUES (1);\n", 2, "eval uses a variable whose value"),
         ("CREATE TABLE t (a INT);\nUSE other;\nINSERT INTO t VALUES (1);\nUSE test;\nINSERT INTO t VALUES (2);\n", 3, "runs in database other"),
         ("CREATE TABLE t (a INT);\n-- a comment line\n-- echo text\nINSERT INTO t VALUES (1);\n--nosuchcommand\n", 5, "mysqltest command 'nosuchcommand'"),
         ("CREATE TABLE t (a INT);\nINSERT INTO t VALUES (1);\nINSERT INTO other.t VALUES (1);\nINSERT INTO test.t VALUES (2);\n", 3, "names tables of database other"),
     ],
-    ids=["truncated", "unknown-command", "sqlstate", "unknown-connection", "reap-without-send", "undefined-variable", "other-database", "dash-comment", "qualified-name"],
+    ids=["truncated", "unknown-command", "sqlstate", "reap-without-send", "undefined-variable", "other-database", "dash-comment", "qualified-name"],
 )
 def test_what_is_not_understood_is_listed_and_the_rest_imports(tmp_path: Path, text: str, line: int, reason: str) -> None:
     path = tmp_path / "bad.test"
@@ -253,3 +252,30 @@ def test_the_servers_option_files_become_settings_and_what_is_not_modelled_is_li
     assert any("binlog_opts-master.opt:1: --innodb_lock_wait_timeout=2: not modelled" in line for line in skipped), skipped
     assert any("$SOME_PLUGIN_OPT: not an option" in line for line in skipped), skipped
     assert capture.replication is False
+
+
+def test_statements_on_a_connection_never_opened_run_nowhere(tmp_path: Path) -> None:
+    """A `connection` the test never opened (a server the import does not know) is listed,
+    and so is each statement sent on it: none runs on the master in its place."""
+    path = tmp_path / "nowhere.test"
+    path.write_text("CREATE TABLE t (a INT);\n--connection nowhere\nINSERT INTO t VALUES (1);\n--connection default\nINSERT INTO t VALUES (2);\n")
+    capture = import_mysqltest(path)
+    assert [(skip.origin.line, skip.reason.split(",")[0].split(":")[0]) for skip in capture.skipped] == [
+        (2, "connection nowhere was never opened"), (3, "statement on connection nowhere"),
+    ]
+    assert [statement.sql for statement in capture.statements] == ["CREATE TABLE t (a INT)", "INSERT INTO t VALUES (2)"]
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        ("--let $rpl_topology= 1->2->3\n--source include/rpl_init.inc\n", "a replication topology of 3 servers ($rpl_topology=1->2->3)"),
+        ("--let $rpl_server_count= 3\n--source include/rpl_init.inc\n", "a replication topology of 3 servers ($rpl_server_count=3)"),
+        ("--source include/master-slave.inc\n--let $rpl_connection_name= s3\n--let $rpl_server_number= 3\n--source include/rpl_connect.inc\n", "a connection to server 3"),
+    ],
+)
+def test_a_third_server_stops_the_import(tmp_path: Path, setup: str, message: str) -> None:
+    path = tmp_path / "three.test"
+    path.write_text(setup + "CREATE TABLE t (a INT);\n")
+    with pytest.raises(ImportFailure, match=re.escape(message)):
+        import_mysqltest(path)

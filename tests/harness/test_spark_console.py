@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,13 @@ def rplharness(*arguments: str, env: dict[str, str] | None = None, timeout: floa
     return subprocess.run([sys.executable, "-m", "harness.cli", *arguments], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
 
 
+def rplharness_together(*commands: tuple[str, ...], env: dict[str, str] | None = None, timeout: float = 180) -> list[subprocess.CompletedProcess[str]]:
+    """Several independent command lines run at once (each in its own process, with its
+    own --out), their results in the order given: a JVM's start is mostly waiting."""
+    with ThreadPoolExecutor(len(commands)) as pool:
+        return list(pool.map(lambda arguments: rplharness(*arguments, env=env, timeout=timeout), commands))
+
+
 @pytest.fixture
 def tiny(tmp_path: Path) -> Path:
     return scenario_file(tmp_path, TINY, "tiny.yaml")
@@ -40,7 +48,9 @@ def jvm_lines(text: str) -> list[str]:
 
 
 def test_spark_keeps_quiet_unless_verbose(tiny: Path, tmp_path: Path) -> None:
-    quiet = rplharness("run", str(tiny), "--out", str(tmp_path / "quiet"))
+    quiet, verbose = rplharness_together(
+        ("run", str(tiny), "--out", str(tmp_path / "quiet")), ("run", str(tiny), "--verbose", "--out", str(tmp_path / "verbose"))
+    )
     assert quiet.returncode == 0, quiet.stderr
     assert jvm_lines(quiet.stderr) == []
     assert [line for line in quiet.stderr.splitlines() if not line.startswith(OUR_LINES)] == []
@@ -48,7 +58,6 @@ def test_spark_keeps_quiet_unless_verbose(tiny: Path, tmp_path: Path) -> None:
     assert jvm_lines((tmp_path / "quiet" / "spark.log").read_text()), "the JVM's log went nowhere"
     assert "tiny" in quiet.stdout and jvm_lines(quiet.stdout) == []
 
-    verbose = rplharness("run", str(tiny), "--verbose", "--out", str(tmp_path / "verbose"))
     assert verbose.returncode == 0, verbose.stderr
     assert jvm_lines(verbose.stderr)
     assert not (tmp_path / "verbose" / "spark.log").exists()
@@ -64,19 +73,23 @@ def without_java(tmp_path: Path) -> dict[str, str]:
 
 
 def test_without_java_a_spark_command_says_so_in_one_line_and_python_compares(tiny: Path, tmp_path: Path, without_java: dict[str, str]) -> None:
-    spark = rplharness("run", str(tiny), "--out", str(tmp_path / "spark"), env=without_java)
+    spark, fuzz, fuzz_python, python = rplharness_together(
+        ("run", str(tiny), "--out", str(tmp_path / "spark")),
+        ("fuzz", "--count", "1", "--out", str(tmp_path / "fuzz")),
+        ("fuzz", "--count", "2", "--compare", "python", "--out", str(tmp_path / "fuzz-python")),
+        ("run", str(tiny), "--compare", "python", "--out", str(tmp_path / "python")),
+        env=without_java,
+    )
     assert spark.returncode == 2
     assert spark.stderr == (
         "rplharness: Spark needs Java 17 (no java on PATH and JAVA_HOME unset); use --compare python to compare without Spark\n"
     )
     assert spark.stdout == "" and not (tmp_path / "spark").exists()  # said before any run started
 
-    fuzz = rplharness("fuzz", "--count", "1", "--out", str(tmp_path / "fuzz"), env=without_java)
     assert (fuzz.returncode, fuzz.stderr) == (2, "rplharness: Spark needs Java 17 (no java on PATH and JAVA_HOME unset); use --compare python to compare without Spark\n")
-    fuzz = rplharness("fuzz", "--count", "2", "--compare", "python", "--out", str(tmp_path / "fuzz-python"), env=without_java)
-    assert fuzz.returncode in (0, 1) and "Traceback" not in fuzz.stderr and (tmp_path / "fuzz-python" / "report.json").exists(), fuzz.stderr
+    assert fuzz_python.returncode in (0, 1) and "Traceback" not in fuzz_python.stderr, fuzz_python.stderr
+    assert (tmp_path / "fuzz-python" / "report.json").exists()
 
-    python = rplharness("run", str(tiny), "--compare", "python", "--out", str(tmp_path / "python"), env=without_java)
     assert python.returncode == 0, python.stderr
     assert "consistent" in python.stdout and "Traceback" not in python.stderr
 
