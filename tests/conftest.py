@@ -55,7 +55,7 @@ def _write_class_archive() -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that uses the shared SparkSession runs in one xdist group, so a run in
-    several processes (`-n 3 --dist loadgroup`) still starts one session."""
+    several processes (`-n 2 --dist loadgroup`) still starts one session."""
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("spark"))

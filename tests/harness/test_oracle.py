@@ -175,7 +175,7 @@ def test_no_server_outlives_an_interrupted_or_killed_run(stop_signal: int, tmp_p
     assert len(started) == 2, "the run did not start its master and replica"
     time.sleep(1.0)
     process.send_signal(stop_signal)
-    process.wait(timeout=60)
+    process.wait(timeout=180)  # a hang guard: two servers' shutdown on a loaded machine
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and alive(started):
         time.sleep(0.1)
