@@ -25,6 +25,7 @@ from .statement import TriggerDefinition, TriggerEvent, TriggerTiming
 from .udf import Udf
 from .views import ViewDefinition
 from .charsets import resolve_collation
+from .collation import compared_by_the_rule
 from .type_declarations import column_type_from_sqlglot
 from .types import MARIADB_JSON, ColumnType, TypeFamily
 
@@ -83,7 +84,14 @@ def _column_collation(node: exp.ColumnDef, column_type: ColumnType, defaults: Ch
     resolved = resolve_collation(charset, collation, defaults.table, defaults.utf8mb4_collation)
     if resolved == "binary":
         return dataclasses.replace(column_type, name=_BINARY_OF[column_type.name])
-    return dataclasses.replace(column_type, collation=resolved)
+    return dataclasses.replace(column_type, collation=_compared_collation(node.name, resolved))
+
+
+def _compared_collation(column: str, collation: str | None) -> str | None:
+    """A text column's collation, refused (1235) when it tells case apart (collation.py)."""
+    if collation is not None and not compared_by_the_rule(collation):
+        raise not_supported(f"collation {collation} of column {column} (the simulator compares text ignoring case, as the _ci collations do)")
+    return collation
 
 
 def column_from_definition(node: exp.ColumnDef, defaults: CharsetDefaults = CharsetDefaults()) -> tuple[Column, list[KeyKind]]:
@@ -334,7 +342,7 @@ def _with_collation(column: Column, collation: str | None) -> Column:
     """A CREATE ... SELECT column computed by an expression (no collation yet) in the table's."""
     if column.type.family is not TypeFamily.STRING or column.type.collation is not None or collation is None:
         return column
-    return dataclasses.replace(column, type=dataclasses.replace(column.type, collation=collation))
+    return dataclasses.replace(column, type=dataclasses.replace(column.type, collation=_compared_collation(column.name, collation)))
 
 
 @dataclass

@@ -15,6 +15,14 @@ from .declined import Declined
 DUCKDB_COLLATION = "NOACCENT.NOCASE"
 
 
+def compared_by_the_rule(collation: str) -> bool:
+    """Whether text under `collation` compares as this module's one rule says (case
+    ignored): the servers' default collations and the other _ci ones. A _bin or _cs
+    collation tells 'a' from 'A' in keys, conditions, orders and string functions, which
+    the simulator does not model: a column of one is refused where it is defined."""
+    return not collation.endswith(("_bin", "_cs"))
+
+
 def text_key(text: str) -> str:
     """What text compares as under the collation: ASCII by its lower case; other text is
     DuckDB's to compare (Declined)."""

@@ -22,6 +22,7 @@ from .functions.division import mark_uncertain_divisions
 from .functions.library import STRUCTURE
 from .functions.native import UNMODELLED_MARKER
 from .functions.statement import StatementContext
+from .functions.window import WINDOW_NODES, UniqueKeys, check_windows
 from .statement import is_cte_reference
 from .temporal_types import check_temporal_uses
 from .types import ColumnType
@@ -60,6 +61,8 @@ class Translator:
         # The tree translated is a condition choosing rows (an UPDATE's WHERE): DuckDB may
         # evaluate it for rows the server's access path never reads.
         self.in_condition = False
+        # The keys that identify a row of a table the tree reads (window functions' order).
+        self.unique_keys: UniqueKeys = lambda table: ()
 
     def rewrite(self, tree: exp.Expression) -> exp.Expression:
         """A rewritten copy of `tree` (the original is a cached parse and stays untouched)."""
@@ -99,6 +102,8 @@ class Translator:
     def translate(self, tree: exp.Expression) -> exp.Expression:
         """The DuckDB tree for `tree`, every construct in it one the translation models."""
         check_temporal_uses(tree, self.temporal_columns)  # as written: the MySQL uses
+        if tree.find(*WINDOW_NODES) is not None:
+            check_windows(tree, self.context.flavor, self.unique_keys)
         rewritten = self.rewrite(tree)
         check_supported(rewritten, self._generated)
         if self.json_columns:

@@ -200,6 +200,15 @@ class Flavor:
     json_column_is_text: bool = False
     # MySQL's `doc->'$.a'` and `doc->>'$.a'`; MariaDB has no such operators.
     json_arrow_operators: bool = True
+    # MySQL's REGEXP_LIKE and the position, occurrence and match_type arguments of its
+    # REGEXP_INSTR / _SUBSTR / _REPLACE (MariaDB has the short forms only; functions/regexp.py).
+    regexp_match_options: bool = True
+    # MySQL 8.0.19's row alias, INSERT ... VALUES (...) AS new ON DUPLICATE KEY UPDATE c = new.c.
+    insert_row_alias: bool = True
+    # The error of a window function outside a SELECT's list and ORDER BY (an ErrorCode name).
+    window_placement_error: str = "ER_WINDOW_INVALID_WINDOW_FUNC_USE"
+    # LAG(expr, n, default) / LEAD(...): MySQL takes the default; MariaDB's parser does not.
+    lag_lead_default: bool = True
     # UNIX_TIMESTAMP(t) of a t before the epoch or after `unix_time_max`: MySQL 0, MariaDB
     # NULL. The last second FROM_UNIXTIME and UNIX_TIMESTAMP take: MySQL 8.0.28+ on 64-bit
     # platforms 3001-01-18 23:59:59 UTC (its func_time results), MariaDB 10.11 2038-01-19 03:14:07.
@@ -343,6 +352,10 @@ MARIADB_1011 = Flavor(
     temporal=MARIADB_TEMPORAL,
     json_column_is_text=True,
     json_arrow_operators=False,
+    regexp_match_options=False,
+    insert_row_alias=False,
+    window_placement_error="ER_WRONG_PLACEMENT_OF_WINDOW_FUNCTION",
+    lag_lead_default=False,
     user_lock_names_case_sensitive=True,
     user_lock_empty_name_error=False,
     secure_file_priv=None,

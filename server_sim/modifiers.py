@@ -59,7 +59,7 @@ def without_delete_target_stars(source: str) -> str:
     """A multi-table DELETE's targets without the optional `.*` the servers allow after
     each (`DELETE t2.* FROM t2, t5 ...`, `DELETE FROM t2.* USING ...`): the same tables,
     in a form sqlglot reads. The statement is logged as sent."""
-    if ".*" not in source.replace(" ", "") or not source.lstrip()[:6].upper() == "DELETE":
+    if source.lstrip()[:6].upper() != "DELETE" or ".*" not in source.replace(" ", ""):
         return source
     try:
         tokens = _MYSQL.tokenize(source)

@@ -7,6 +7,7 @@ it; a name the server does not know is 1193, as the server says.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -188,12 +189,24 @@ def _sql_mode_check(flavor: Flavor) -> Callable[[str], str]:
     return check
 
 
+_OFFSET = re.compile(r"([+-])(\d{1,2}):(\d{2})")
+
+
 def _time_zone(text: str) -> str:
-    """SYSTEM (the simulated servers' clock is UTC) and UTC offsets of zero are modelled."""
+    """SYSTEM (the simulated servers' clock is UTC) and UTC offsets of zero are modelled. A
+    named zone ('UTC' too) is 1298, as on a server whose mysql.time_zone tables are empty,
+    as installed; so is an offset no server takes (beyond -13:59 .. +14:00, 60 minutes)."""
     value = text.strip("'\"")
     if value.upper() == "SYSTEM":
         return "SYSTEM"
-    if value in ("+00:00", "+0:00", "-00:00", "-0:00"):
+    found = _OFFSET.fullmatch(value)
+    if found is None:
+        raise SqlError(ErrorCode.ER_UNKNOWN_TIME_ZONE, value)
+    sign, hours, minutes = found.group(1), int(found.group(2)), int(found.group(3))
+    offset = (hours * 60 + minutes) * (-1 if sign == "-" else 1)
+    if minutes > 59 or not -(13 * 60 + 59) <= offset <= 14 * 60:
+        raise SqlError(ErrorCode.ER_UNKNOWN_TIME_ZONE, value)
+    if offset == 0:
         return "+00:00"
     raise not_supported(f"time_zone '{value}' (the simulator models SYSTEM and +00:00)")
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
 from harness.oracle.mariadb import ServerError, find_program
@@ -53,12 +54,32 @@ def _write_class_archive() -> None:
             stop_spark(spark)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the group marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that uses the shared SparkSession runs in one xdist group, so a run in
-    several processes (`-n 2 --dist loadgroup`) still starts one session."""
+    several processes (`-n 2 --dist loadgroup`) still starts one session; a module that
+    marks its tests with a group of their own (the standalone cluster's) keeps them in one
+    process, with its module-scoped servers started once."""
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("spark"))
+        group = item.get_closest_marker("xdist_group")
+        if group is not None and "@" not in item.nodeid and hasattr(item, "_id"):
+            # pytest 9.2 derives a node id from `_id`; xdist 3.8 writes the group into
+            # `_nodeid`, which no longer shows, and would scatter the group's tests.
+            item._id = type(item._id).parse(f"{item.nodeid}@{group.args[0]}")
+
+
+@pytest.fixture(autouse=True)
+def _one_spark_session(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test that starts Spark in the test process without the `spark` fixture fails: in a
+    run of several processes its session would be a second JVM (~700 MB and a start), in a
+    process outside the Spark group. Take the fixture (a command run in-process gets it
+    through `lambda: spark`) or run the command as a subprocess."""
+    started = SparkContext._gateway is not None
+    yield
+    if not started and SparkContext._gateway is not None and "spark" not in request.fixturenames:
+        pytest.fail("started Spark in the test process without the `spark` fixture", pytrace=False)
 
 
 @pytest.fixture(scope="session")

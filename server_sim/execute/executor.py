@@ -27,6 +27,7 @@ from .rename import rename_tables
 from .routine_ddl import create_routine, drop_procedure
 from .run import ForcedAutoIncrement, StatementHandler, StatementRun, StatementScope
 from .select import run_select
+from .row_alias import with_row_alias
 from .stored_functions import with_stored_functions
 from .alter_table import alter_table
 from .table_ddl import create_table, drop_table, truncate
@@ -108,7 +109,8 @@ class Executor:
                 handler = HANDLERS.get(kind)
                 if handler is None:
                     raise not_supported(f"{kind.value} in the executor")
-                run.statement = with_stored_functions(run, statement)
+                aliased = with_row_alias(statement, self.server.flavor, lambda name: [column.name for column in self.catalog.get(name, session.thread_id).columns])
+                run.statement = with_stored_functions(run, aliased)
                 handler(run)
                 if raised:  # conditions no part of the statement settled
                     raise not_supported(f"a division by zero (1365) in {kind.value} where the simulator does not model whether the server fails or warns")

@@ -15,6 +15,7 @@ from ..lenient_values import implicit_default
 from ..types import TypeFamily
 from ..errors import Condition, ErrorCode, SqlError, not_supported, note
 from ..functions.context import literal
+from ..functions.window import refuse_unordered_windows
 from ..statement import TriggerEvent, TriggerTiming, WriteMode
 from .bit_values import refuse_bits_read_as_text
 from .assignments import Assignments, assignments, sequential, touch_on_update, update_write_set
@@ -98,6 +99,7 @@ class InsertRun:
             # Read whole before the first row is written: the SELECT does not see the
             # statement's own rows, even from the table it inserts into.
             refuse_bits_read_as_text(run, source, self.columns)
+            refuse_unordered_windows(source, self.translator.unique_keys)
             rows = FastPath(run).mirrored_select(source, self.translator.rewrite)  # type: ignore[assignment]
             if rows is None:
                 ordered = in_scan_order(run, source)

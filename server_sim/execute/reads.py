@@ -145,8 +145,8 @@ def in_scan_order(scope: StatementScope, query: exp.Expression) -> exp.Expressio
     (InnoDB: primary key), which decides what INSERT ... SELECT and LIMIT see."""
     if not isinstance(query, exp.Select) or query.args.get("order") or query.args.get("joins") or query.args.get("group"):
         return query
-    if query.find(exp.AggFunc) is not None or query.args.get("distinct"):
-        return query
+    if query.find(exp.AggFunc) is not None or query.args.get("distinct") or query.find(exp.Window) is not None:
+        return query  # a window's sort, not the scan, orders the rows (refuse_unordered_windows)
     source = query.args.get("from_")
     node = source.this if source is not None else None
     if not isinstance(node, exp.Table) or not isinstance(node.this, exp.Identifier):

@@ -83,7 +83,14 @@ class StatementScope:
             table = self.catalog.require(node.db, node.name, self.session.thread_id)  # not filled: only its types are read
             return [(column.name, column.type) for column in table.columns]
 
+        def unique_keys(node: exp.Table) -> list[tuple[str, ...]]:
+            """The keys that identify one row of the table: primary, or unique over NOT NULL columns."""
+            table = self.catalog.require(node.db, node.name, self.session.thread_id)
+            nullable = {column.name.lower() for column in table.columns if column.nullable}
+            return [key.columns for key in table.keys if key.unique and not nullable & {name.lower() for name in key.columns}]
+
         translator = Translator(self.context, table_source, columns_of, self.statement_tables())
+        translator.unique_keys = unique_keys
         # Expressions are also translated apart from their table (a row's new values): the
         # guard knows every TIME and YEAR column by name, the session's temporary ones too.
         tables = [*self.catalog.tables.values(), *self.catalog.temporary.values()]

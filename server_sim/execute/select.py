@@ -9,6 +9,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..errors import ErrorCode, note
+from ..functions.window import refuse_unordered_windows
 from .reads import evaluate, in_scan_order
 from .run import StatementRun
 
@@ -33,10 +34,13 @@ def _select(run: StatementRun) -> None:
             run.session.found_rows = 1
             run.session.row_count = -1
             return
+    translator = run.translator()
+    if ast.args.get("limit") is not None:
+        refuse_unordered_windows(ast, translator.unique_keys)  # which rows the LIMIT keeps
     tree = in_scan_order(run, ast.copy())
     tree.set("locks", None)
     counted = _calc_found_rows(run, tree)
-    run.outcome.rows = run.storage.query(run.translator().sql(tree))
+    run.outcome.rows = run.storage.query(translator.sql(tree))
     run.session.found_rows = counted if counted is not None else len(run.outcome.rows)
     run.session.row_count = -1
 

@@ -28,12 +28,14 @@ from .json_modify import JSON_EDITS
 from .library import STRUCTURE, SqlFunction
 from .native import NATIVES
 from .numbers import ARITHMETIC, COMPARISONS, PORTABLE
+from .regexp import REGEXPS
 from .server_state import SERVER_CALLS, SERVER_STATE
 from .stored_body import STORED_BODY
 from .stored_result import STORED_RESULT
 from .strings import STRINGS
+from .window import WINDOWS
 
-FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *DIVISION, *COMPARISONS, *PORTABLE, *STRINGS, *BITS, *DATES, *CONTROL, *SERVER_STATE, *JSON_FUNCTIONS, *JSON_BUILDERS, *JSON_EDITS, *STORED_RESULT, *STORED_BODY)
+FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *DIVISION, *COMPARISONS, *PORTABLE, *STRINGS, *REGEXPS, *BITS, *DATES, *CONTROL, *SERVER_STATE, *JSON_FUNCTIONS, *JSON_BUILDERS, *JSON_EDITS, *STORED_RESULT, *STORED_BODY, *WINDOWS)
 
 # Every call the translations write: the server's generators, the library's Python
 # implementations (native.py) and the DuckDB functions the translations use.

@@ -88,6 +88,8 @@ _OF_ARITY: dict[int, Callable[[Callable[..., object]], Callable[..., object]]] =
     2: lambda f: lambda a, b: f(a, b),
     3: lambda f: lambda a, b, c: f(a, b, c),
     4: lambda f: lambda a, b, c, d: f(a, b, c, d),
+    5: lambda f: lambda a, b, c, d, e: f(a, b, c, d, e),
+    6: lambda f: lambda a, b, c, d, e, g: f(a, b, c, d, e, g),
 }
 
 # Every implementation, by its DuckDB name: registered in each server's connection.
@@ -174,13 +176,41 @@ def call_in_duckdb(native: Native, arguments: Sequence[exp.Expression], translat
     """The DuckDB call of the registered implementation, each argument translated and cast
     to its parameter's type."""
     for argument, parameter in zip(arguments, native.parameters * len(arguments)):
-        if parameter == TEXT and isinstance(argument, exp.Anonymous | exp.Unhex) and function_name(argument) in BINARY_RESULTS:
+        if parameter == TEXT and (_binary_cast(argument) or isinstance(argument, exp.Anonymous | exp.Unhex) and function_name(argument) in BINARY_RESULTS):
             raise not_supported(f"a string function of the binary string {argument.sql(dialect='mysql')}")
+    columns = [isinstance(argument, exp.Column) for argument in arguments]
     arguments = [translation.rewrite(argument) for argument in arguments]
+    parameters = native.parameters * len(arguments) if native.variadic else native.parameters
+    cast = [_cast(argument, parameter, column) for argument, parameter, column in zip(arguments, parameters, columns)]
     if native.variadic:
-        cast = [exp.cast(argument, exp.DataType.build(native.parameters[0], dialect="duckdb")) for argument in arguments]
         return exp.Anonymous(this=native.name, expressions=[exp.Anonymous(this="list_value", expressions=cast)])
-    return exp.Anonymous(this=native.name, expressions=[exp.cast(a, exp.DataType.build(p, dialect="duckdb")) for a, p in zip(arguments, native.parameters)])
+    return exp.Anonymous(this=native.name, expressions=cast)
+
+
+def _binary_cast(argument: exp.Expression) -> bool:
+    """`BINARY x` or CAST(x AS BINARY): bytes the server matches exactly."""
+    return isinstance(argument, exp.Cast) and argument.to.is_type(exp.DataType.Type.BINARY, exp.DataType.Type.VARBINARY, exp.DataType.Type.BLOB)
+
+
+def _cast(argument: exp.Expression, parameter: str, column: bool) -> exp.Expression:
+    """An argument cast to its parameter's DuckDB type. A binary column's bytes are no
+    text (the server compares them exactly and counts bytes): refused when they reach a
+    text parameter (the type is known when DuckDB binds the query, so the test costs no row)."""
+    cast = exp.cast(argument, exp.DataType.build(parameter, dialect="duckdb"))
+    if parameter != TEXT or not column:
+        return cast
+    binary = exp.EQ(this=exp.Anonymous(this="typeof", expressions=[argument.copy()]), expression=exp.Literal.string("BLOB"))
+    refused = exp.Anonymous(this=BINARY_ARGUMENT, expressions=[exp.Literal.string(argument.sql(dialect="duckdb"))])
+    return exp.Case(ifs=[exp.If(this=binary, true=refused)], default=cast)
+
+
+def _binary_argument(column: str) -> str:
+    raise Unmodelled(f"a string function of the binary column {column}")
+
+
+# The DuckDB function a binary column given to a text parameter calls instead (registered).
+BINARY_ARGUMENT = "rpl_binary_argument"
+NATIVES[BINARY_ARGUMENT] = Native(BINARY_ARGUMENT, _binary_argument, (TEXT,), "VARCHAR", null_in_null_out=False)
 
 
 def native(

@@ -199,8 +199,11 @@ def _hex_entry() -> SqlFunction:
         number = _HEX_NUMBER.duckdb(exp.Anonymous(this="HEX", expressions=[exp.TryCast(this=argument, to=exp.DataType.build("HUGEINT"))]), translation)  # type: ignore[misc]
         text = _HEX_TEXT.duckdb(exp.Anonymous(this="HEX", expressions=[argument.copy()]), translation)  # type: ignore[misc]
         types = exp.Tuple(expressions=[exp.Literal.string(name) for name in _NUMERIC_TYPES])
-        test = exp.In(this=exp.Anonymous(this="typeof", expressions=[translation.rewrite(argument)]), expressions=types.expressions)
-        return exp.Case(ifs=[exp.If(this=test, true=number)], default=text)
+        typeof = exp.Anonymous(this="typeof", expressions=[translation.rewrite(argument)])
+        test = exp.In(this=typeof, expressions=types.expressions)
+        binary = exp.EQ(this=typeof.copy(), expression=exp.Literal.string("BLOB"))  # a binary column: its bytes, as DuckDB's hex gives them
+        as_bytes = exp.Anonymous(this="hex", expressions=[translation.rewrite(argument)])
+        return exp.Case(ifs=[exp.If(this=test, true=number), exp.If(this=binary, true=as_bytes)], default=text)
 
     def evaluate(node: exp.Expression, compiler: Compiling) -> Operand:
         chosen = _HEX_TEXT if compiler.operand(node.this).kind is Kind.TEXT else _HEX_NUMBER

@@ -5,7 +5,8 @@ Each command runs in a process of its own, as a person runs it: its SparkContext
 the test run's shared session. The driver writes under a directory the workers and their
 executors do not see (an empty tmpfs covers it in their mount namespace), so a job that
 read the driver's --out would fail or differ. `fuzz` runs COUNT workloads (not 300: the
-test stays near two minutes on a loaded 2-core machine).
+test stays near two minutes on a loaded 2-core machine). The local reference runs go on
+beside the cluster's (its start, its jobs), which mostly wait.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from harness.spark import java_problem
 from harness.spark_cluster import StandaloneCluster
 from tests.support import ROOT
 
-pytestmark = pytest.mark.skipif(java_problem() is not None, reason="Spark needs Java")
+# One process runs the file (a run in several): the cluster is started once for it.
+pytestmark = [pytest.mark.skipif(java_problem() is not None, reason="Spark needs Java"), pytest.mark.xdist_group("cluster")]
 
 COUNT = "60"
 # Every fourth file of the bundled suites (all of them with RPLHARNESS_CLUSTER_ALL=1: a
@@ -37,7 +39,32 @@ DOCUMENTS = ("report.json", "junit.xml", "report.html")
 
 
 def rplharness(*arguments: object, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness.cli", *map(str, arguments)], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    return started(*arguments).result(timeout)
+
+
+class Started:
+    """A command running in its own process; `result` waits for it. The local reference
+    runs go on beside the cluster's, whose wall time is mostly waiting."""
+
+    def __init__(self, arguments: tuple[object, ...]) -> None:
+        self.command = [sys.executable, "-m", "harness.cli", *map(str, arguments)]
+        self.process = subprocess.Popen(self.command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self._done: subprocess.CompletedProcess[str] | None = None
+
+    def result(self, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+        if self._done is None:
+            try:
+                stdout, stderr = self.process.communicate(timeout=timeout)
+            finally:
+                if self.process.poll() is None:
+                    self.process.kill()
+                    self.process.communicate()
+            self._done = subprocess.CompletedProcess(self.command, self.process.returncode, stdout, stderr)
+        return self._done
+
+
+def started(*arguments: object) -> Started:
+    return Started(arguments)
 
 
 def can_hide() -> bool:
@@ -63,9 +90,13 @@ def cluster(driver_dir: Path) -> Iterator[StandaloneCluster]:
 
 
 @pytest.fixture(scope="module")
-def local_fuzz(driver_dir: Path) -> tuple[subprocess.CompletedProcess[str], Path]:
+def local_fuzz(driver_dir: Path) -> Iterator[tuple[Started, Path]]:
+    """The local backend's fuzz report, started at once: it runs beside the cluster tests
+    before the one that compares with it."""
     out = driver_dir / "fuzz-local"
-    return rplharness("fuzz", "--count", COUNT, "--seed", SEED, "--out", out), out
+    run = started("fuzz", "--count", COUNT, "--seed", SEED, "--out", out)
+    yield run, out
+    run.result()  # never left running
 
 
 def assert_same_output(local: tuple[subprocess.CompletedProcess[str], Path], spark: tuple[subprocess.CompletedProcess[str], Path]) -> None:
@@ -92,12 +123,12 @@ def finished_tasks(cluster: StandaloneCluster) -> dict[str, int]:
     }
 
 
-def test_the_suites_on_the_cluster_give_the_local_report(cluster: StandaloneCluster, driver_dir: Path) -> None:
+def test_the_suites_on_the_cluster_give_the_local_report(local_fuzz, cluster: StandaloneCluster, driver_dir: Path) -> None:
     local_out, spark_out = driver_dir / "suites-local", driver_dir / "suites-spark"
-    local = rplharness("run", *SUITES, "--compare", "python", "--out", local_out)
+    local = started("run", *SUITES, "--compare", "python", "--out", local_out)
     # Compared in the tasks that ran them (the fuzz test below compares in a query of its own).
     spark = rplharness("run", *SUITES, "--executor", "spark", "--spark-master", cluster.url, "--compare", "python", "--out", spark_out)
-    assert_same_output((local, local_out), (spark, spark_out))
+    assert_same_output((local.result(), local_out), (spark, spark_out))
 
 
 def test_the_executors_cannot_see_the_driver_s_output(cluster: StandaloneCluster, driver_dir: Path) -> None:
@@ -129,7 +160,8 @@ def test_fuzz_on_the_cluster_gives_the_local_report_on_both_workers_one_killed_m
         assert process.poll() is None, "the job ended before the worker could be killed"
         victim.stop(signal.SIGKILL)  # the worker and its executor, mid-job, holding cached results
         stdout, stderr = process.communicate(timeout=600)
-    assert_same_output(local_fuzz, (subprocess.CompletedProcess(command, process.returncode, stdout, stderr), out))
+    local_run, local_out = local_fuzz
+    assert_same_output((local_run.result(), local_out), (subprocess.CompletedProcess(command, process.returncode, stdout, stderr), out))
     assert finished_tasks(cluster)[survivor.name] > before[survivor.name], "the other worker ran none of the job's tasks"
     assert "WARN" not in stderr and "log4j" not in stderr  # Spark's lines went to OUT/spark.log
     assert re.search(r"Lost executor|[Ee]xecutor \S+ lost|ExecutorLost", (out / "spark.log").read_text()), "Spark did not see the executor go"

@@ -59,6 +59,12 @@ def _master(new_master, flavor: Flavor = MARIADB_1011, binlog_format: str = "STA
         ("SET sql_mode = CONCAT(@@sql_mode, ',TIME_ROUND_FRACTIONAL')", 1235, {}),
         ("SET time_zone = '+00:00'", None, {"time_zone": "+00:00"}),
         ("SET time_zone = '+02:00'", 1235, {"time_zone": "SYSTEM"}),
+        ("SET time_zone = '-0:00'", None, {"time_zone": "+00:00"}),
+        # Named zones need the mysql.time_zone tables, empty on a server as installed.
+        ("SET time_zone = 'Europe/Paris'", 1298, {"time_zone": "SYSTEM"}),
+        ("SET time_zone = 'UTC'", 1298, {"time_zone": "SYSTEM"}),
+        ("SET time_zone = '+14:01'", 1298, {"time_zone": "SYSTEM"}),
+        ("SET time_zone = '+1:75'", 1298, {"time_zone": "SYSTEM"}),
         ("SET lc_time_names = 'de_DE'", 1235, {"lc_time_names": "en_US"}),
         ("SET sql_select_limit = 1", 1235, {}),
         ("SET max_execution_time = 10", 1235, {}),

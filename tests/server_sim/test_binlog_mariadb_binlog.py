@@ -132,7 +132,7 @@ def test_text_columns_of_every_charset_print_their_bytes_as_mariadb_binlog_print
     for expected in (
         b"@2='h\xe9llo' /* STRING(10) meta=65034 ",  # latin1: é is one byte
         b"@2='na\xc3\xafve \xce\xa9' /* VARSTRING(40) meta=40 ",  # utf8mb4
-        b"@3='\xe9t\xe9' /* STRING(3) meta=65027 ",  # latin1 COLLATE latin1_bin in a utf8mb4 table
+        b"@3='\xe9t\xe9' /* STRING(3) meta=65027 ",  # latin1 COLLATE latin1_general_ci in a utf8mb4 table
         b"/* VARSTRING(300) meta=300 ",  # utf8mb3 VARCHAR(100)
         b"@2='\xe0\xe9\xee\xf5\xfc\x80' /* STRING(10) ",  # the euro sign is latin1's 0x80
     ):

@@ -16,6 +16,7 @@ from server_sim.expressions import Translator
 from server_sim.functions import FUNCTIONS, function_name, is_udf_call, lookup
 from server_sim.functions.statement import StatementContext
 from server_sim.mirror.compiler import Compiler
+from tests.support import Db
 
 CONTEXT = StatementContext(
     timestamp=dt.datetime(2026, 1, 2, 3, 4, 5), user="root@localhost", thread_id=7, database="test", version="8.0.36",
@@ -75,3 +76,28 @@ def test_the_collation_keys_ascii_text_by_its_lower_case_and_declines_other_text
     for key in (text_key, equality_key):
         with pytest.raises(Declined):
             key("é")
+
+
+@pytest.mark.parametrize("fast_path", [True, False], ids=["fast", "duckdb"])
+@pytest.mark.parametrize(
+    ("sql", "answer"),
+    [
+        ("SELECT LOCATE('x', a), HEX(a) FROM bt", [(1, "58")]),
+        ("SELECT HEX(b), LOWER(HEX(b)) FROM bt", [("FF58", "ff58")]),  # a binary column's bytes
+        ("SELECT LOCATE('x', b) FROM bt", "a string function of the binary column b"),
+        ("SELECT LENGTH(b) FROM bt", "a string function of the binary column b"),
+        ("UPDATE bt SET a = 'y' WHERE FIELD('x', b) > 0", "a string function of the binary column b"),
+    ],
+)
+def test_a_binary_column_in_a_string_function_is_refused_but_hex_gives_its_bytes(sql: str, answer: object, fast_path: bool) -> None:
+    """A binary column holds bytes the server compares exactly and counts one by one: a text
+    function would read them as case-insensitive text, so it is refused (1235)."""
+    db = Db(fast_path=fast_path)
+    db.ok("CREATE TABLE bt (id INT PRIMARY KEY, a VARCHAR(10), b VARBINARY(10))")
+    db.ok("INSERT INTO bt VALUES (1, 'X', UNHEX('FF58'))")
+    outcome = db.run(sql)
+    if isinstance(answer, str):
+        assert outcome.error is not None and (outcome.error.code, outcome.error.message) == (1235, f"This version of MySQL doesn't yet support '{answer}'")
+    else:
+        assert outcome.error is None and outcome.rows == answer
+    db.close()
