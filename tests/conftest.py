@@ -11,10 +11,10 @@ from pyspark.sql import SparkSession
 
 from harness.oracle.mariadb import ServerError, find_program
 from harness.spark import java_problem, start_spark, stop_spark
-from harness.spark_class_archive import archive_path, wait_for_archive
+from harness.spark_class_archive import archive_path
 from master_sim.master import Master
 from server_sim.flavor import MYSQL_80, Flavor
-from tests.support import ARCHIVE_WAIT, ROOT, MariaDBBinlogs
+from tests.support import ROOT, MariaDBBinlogs
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -84,9 +84,10 @@ def _one_spark_session(request: pytest.FixtureRequest) -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[SparkSession]:
-    """One SparkSession for the whole run: starting one costs 4-10 s, a small job ~0.5 s;
-    started once the class-data archive the run is writing (pytest_sessionstart) is there."""
-    wait_for_archive(ARCHIVE_WAIT)
+    """One SparkSession for the whole run: starting one costs 4-10 s, a small job ~0.5 s.
+    It does not wait for the class-data archive the run may be writing
+    (pytest_sessionstart): the Spark tests are one process's queue, and on a fresh machine
+    a wait of a minute or more there costs more than the archive saves."""
     session = start_spark()
     yield session
     stop_spark(session)
