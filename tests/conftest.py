@@ -14,7 +14,7 @@ from harness.spark import java_problem, start_spark, stop_spark
 from harness.spark_class_archive import archive_path
 from master_sim.master import Master
 from server_sim.flavor import MYSQL_80, Flavor
-from tests.support import ROOT, MariaDBBinlogs
+from tests.support import ARCHIVE_AT_START, ROOT, MariaDBBinlogs
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -83,11 +83,13 @@ def _one_spark_session(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
-def spark() -> Iterator[SparkSession]:
+def spark(request: pytest.FixtureRequest) -> Iterator[SparkSession]:
     """One SparkSession for the whole run: starting one costs 4-10 s, a small job ~0.5 s.
     It does not wait for the class-data archive the run may be writing
     (pytest_sessionstart): the Spark tests are one process's queue, and on a fresh machine
     a wait of a minute or more there costs more than the archive saves."""
+    archive = archive_path()
+    request.config.stash[ARCHIVE_AT_START] = archive is not None and archive.is_file()
     session = start_spark()
     yield session
     stop_spark(session)

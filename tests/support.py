@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from harness.oracle.mariadb import MariaDBServer
 from scenarios.loader import load_scenario
@@ -35,6 +36,8 @@ their own location, so a test module can move between directories."""
 # How long a test waits for the Spark class-data archive the run is writing (conftest):
 # writing it takes under a minute on an idle 2-core machine.
 ARCHIVE_WAIT = 240.0
+# Whether this machine's class-data archive existed when the run's SparkSession started.
+ARCHIVE_AT_START = pytest.StashKey[bool]()
 
 MASTER = ServerIdentity(1, "master", 7)
 SLAVE = ServerIdentity(2, "slave", 8, clock_start=dt.datetime(2026, 1, 1, 12, 0, 30))

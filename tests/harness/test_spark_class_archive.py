@@ -9,7 +9,7 @@ import pytest
 
 from harness import spark_class_archive
 from harness.spark_class_archive import ArchiveWrite, archive_path, driver_option, wait_for_archive
-from tests.support import ARCHIVE_WAIT
+from tests.support import ARCHIVE_AT_START, ARCHIVE_WAIT
 
 
 @pytest.fixture
@@ -62,10 +62,11 @@ def test_another_java_or_spark_has_its_own_archive(cache: Path, monkeypatch: pyt
     assert archive_path() not in (mine, None)
 
 
-def test_the_suites_session_maps_the_archive(spark, machines_archive: Path) -> None:
-    """The run's session started after the archive was written (conftest writes it first)."""
+def test_the_suites_session_maps_the_archive_it_found(spark, machines_archive: Path, request: pytest.FixtureRequest) -> None:
+    """The run's session maps the machine's archive when it was there as the session
+    started; on a fresh machine the run is still writing it and the session starts without."""
     arguments = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
-    assert f"-XX:SharedArchiveFile={machines_archive}" in list(arguments)
+    assert (f"-XX:SharedArchiveFile={machines_archive}" in list(arguments)) == request.config.stash[ARCHIVE_AT_START]
 
 
 @pytest.fixture
