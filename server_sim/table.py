@@ -124,20 +124,17 @@ class Table:
         declared = next((key for key in self.keys if key.kind is KeyKind.PRIMARY), None)
         if declared is not None:
             return declared
-        return next(
-            (
-                key
-                for key in self.keys
-                if key.kind is KeyKind.UNIQUE and all(not self.column(c).nullable for c in key.columns)
-            ),
-            None,
-        )
+        return next((key for key in self.keys if key.kind is KeyKind.UNIQUE and self.identifies_rows(key)), None)
+
+    def identifies_rows(self, key: Key) -> bool:
+        """Whether `key` tells every row apart: unique over NOT NULL columns (a PRIMARY KEY's are)."""
+        return key.unique and all(not self.column(c).nullable for c in key.columns)
 
     def unique_keys(self) -> list[Key]:
         """Unique keys in the order the server checks them: PK, NOT NULL unique keys, the rest."""
         primary = self.primary_key
         rest = [key for key in self.keys if key.unique and key is not primary]
-        rest.sort(key=lambda key: any(self.column(c).nullable for c in key.columns))
+        rest.sort(key=lambda key: not self.identifies_rows(key))
         return ([primary] if primary else []) + rest
 
     def pke_columns(self) -> list[str]:

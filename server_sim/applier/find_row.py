@@ -64,22 +64,18 @@ class RowSearch:
     key: Key | None
 
 
-def _is_unique_not_null(table: Table, key: Key) -> bool:
-    return key.unique and all(not table.column(c).nullable for c in key.columns)
-
-
 def _keys_in_server_order(table: Table) -> list[Key]:
     """PK first, then unique NOT NULL keys, then every other key (the servers sort them so)."""
     primary = table.primary_key
     rest = [key for key in table.keys if key is not primary]
-    rest.sort(key=lambda key: not _is_unique_not_null(table, key))
+    rest.sort(key=lambda key: not table.identifies_rows(key))
     return ([primary] if primary else []) + rest
 
 
 def _path_of(table: Table, key: Key) -> LookupPath:
     if key is table.primary_key:
         return LookupPath.PK
-    return LookupPath.UNIQUE if _is_unique_not_null(table, key) else LookupPath.KEY
+    return LookupPath.UNIQUE if table.identifies_rows(key) else LookupPath.KEY
 
 
 class RowFinder:
@@ -106,7 +102,7 @@ class RowFinder:
             None,
         )
         algorithms = self.algorithms
-        if key is not None and SearchAlgorithm.INDEX_SCAN in algorithms and _is_unique_not_null(table, key):
+        if key is not None and SearchAlgorithm.INDEX_SCAN in algorithms and table.identifies_rows(key):
             return RowSearch(_path_of(table, key), key)
         if SearchAlgorithm.HASH_SCAN in algorithms:
             return RowSearch(LookupPath.HASH, key)
@@ -119,7 +115,7 @@ class RowFinder:
         keys = _keys_in_server_order(self.table)
         if not keys:
             return None
-        if _is_unique_not_null(self.table, keys[0]):
+        if self.table.identifies_rows(keys[0]):
             return keys[0]
         best, best_rows_per_value = keys[0], 0.0
         for key in keys:

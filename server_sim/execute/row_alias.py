@@ -32,12 +32,13 @@ def with_row_alias(statement: Statement, flavor: Flavor, table_columns: Callable
     target = tree.this
     listed = [column.name for column in target.expressions] if isinstance(target, exp.Schema) else None
     table = target.this if isinstance(target, exp.Schema) else target
-    columns = listed if listed is not None else list(table_columns(table.name))
+    in_table = list(table_columns(table.name))
+    columns = listed if listed is not None else in_table
     renamed = [column.name for column in alias.args.get("columns") or []]
     if renamed and len(renamed) != len(columns):
         raise not_supported(f"a row alias naming {len(renamed)} columns of {len(columns)}")
     by_alias = {alias_name.lower(): column for alias_name, column in zip(renamed, columns)} or {column.lower(): column for column in columns}
-    table_names = {column.lower() for column in table_columns(table.name)}
+    table_names = {column.lower() for column in in_table}
 
     def proposed(node: exp.Expression) -> exp.Expression:
         if not isinstance(node, exp.Column) or node.args.get("db") is not None:

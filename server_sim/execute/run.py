@@ -86,8 +86,7 @@ class StatementScope:
         def unique_keys(node: exp.Table) -> list[tuple[str, ...]]:
             """The keys that identify one row of the table: primary, or unique over NOT NULL columns."""
             table = self.catalog.require(node.db, node.name, self.session.thread_id)
-            nullable = {column.name.lower() for column in table.columns if column.nullable}
-            return [key.columns for key in table.keys if key.unique and not nullable & {name.lower() for name in key.columns}]
+            return [key.columns for key in table.keys if table.identifies_rows(key)]
 
         translator = Translator(self.context, table_source, columns_of, self.statement_tables())
         translator.unique_keys = unique_keys

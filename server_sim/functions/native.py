@@ -175,12 +175,12 @@ def call_in_python(native: Native, arguments: Sequence[exp.Expression], compiler
 def call_in_duckdb(native: Native, arguments: Sequence[exp.Expression], translation: Translating) -> exp.Expression:
     """The DuckDB call of the registered implementation, each argument translated and cast
     to its parameter's type."""
-    for argument, parameter in zip(arguments, native.parameters * len(arguments)):
+    parameters = native.parameters * len(arguments) if native.variadic else native.parameters
+    for argument, parameter in zip(arguments, parameters):
         if parameter == TEXT and (_binary_cast(argument) or isinstance(argument, exp.Anonymous | exp.Unhex) and function_name(argument) in BINARY_RESULTS):
             raise not_supported(f"a string function of the binary string {argument.sql(dialect='mysql')}")
     columns = [isinstance(argument, exp.Column) for argument in arguments]
     arguments = [translation.rewrite(argument) for argument in arguments]
-    parameters = native.parameters * len(arguments) if native.variadic else native.parameters
     cast = [_cast(argument, parameter, column) for argument, parameter, column in zip(arguments, parameters, columns)]
     if native.variadic:
         return exp.Anonymous(this=native.name, expressions=[exp.Anonymous(this="list_value", expressions=cast)])
@@ -199,9 +199,14 @@ def _cast(argument: exp.Expression, parameter: str, column: bool) -> exp.Express
     cast = exp.cast(argument, exp.DataType.build(parameter, dialect="duckdb"))
     if parameter != TEXT or not column:
         return cast
-    binary = exp.EQ(this=exp.Anonymous(this="typeof", expressions=[argument.copy()]), expression=exp.Literal.string("BLOB"))
     refused = exp.Anonymous(this=BINARY_ARGUMENT, expressions=[exp.Literal.string(argument.sql(dialect="duckdb"))])
-    return exp.Case(ifs=[exp.If(this=binary, true=refused)], default=cast)
+    return exp.Case(ifs=[exp.If(this=is_binary(argument.copy()), true=refused)], default=cast)
+
+
+def is_binary(translated: exp.Expression) -> exp.Expression:
+    """The DuckDB test that a translated value is bytes (a binary column's BLOB), which
+    DuckDB settles when it binds the query."""
+    return exp.EQ(this=exp.Anonymous(this="typeof", expressions=[translated]), expression=exp.Literal.string("BLOB"))
 
 
 def _binary_argument(column: str) -> str:

@@ -30,6 +30,8 @@ from sqlglot import exp
 
 from ..declined import Declined
 from ..errors import ErrorCode, SqlError
+from ..flavor import Flavor
+from ..operands import Operand
 from .library import Compiling, SqlFunction, Translating
 from .native import INTEGER, TEXT, Unmodelled, native
 
@@ -44,15 +46,14 @@ _QUANTIFIER = re.compile(r"\{(\d+)(,(\d*))?\}")
 class _Pattern:
     """One pattern's translation into Python's syntax, refusing what is outside the core."""
 
-    def __init__(self, pattern: str, function: str) -> None:
+    def __init__(self, pattern: str, function: str, cased: bool) -> None:
         self.text, self.function, self.at = pattern, function, 0
-        self.cased = False  # set by the caller for a case-sensitive match
+        self.cased = cased  # a case-sensitive match: [:upper:] and [:lower:] mean the same to every engine
 
     def refuse(self, what: str) -> Unmodelled:
         return Unmodelled(f"{self.function}() of the pattern {self.text!r}: {what}")
 
-    def translate(self, cased: bool) -> str:
-        self.cased = cased
+    def translate(self) -> str:
         if not self.text:
             raise self.refuse("an empty pattern (MySQL rejects it)")
         _check_text(self.text, self.refuse)
@@ -218,7 +219,7 @@ def _compiled(pattern: str, function: str, match_type: str) -> re.Pattern[str]:
             raise Unmodelled(f"{function}() with the match_type {match_type!r}")
     if not cased:
         flags |= re.IGNORECASE
-    translated = _Pattern(pattern, function).translate(cased)
+    translated = _Pattern(pattern, function, cased).translate()
     try:
         return re.compile(translated, flags)
     except re.error as error:
@@ -301,10 +302,13 @@ _SUBSTR_MARIADB = native("REGEXP_SUBSTR_EMPTY", lambda text, pattern: regexp_sub
 _REPLACE = native("REGEXP_REPLACE", regexp_replace, [TEXT, TEXT, TEXT, INTEGER, INTEGER, TEXT], "VARCHAR", optional=3, exposed=False)
 
 
-def _entry(name: str, keys: tuple[str, ...], short: int, pick: Callable[[Translating], SqlFunction]) -> SqlFunction:
-    """A regular-expression function: its arguments in MySQL's order; MariaDB takes the
-    first `short` only (1582 for more; REGEXP_LIKE it lacks: 1305). The fast path runs the
-    short form, the same on both servers."""
+def _entry(
+    node_type: type[exp.Expression], name: str, keys: tuple[str, ...], short: int, chosen: Callable[[Flavor], SqlFunction], fast: SqlFunction | None
+) -> SqlFunction:
+    """A regular-expression function: its arguments in MySQL's order, the implementation
+    the server's flavor `chosen`; MariaDB takes the first `short` only (1582 for more;
+    REGEXP_LIKE it lacks: 1305). The fast path runs `fast` on the short form, where that
+    is the same on both servers (None: DuckDB's path)."""
 
     def arguments(node: exp.Expression) -> list[exp.Expression]:
         if isinstance(node, exp.Anonymous):
@@ -318,32 +322,30 @@ def _entry(name: str, keys: tuple[str, ...], short: int, pick: Callable[[Transla
 
     def translate(node: exp.Expression, translation: Translating) -> exp.Expression:
         given = arguments(node)
-        if len(given) > short and not translation.context.flavor.regexp_match_options:
+        flavor = translation.context.flavor
+        if len(given) > short and not flavor.regexp_match_options:
             if name == "REGEXP_LIKE":
                 raise SqlError(ErrorCode.ER_SP_DOES_NOT_EXIST, f"{translation.context.database}.{name}")
             raise SqlError(ErrorCode.ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT, name)
-        return pick(translation).duckdb(exp.Anonymous(this=name, expressions=given), translation)  # type: ignore[misc]
+        return chosen(flavor).duckdb(exp.Anonymous(this=name, expressions=given), translation)  # type: ignore[misc]
 
-    def evaluate(node: exp.Expression, compiler: Compiling) -> object:
+    def evaluate(node: exp.Expression, compiler: Compiling) -> Operand:
         given = arguments(node)
-        entry = pick(None)  # type: ignore[arg-type]
-        if len(given) > short or entry is None:
+        if len(given) > short or fast is None:
             raise Declined
-        return entry.python(exp.Anonymous(this=name, expressions=given), compiler)  # type: ignore[misc]
+        return fast.python(exp.Anonymous(this=name, expressions=given), compiler)  # type: ignore[misc]
 
-    node_type = {"REGEXP_LIKE": exp.RegexpLike, "REGEXP_INSTR": exp.RegexpInstr, "REGEXP_SUBSTR": exp.RegexpSubstr, "REGEXP_REPLACE": exp.RegexpReplace}[name]
-    return SqlFunction(names=(name,), nodes=(node_type,), duckdb=translate, python=evaluate)  # type: ignore[arg-type]
+    return SqlFunction(names=(name,), nodes=(node_type,), duckdb=translate, python=evaluate)
 
 
-def _substr(translation: Translating | None) -> SqlFunction | None:
-    if translation is None:
-        return None  # which answer a miss gives depends on the server: DuckDB's path
-    return _SUBSTR_MYSQL if translation.context.flavor.regexp_match_options else _SUBSTR_MARIADB
+def _substr(flavor: Flavor) -> SqlFunction:
+    """REGEXP_SUBSTR: a miss is NULL on MySQL, '' on MariaDB."""
+    return _SUBSTR_MYSQL if flavor.regexp_match_options else _SUBSTR_MARIADB
 
 
 REGEXPS: tuple[SqlFunction, ...] = (
-    _entry("REGEXP_LIKE", ("this", "expression", "flag"), 2, lambda translation: _LIKE),
-    _entry("REGEXP_INSTR", ("this", "expression", "position", "occurrence", "option", "parameters"), 2, lambda translation: _INSTR),
-    _entry("REGEXP_SUBSTR", ("this", "expression", "position", "occurrence", "parameters"), 2, _substr),  # type: ignore[arg-type]
-    _entry("REGEXP_REPLACE", ("this", "expression", "replacement", "position", "occurrence", "modifiers"), 3, lambda translation: _REPLACE),
+    _entry(exp.RegexpLike, "REGEXP_LIKE", ("this", "expression", "flag"), 2, lambda flavor: _LIKE, _LIKE),
+    _entry(exp.RegexpInstr, "REGEXP_INSTR", ("this", "expression", "position", "occurrence", "option", "parameters"), 2, lambda flavor: _INSTR, _INSTR),
+    _entry(exp.RegexpSubstr, "REGEXP_SUBSTR", ("this", "expression", "position", "occurrence", "parameters"), 2, _substr, None),
+    _entry(exp.RegexpReplace, "REGEXP_REPLACE", ("this", "expression", "replacement", "position", "occurrence", "modifiers"), 3, lambda flavor: _REPLACE, _REPLACE),
 )

@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from ..operands import Kind, Operand
 from .library import Compiling, SqlFunction, Translating
-from .native import BINARY_RESULTS, INTEGER, TEXT, Unmodelled, function_name, native
+from .native import BINARY_RESULTS, INTEGER, TEXT, Unmodelled, function_name, is_binary, native
 
 _UNSIGNED = (1 << 64) - 1
 
@@ -199,11 +199,10 @@ def _hex_entry() -> SqlFunction:
         number = _HEX_NUMBER.duckdb(exp.Anonymous(this="HEX", expressions=[exp.TryCast(this=argument, to=exp.DataType.build("HUGEINT"))]), translation)  # type: ignore[misc]
         text = _HEX_TEXT.duckdb(exp.Anonymous(this="HEX", expressions=[argument.copy()]), translation)  # type: ignore[misc]
         types = exp.Tuple(expressions=[exp.Literal.string(name) for name in _NUMERIC_TYPES])
-        typeof = exp.Anonymous(this="typeof", expressions=[translation.rewrite(argument)])
-        test = exp.In(this=typeof, expressions=types.expressions)
-        binary = exp.EQ(this=typeof.copy(), expression=exp.Literal.string("BLOB"))  # a binary column: its bytes, as DuckDB's hex gives them
-        as_bytes = exp.Anonymous(this="hex", expressions=[translation.rewrite(argument)])
-        return exp.Case(ifs=[exp.If(this=test, true=number), exp.If(this=binary, true=as_bytes)], default=text)
+        translated = translation.rewrite(argument)
+        test = exp.In(this=exp.Anonymous(this="typeof", expressions=[translated]), expressions=types.expressions)
+        as_bytes = exp.Anonymous(this="hex", expressions=[translated.copy()])  # a binary column: DuckDB's hex is MySQL's
+        return exp.Case(ifs=[exp.If(this=test, true=number), exp.If(this=is_binary(translated.copy()), true=as_bytes)], default=text)
 
     def evaluate(node: exp.Expression, compiler: Compiling) -> Operand:
         chosen = _HEX_TEXT if compiler.operand(node.this).kind is Kind.TEXT else _HEX_NUMBER

@@ -34,7 +34,7 @@ _AGGREGATES: tuple[type[exp.Expression], ...] = (exp.Count, exp.Sum, exp.Min, ex
 _ORDERED: tuple[type[exp.Expression], ...] = (exp.RowNumber, exp.Ntile, exp.Lag, exp.Lead, exp.FirstValue, exp.LastValue, exp.NthValue)
 WINDOW_NODES: tuple[type[exp.Expression], ...] = (exp.Window, *_PEER_ALIKE, *_FRACTIONS, *_ORDERED)
 
-# A table's keys that identify a row: (its name or alias, the key's columns) for each.
+# The columns of each key that identifies a row of the table a node names.
 UniqueKeys = Callable[[exp.Table], Sequence[tuple[str, ...]]]
 
 
@@ -84,11 +84,7 @@ def _placed_in(window: exp.Window) -> exp.Select | None:
         child, parent = parent, parent.parent
     if parent is None:
         return None
-    if child.arg_key == "expressions":
-        return parent
-    if child.arg_key == "order" and isinstance(child, exp.Order):
-        return parent
-    return None
+    return parent if child.arg_key in ("expressions", "order") else None
 
 
 def _wholly_ordered(window: exp.Window, select: exp.Select, unique_keys: UniqueKeys) -> bool:
