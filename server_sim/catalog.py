@@ -26,6 +26,7 @@ from .udf import Udf
 from .views import ViewDefinition
 from .charsets import resolve_collation
 from .collation import compared_by_the_rule
+from .temporal_types import TemporalRules
 from .type_declarations import column_type_from_sqlglot
 from .types import MARIADB_JSON, ColumnType, TypeFamily
 
@@ -52,19 +53,23 @@ def is_json_valid_check(item: exp.Expression, column: str) -> bool:
 
 
 @dataclass(frozen=True)
-class CharsetDefaults:
-    """Where a text column without its own CHARACTER SET / COLLATE takes its collation:
-    its table's default, else its database's; and the flavor's utf8mb4 default collation."""
+class ColumnDefaults:
+    """What a column definition takes from outside itself. Where a text column without its
+    own CHARACTER SET / COLLATE takes its collation: its table's default, else its
+    database's; and the flavor's utf8mb4 default collation. `temporal`: the rules a
+    DEFAULT's date is read by under a strict sql_mode (its NO_ZERO_DATE makes a zero date
+    1067); None: outside strict mode, where the server keeps a zero date (1235)."""
 
     table: str | None = None
     utf8mb4_collation: str = "utf8mb4_general_ci"
+    temporal: TemporalRules | None = None
 
 
 # Text types and the binary type each becomes with CHARACTER SET binary.
 _BINARY_OF = {"CHAR": "BINARY", "VARCHAR": "VARBINARY", "TINYTEXT": "TINYBLOB", "TEXT": "BLOB", "MEDIUMTEXT": "MEDIUMBLOB", "LONGTEXT": "LONGBLOB"}
 
 
-def _column_collation(node: exp.ColumnDef, column_type: ColumnType, defaults: CharsetDefaults) -> ColumnType:
+def _column_collation(node: exp.ColumnDef, column_type: ColumnType, defaults: ColumnDefaults) -> ColumnType:
     """A text column's type with its collation: its own clause, else the table's default."""
     charset = collation = None
     for constraint in node.args.get("constraints") or []:
@@ -94,7 +99,7 @@ def _compared_collation(column: str, collation: str | None) -> str | None:
     return collation
 
 
-def column_from_definition(node: exp.ColumnDef, defaults: CharsetDefaults = CharsetDefaults()) -> tuple[Column, list[KeyKind]]:
+def column_from_definition(node: exp.ColumnDef, defaults: ColumnDefaults = ColumnDefaults()) -> tuple[Column, list[KeyKind]]:
     """A column and the keys its own constraints declare (`a INT PRIMARY KEY`)."""
     name = node.name
     kind = node.args.get("kind")
@@ -146,14 +151,21 @@ def column_from_definition(node: exp.ColumnDef, defaults: CharsetDefaults = Char
             raise SqlError(ErrorCode.ER_WRONG_AUTO_KEY)
         default_kind, default = DefaultKind.VALUE, None
     if default_kind is DefaultKind.VALUE and default is not None:
-        try:
-            default = column_type.coerce(default, name)
-        except SqlError:
-            raise SqlError(ErrorCode.ER_INVALID_DEFAULT, name) from None
+        default = _default_value(column_type, default, name, defaults)
     if default is None and explicit_default and not nullable and default_kind is DefaultKind.VALUE:
         raise SqlError(ErrorCode.ER_INVALID_DEFAULT, name)
     column = Column(name, column_type, nullable, default_kind, default, auto_increment, on_update)
     return column, keys
+
+
+def _default_value(column_type: ColumnType, default: object, name: str, defaults: ColumnDefaults) -> object:
+    """A DEFAULT's value in its column's type; 1067 where the column cannot hold it."""
+    try:
+        return column_type.coerce(default, name, 1, defaults.temporal)
+    except SqlError as error:
+        if error.error is ErrorCode.ER_NOT_SUPPORTED_YET:
+            raise  # a value the server keeps and the simulator cannot (the zero date)
+        raise SqlError(ErrorCode.ER_INVALID_DEFAULT, name) from None
 
 
 def _now_precision(node: exp.Expression | None) -> int | None:
@@ -276,7 +288,7 @@ def table_from_create(
     node: exp.Create,
     engines: EngineRegistry,
     selected: Sequence[Column] = (),
-    charsets: CharsetDefaults = CharsetDefaults(),
+    charsets: ColumnDefaults = ColumnDefaults(),
     default_engines: tuple[str, str] = (DEFAULT_ENGINE, DEFAULT_ENGINE),
 ) -> Table:
     """The definition a `CREATE TABLE name (...) ENGINE=...` declares; CREATE ... SELECT
@@ -331,7 +343,7 @@ def table_from_create(
     return table
 
 
-def _table_collation(options: list[exp.Expression], charsets: CharsetDefaults) -> str | None:
+def _table_collation(options: list[exp.Expression], charsets: ColumnDefaults) -> str | None:
     """A table's default collation: its DEFAULT CHARSET / COLLATE options, else the database's."""
     charset = next((option.name for option in options if isinstance(option, exp.CharacterSetProperty)), None)
     collation = next((option.name for option in options if isinstance(option, exp.CollateProperty)), None)

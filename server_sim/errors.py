@@ -43,6 +43,19 @@ class ErrorCode(Enum):
     ER_CANT_DROP_FIELD_OR_KEY = (1091, "Can't DROP '%s'; check that column/key exists")
     ER_CANT_REMOVE_ALL_FIELDS = (1090, "You can't delete all columns with ALTER TABLE; use DROP TABLE instead")
     ER_UPDATE_TABLE_USED = (1093, "You can't specify target table '%s' for update in FROM clause")
+    # A column outside the groups under ONLY_FULL_GROUP_BY: MariaDB's words, then MySQL 8.0's.
+    ER_WRONG_FIELD_WITH_GROUP = (1055, "'%s' isn't in GROUP BY")
+    ER_MIX_OF_GROUP_FUNC_AND_FIELDS = (1140, "Mixing of GROUP columns (MIN(),MAX(),COUNT(),...) with no GROUP columns is illegal if there is no GROUP BY clause")
+    ER_WRONG_FIELD_WITH_GROUP_V2 = (
+        1055,
+        "Expression #%d of %s is not in GROUP BY clause and contains nonaggregated column '%s' which is not functionally dependent on columns in GROUP BY clause; this is incompatible with sql_mode=only_full_group_by",
+        "ER_WRONG_FIELD_WITH_GROUP",
+    )
+    ER_MIX_OF_GROUP_FUNC_AND_FIELDS_V2 = (
+        1140,
+        "In aggregated query without GROUP BY, expression #%d of %s contains nonaggregated column '%s'; this is incompatible with sql_mode=only_full_group_by",
+        "ER_MIX_OF_GROUP_FUNC_AND_FIELDS",
+    )
     ER_WRONG_VALUE_COUNT_ON_ROW = (1136, "Column count doesn't match value count at row %d")
     ER_UNKNOWN_TABLE = (1109, "Unknown table '%s' in %s")
     ER_UDF_EXISTS = (1125, "Function '%s' already exists")

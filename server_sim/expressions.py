@@ -22,6 +22,7 @@ from .functions.division import mark_uncertain_divisions
 from .functions.library import STRUCTURE
 from .functions.native import UNMODELLED_MARKER
 from .functions.statement import StatementContext
+from .functions.grouping import Grouping, check_grouping, needs_grouping_check
 from .functions.window import WINDOW_NODES, UniqueKeys, check_windows
 from .statement import is_cte_reference
 from .temporal_types import check_temporal_uses
@@ -104,6 +105,9 @@ class Translator:
         check_temporal_uses(tree, self.temporal_columns)  # as written: the MySQL uses
         if tree.find(*WINDOW_NODES) is not None:
             check_windows(tree, self.context.flavor, self.unique_keys)
+        if self.columns_of is not None and needs_grouping_check(tree):
+            context = self.context
+            tree = check_grouping(tree, Grouping(context.flavor, context.only_full_group_by, context.database, self.columns_of, self.unique_keys))
         rewritten = self.rewrite(tree)
         check_supported(rewritten, self._generated)
         if self.json_columns:

@@ -209,6 +209,11 @@ class Flavor:
     window_placement_error: str = "ER_WINDOW_INVALID_WINDOW_FUNC_USE"
     # LAG(expr, n, default) / LEAD(...): MySQL takes the default; MariaDB's parser does not.
     lag_lead_default: bool = True
+    # ONLY_FULL_GROUP_BY follows functional dependencies (MySQL 5.7+: a GROUP BY of a key
+    # determines its table's columns); MariaDB checks the SELECT list's columns only
+    # (functions/grouping.py). How a 1054 names a HAVING ('having clause', MariaDB 'HAVING').
+    group_by_functional_dependencies: bool = True
+    having_clause_name: str = "having clause"
     # UNIX_TIMESTAMP(t) of a t before the epoch or after `unix_time_max`: MySQL 0, MariaDB
     # NULL. The last second FROM_UNIXTIME and UNIX_TIMESTAMP take: MySQL 8.0.28+ on 64-bit
     # platforms 3001-01-18 23:59:59 UTC (its func_time results), MariaDB 10.11 2038-01-19 03:14:07.
@@ -356,6 +361,8 @@ MARIADB_1011 = Flavor(
     insert_row_alias=False,
     window_placement_error="ER_WRONG_PLACEMENT_OF_WINDOW_FUNCTION",
     lag_lead_default=False,
+    group_by_functional_dependencies=False,
+    having_clause_name="HAVING",
     user_lock_names_case_sensitive=True,
     user_lock_empty_name_error=False,
     secure_file_priv=None,

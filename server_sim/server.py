@@ -295,6 +295,7 @@ class Server:
                 return float(value) if value else timestamp.replace(tzinfo=dt.timezone.utc).timestamp()
             return variable.read(value)
 
+        modes = sql_modes(session.variables)
         return StatementContext(
             timestamp=timestamp,
             user=session.user,
@@ -308,7 +309,8 @@ class Server:
             system_variable=system_variable,
             udfs=self.catalog.udfs,
             flavor=self.flavor,
-            division_by_zero_warns="ERROR_FOR_DIVISION_BY_ZERO" in sql_modes(session.variables),
+            division_by_zero_warns="ERROR_FOR_DIVISION_BY_ZERO" in modes,
+            only_full_group_by="ONLY_FULL_GROUP_BY" in modes,
         )
 
     # -- system tables ------------------------------------------------------------------

@@ -123,10 +123,14 @@ SQL_MODES = (
 # non-strict case (ALTER TABLE's copy). NO_ENGINE_SUBSTITUTION: an unknown engine is
 # refused without it (the executor). ERROR_FOR_DIVISION_BY_ZERO: a division by zero raises
 # 1365, settled as an error or warnings by the statement (server_sim/functions/division.py).
+# ONLY_FULL_GROUP_BY: a column outside a grouped SELECT's groups is 1055 / 1140 with it,
+# refused without it (server_sim/functions/grouping.py).
+# NO_ZERO_DATE, NO_ZERO_IN_DATE: a date with a zero part is 1292 with them, stored without
+# them, which the simulator refuses (server_sim/temporal_types.py).
 MODELLED_SQL_MODES = frozenset(
     {
         "NO_AUTO_VALUE_ON_ZERO", "NO_AUTO_CREATE_USER", "NO_DIR_IN_CREATE", "STRICT_TRANS_TABLES", "STRICT_ALL_TABLES",
-        "NO_ENGINE_SUBSTITUTION", "ERROR_FOR_DIVISION_BY_ZERO",
+        "NO_ENGINE_SUBSTITUTION", "ERROR_FOR_DIVISION_BY_ZERO", "ONLY_FULL_GROUP_BY", "NO_ZERO_DATE", "NO_ZERO_IN_DATE",
     }
 )
 

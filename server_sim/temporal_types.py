@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from enum import Enum
 
@@ -47,14 +47,24 @@ class TemporalRules:
     time_range_error: ErrorCode
     # A seventh fractional digit: MySQL rounds it silently, MariaDB drops it with Note 1265.
     notes_excess_digits: bool
-    # A date with a zero part ('0000-00-00', '2020-00-01'): MySQL's default sql_mode
-    # (NO_ZERO_DATE, NO_ZERO_IN_DATE, strict) makes it 1292; MariaDB's stores it, which
-    # the simulator does not model (1235).
-    zero_dates_stored: bool
+    # sql_mode's NO_ZERO_DATE ('0000-00-00') and NO_ZERO_IN_DATE (a zero month or day,
+    # '2020-00-01'): under them such a date is 1292 (outside strict mode a warning, the zero
+    # date stored); without them it is stored. The simulator does not hold the zero date:
+    # wherever it would be stored, 1235. The flavor's rules follow its default sql_mode
+    # (MySQL's has both, MariaDB's neither); a statement's, its session's (`under_sql_mode`).
+    no_zero_date: bool
+    no_zero_in_date: bool
+
+    def under_sql_mode(self, modes: frozenset[str]) -> TemporalRules:
+        """These rules with the zero-date members of a session's sql_mode."""
+        no_zero_date, no_zero_in_date = "NO_ZERO_DATE" in modes, "NO_ZERO_IN_DATE" in modes
+        if (no_zero_date, no_zero_in_date) == (self.no_zero_date, self.no_zero_in_date):
+            return self
+        return replace(self, no_zero_date=no_zero_date, no_zero_in_date=no_zero_in_date)
 
 
-MYSQL_TEMPORAL = TemporalRules(Fraction.ROUND, 0, ErrorCode.ER_WARN_DATA_OUT_OF_RANGE, False, False)
-MARIADB_TEMPORAL = TemporalRules(Fraction.TRUNCATE, 999_999, ErrorCode.ER_WRONG_TEMPORAL_VALUE_FOR_FIELD, True, True)
+MYSQL_TEMPORAL = TemporalRules(Fraction.ROUND, 0, ErrorCode.ER_WARN_DATA_OUT_OF_RANGE, False, True, True)
+MARIADB_TEMPORAL = TemporalRules(Fraction.TRUNCATE, 999_999, ErrorCode.ER_WRONG_TEMPORAL_VALUE_FOR_FIELD, True, False, False)
 
 
 class OutOfRange(ValueError):
@@ -103,10 +113,10 @@ _ZERO_NUMBER = re.compile(r"^0+(\.0*)?$")
 
 
 def check_date_parts(value: object, rules: TemporalRules) -> None:
-    """A DATE/DATETIME text or number with a zero year, month or day: the zero date or a
-    zero in a date, 1292 under MySQL's default sql_mode (ValueError here), stored by
-    MariaDB's (1235: not modelled). A zero year with a month and day is 1235 on both
-    (the catalog's dates have none)."""
+    """A DATE/DATETIME text or number with a zero year, month or day: under NO_ZERO_DATE
+    (the zero date) or NO_ZERO_IN_DATE (a zero month or day) 1292 (ValueError here), else
+    stored as the server writes it (1235: not modelled). A zero year with a month and day
+    is a date no mode forbids, which the catalog's dates cannot hold: 1235."""
     if isinstance(value, (dt.date, dt.datetime)) or value is None:
         return
     text = _text_of(value)
@@ -114,7 +124,11 @@ def check_date_parts(value: object, rules: TemporalRules) -> None:
     parts = [int(part) for part in (match.groups() if match else ()) if part is not None]
     if not _ZERO_NUMBER.match(text) and (not parts or all(parts)):
         return
-    if rules.zero_dates_stored or (parts and parts[0] == 0 and all(parts[1:])):
+    if _ZERO_NUMBER.match(text) or not any(parts):
+        forbidden = rules.no_zero_date
+    else:
+        forbidden = rules.no_zero_in_date and not all(parts[1:])
+    if not forbidden:
         raise not_supported(f"the date {text!r} with a zero part (the zero date)")
     raise ValueError(text)
 

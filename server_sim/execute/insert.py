@@ -151,7 +151,7 @@ class InsertRun:
         or adjusted with their warnings), for the BEFORE INSERT triggers to see."""
         run, table = self.statement_run, self.table
         leniency = statement_leniency(run, table, number)
-        rules = run.server.flavor.temporal
+        rules = run.temporal_rules
         if leniency is None:
             return [v if v is None else c.type.coerce(v, c.name, number, rules) for c, v in zip(table.columns, values)]
         return [leniency.coerce(column, value, number, rules) for column, value in zip(table.columns, values)]

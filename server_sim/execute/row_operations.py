@@ -80,7 +80,7 @@ def coerce_statement_row(
     row of a non-transactional one; otherwise, and for an IGNORE statement, a warning.
     `null_warns`: NULL for a NOT NULL column is a warning when the statement is not strict
     (not for a single-row INSERT)."""
-    return coerce_row(table, values, row_number, run.server.flavor.temporal, statement_leniency(run, table, row_number, null_warns), keep)
+    return coerce_row(table, values, row_number, run.temporal_rules, statement_leniency(run, table, row_number, null_warns), keep)
 
 
 def statement_leniency(run: StatementRun, table: Table, row_number: int, null_warns: bool = True) -> Leniency | None:

@@ -18,6 +18,8 @@ from ..server import Server
 from ..session import Session
 from ..statement import Statement, StatementKind, used_tables
 from ..storage import Storage
+from ..sysvars import sql_modes
+from ..temporal_types import TemporalRules
 from ..errors import not_supported
 from ..types import temporal_family
 from ..view_expansion import view_of
@@ -56,6 +58,12 @@ class StatementScope:
     @property
     def storage(self) -> Storage:
         return self.server.storage
+
+    @property
+    def temporal_rules(self) -> TemporalRules:
+        """How the statement reads temporal values it stores: its server's rules, with the
+        zero-date members of its session's sql_mode."""
+        return self.server.flavor.temporal.under_sql_mode(sql_modes(self.session.variables))
 
     def table(self, node: exp.Table) -> Table:
         """The table `node` names for this session; a system table filled as this session sees it."""

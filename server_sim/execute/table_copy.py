@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from ..catalog import CharsetDefaults, TableBuilder
+from ..catalog import ColumnDefaults, TableBuilder
 from ..table import Column, DefaultKind, Key, Table
 from ..collation import equality_key
 from ..declined import Declined
@@ -41,9 +41,9 @@ class Alteration:
         return TableBuilder(self.table)
 
     @property
-    def charsets(self) -> CharsetDefaults:
+    def charsets(self) -> ColumnDefaults:
         """Where an added or changed text column takes its collation: the table's default."""
-        return CharsetDefaults(self.table.collation, self.utf8mb4_collation)
+        return ColumnDefaults(self.table.collation, self.utf8mb4_collation)
 
 
 class AutoCounter:
@@ -72,7 +72,7 @@ def copy_rows(run: StatementRun, table: Table, alteration: Alteration) -> None:
     new = alteration.table
     old_rows = [tuple(row[1:]) for row in run.storage.scan(table)] if table.engine.stores_rows else []
     positions = {column.key: index for index, column in enumerate(table.columns)}
-    counter = AutoCounter(new, table.auto_increment if alteration.auto_increment is None else alteration.auto_increment, run.server.flavor.temporal)
+    counter = AutoCounter(new, table.auto_increment if alteration.auto_increment is None else alteration.auto_increment, run.temporal_rules)
     rows = []
     for number, old in enumerate(old_rows, start=1):
         values = []

@@ -7,7 +7,7 @@ import dataclasses
 
 from sqlglot import exp
 
-from ..catalog import CharsetDefaults, table_from_create
+from ..catalog import ColumnDefaults, table_from_create
 from ..charsets import variable_collation
 from ..engines import DEFAULT_ENGINE
 from ..table import Column, Table
@@ -15,6 +15,7 @@ from ..errors import ErrorCode, SqlError, not_supported, note
 from ..statement import target_tables
 from ..foreign_keys import foreign_key_clauses
 from ..storage import storage_name_of
+from ..sysvars import strict_sql_mode
 from .alter_table import warn_ignored_key_names
 from .foreign_key_ddl import add_foreign_keys, check_not_referenced
 from .insert import InsertRun
@@ -40,7 +41,8 @@ def create_table(run: StatementRun) -> None:
         table = _definition_like(run, like, ast.this.name, run.statement.temporary)
     else:
         variables, utf8mb4 = run.session.variables, run.server.flavor.utf8mb4_collation
-        charsets = CharsetDefaults(variable_collation(variables["character_set_database"], variables["collation_database"], utf8mb4), utf8mb4)
+        temporal = run.temporal_rules if strict_sql_mode(variables) else None
+        charsets = ColumnDefaults(variable_collation(variables["character_set_database"], variables["collation_database"], utf8mb4), utf8mb4, temporal)
         engines = (variables.get("default_storage_engine", DEFAULT_ENGINE), variables.get("default_tmp_storage_engine", DEFAULT_ENGINE))
         table = table_from_create(ast, run.server.engines, [column for _, column in selected if column is not None], charsets, engines)
         table.take_flavor_types(run.server.flavor.json_column_is_text)

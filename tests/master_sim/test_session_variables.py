@@ -79,6 +79,23 @@ def test_set(new_master, sql: str, error: int | None, variables: dict[str, str])
     assert {name: session[name] for name in variables} == variables
 
 
+@pytest.mark.parametrize(
+    ("sql", "error", "sql_mode"),
+    [
+        # mysqldump's and legacy applications' settings drop ONLY_FULL_GROUP_BY and the zero-date members.
+        ("SET sql_mode = 'NO_AUTO_VALUE_ON_ZERO'", None, "NO_AUTO_VALUE_ON_ZERO"),
+        ("SET sql_mode = ''", None, ""),
+        ("SET sql_mode = 'STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION'", None, "STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION"),
+        ("SET sql_mode = 'ANSI_QUOTES'", 1235, MYSQL_80.default_sql_mode),
+    ],
+)
+def test_set_sql_mode_on_mysql(new_master, sql: str, error: int | None, sql_mode: str) -> None:
+    master = _master(new_master, MYSQL_80)
+    result = master.submit("con1", sql)
+    assert (result.error.code if result.error else None) == error, result.error
+    assert master.sessions["con1"].session.variables["sql_mode"] == sql_mode
+
+
 def _rows(master: Master) -> list[tuple]:
     return sorted(row[1:] for row in master.storage.rows(master.server.catalog.get("t")))
 

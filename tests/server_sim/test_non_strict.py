@@ -182,7 +182,10 @@ def test_what_is_not_modelled_outside_strict_mode_is_refused(schema: str, sql: s
         (MARIADB_1011, "NO_ENGINE_SUBSTITUTION", True),
         (MARIADB_1011, "ANSI_QUOTES", False),
         (MARIADB_1011, "TRADITIONAL", False),
-        (MYSQL_80, "", False),  # also drops NO_ZERO_DATE, NO_ZERO_IN_DATE, ONLY_FULL_GROUP_BY: not modelled
+        (MYSQL_80, "", True),  # also drops NO_ZERO_DATE, NO_ZERO_IN_DATE, ONLY_FULL_GROUP_BY (modelled)
+        (MYSQL_80, "NO_AUTO_VALUE_ON_ZERO", True),  # mysqldump's
+        (MYSQL_80, "TRADITIONAL", False),
+        (MYSQL_80, "ONLY_FULL_GROUP_BY,PIPES_AS_CONCAT", False),
         (MYSQL_80, "ONLY_FULL_GROUP_BY,NO_ZERO_IN_DATE,NO_ZERO_DATE,NO_ENGINE_SUBSTITUTION", True),
         (MYSQL_80, "ONLY_FULL_GROUP_BY,STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION", True),
     ],

@@ -196,6 +196,30 @@ def test_temporal_column_definitions(db: Db, definition: str, outcome: object) -
 )
 def test_zero_dates_are_the_servers_error_or_refused(column: str, literal: str, mysql: object, mariadb: object) -> None:
     assert (_stored(MYSQL_80, column, literal), _stored(MARIADB_1011, column, literal)) == (mysql, mariadb)
+
+
+@pytest.mark.parametrize(
+    ("sql_mode", "zero_date", "zero_in_date", "zero_default"),
+    [
+        # The members decide, not the flavor: strict with them 1292 (a DEFAULT 1067); without
+        # them, or outside strict mode (the zero date stored, with a warning), 1235.
+        ("STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE", 1292, 1292, 1067),
+        ("STRICT_TRANS_TABLES,NO_ZERO_DATE", 1292, 1235, 1067),
+        ("STRICT_TRANS_TABLES,NO_ZERO_IN_DATE", 1235, 1292, 1235),
+        ("STRICT_TRANS_TABLES", 1235, 1235, 1235),
+        ("NO_ZERO_IN_DATE,NO_ZERO_DATE", 1235, 1235, 1235),
+        ("", 1235, 1235, 1235),
+    ],
+)
+@pytest.mark.parametrize("flavor", [MYSQL_80, MARIADB_1011], ids=["mysql", "mariadb"])
+def test_zero_dates_follow_the_sessions_sql_mode(flavor: Flavor, sql_mode: str, zero_date: int, zero_in_date: int, zero_default: int) -> None:
+    db = Db(flavor=flavor)
+    db.session.variables["sql_mode"] = sql_mode
+    db.ok("CREATE TABLE t (id INT PRIMARY KEY, d DATE, e DATETIME)")
+    codes = [db.run(f"INSERT INTO t VALUES (1, {literal})").error for literal in ("'0000-00-00', NULL", "NULL, '2020-01-00 10:00:00'")]
+    codes.append(db.run("CREATE TABLE u (d DATE DEFAULT '0000-00-00')").error)
+    assert [error.code if error else None for error in codes] == [zero_date, zero_in_date, zero_default]
+    db.close()
 _MEMBERS = ("low", "Mid", "high")
 
 
