@@ -125,6 +125,24 @@ class Translator:
         finally:
             self.in_condition = False
 
+    def column_type(self, column: exp.Column) -> ColumnType | None:
+        """The declared type of the statement's tables' column `column` names (None: no
+        table of the statement has it, or they differ)."""
+        if self.columns_of is None:
+            return None
+        found: list[ColumnType] = []
+        for table in self.statement_tables:
+            if not isinstance(table.this, exp.Identifier) or is_cte_reference(table):
+                continue
+            if column.table and column.table.lower() not in (table.alias_or_name.lower(), table.name.lower()):
+                continue
+            try:
+                columns = self.columns_of(table)
+            except SqlError:
+                continue
+            found += [kind for name, kind in columns if name.lower() == column.name.lower()]
+        return found[0] if found and all(kind == found[0] for kind in found) else None
+
     def next_rand_site(self) -> int:
         """A number for one more RAND(N) call site of the statement, whose generator is its own."""
         self._rand_sites += 1

@@ -213,6 +213,10 @@ class Flavor:
     # determines its table's columns); MariaDB checks the SELECT list's columns only
     # (functions/grouping.py). How a 1054 names a HAVING ('having clause', MariaDB 'HAVING').
     group_by_functional_dependencies: bool = True
+    # A comparison (=, <>, <, >, <=, >=, <=>) of an exact quotient reads it rounded to its
+    # declared scale, and a window's AVG is that value (MariaDB, recorded: 1 / 3 = 0.3333 is
+    # true); MySQL 8.0's are not recorded here: refused (functions/exact_division.py).
+    quotient_at_declared_scale: bool = False
     having_clause_name: str = "having clause"
     # UNIX_TIMESTAMP(t) of a t before the epoch or after `unix_time_max`: MySQL 0, MariaDB
     # NULL. The last second FROM_UNIXTIME and UNIX_TIMESTAMP take: MySQL 8.0.28+ on 64-bit
@@ -362,6 +366,7 @@ MARIADB_1011 = Flavor(
     window_placement_error="ER_WRONG_PLACEMENT_OF_WINDOW_FUNCTION",
     lag_lead_default=False,
     group_by_functional_dependencies=False,
+    quotient_at_declared_scale=True,
     having_clause_name="HAVING",
     user_lock_names_case_sensitive=True,
     user_lock_empty_name_error=False,

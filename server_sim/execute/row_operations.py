@@ -5,9 +5,11 @@ REPLACE and ON DUPLICATE KEY UPDATE all do it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 
 from ..errors import Condition, ErrorCode, SqlError, not_supported
 from ..table import Table
+from ..types import TypeFamily
 from ..statement import TriggerEvent, TriggerTiming, WriteMode
 from .assignments import Assignments, touch_on_update, update_write_set
 from ..sysvars import STRICT_MODES, sql_modes
@@ -80,7 +82,24 @@ def coerce_statement_row(
     row of a non-transactional one; otherwise, and for an IGNORE statement, a warning.
     `null_warns`: NULL for a NOT NULL column is a warning when the statement is not strict
     (not for a single-row INSERT)."""
-    return coerce_row(table, values, row_number, run.temporal_rules, statement_leniency(run, table, row_number, null_warns), keep)
+    row = coerce_row(table, values, row_number, run.temporal_rules, statement_leniency(run, table, row_number, null_warns), keep)
+    for column, given, stored in zip(table.columns, values, row):
+        if column.type.family is TypeFamily.DECIMAL and column.name not in keep and _rounded_away(given, stored, column.type.scale or 0):
+            run.outcome.warnings.append(SqlError(ErrorCode.ER_WARN_DATA_TRUNCATED, column.name, row_number).condition("Note"))
+    return row
+
+
+def _rounded_away(given: object, stored: object, scale: int) -> bool:
+    """Whether a DECIMAL column stored a number rounded to its `scale` (Field_new_decimal's
+    Note 1265: digits past the scale that were not zeros; a value clipped to the range
+    has its own warning)."""
+    if not isinstance(stored, Decimal) or isinstance(given, bool) or not isinstance(given, (Decimal, int, float, str)):
+        return False
+    try:
+        number = Decimal(repr(given)) if isinstance(given, float) else Decimal(given.strip() if isinstance(given, str) else given)
+    except InvalidOperation:
+        return False
+    return number.is_finite() and number != stored and abs(number - stored) < Decimal(1).scaleb(-scale)
 
 
 def statement_leniency(run: StatementRun, table: Table, row_number: int, null_warns: bool = True) -> Leniency | None:

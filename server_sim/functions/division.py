@@ -10,8 +10,9 @@ Where DuckDB may evaluate a division for rows the server never reads (a WHERE, O
 or ORDER BY, or a query with LIMIT: the server's access path decides), a division by zero
 that would raise the condition is refused with 1235 when it happens.
 
-DIV truncates toward zero whatever the operands' types (DECIMAL arithmetic, BIGINT
-result); MOD keeps the dividend's sign, as DuckDB's `%` does.
+`/` of exact numbers is a DECIMAL (exact_division.py). DIV truncates toward zero whatever
+the operands' types (DECIMAL arithmetic, BIGINT result); MOD keeps the dividend's sign, as
+DuckDB's `%` does.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from sqlglot import exp
 
 from ..errors import not_supported
 from .context import GENERATORS
+from .exact_division import exact_average, exact_quotient, quotient
 from .library import SqlFunction, Translating
 from .server_state import SERVER_CALLS
 
@@ -81,8 +83,12 @@ def _calls_per_call_function(tree: exp.Expression) -> bool:
 def _division_call(node: exp.Expression, translation: Translating) -> exp.Expression:
     dividend, divisor = translation.rewrite(node.this), translation.rewrite(node.expression)
     per_call = _calls_per_call_function(dividend) or _calls_per_call_function(divisor)
+    flavor = translation.context.flavor
+    computed = quotient(node, translation.column_type, bool(node.meta.get(UNCERTAIN)), flavor.quotient_at_declared_scale) if isinstance(node, exp.Div) else None
     if isinstance(node, exp.IntDiv):
         result = _truncated_quotient(dividend, divisor, per_call)
+    elif computed is not None:
+        result = exact_quotient(dividend.copy(), divisor.copy(), computed)
     else:
         result = node.copy()
         result.set("this", dividend)
@@ -115,4 +121,34 @@ def _truncated_quotient(dividend: exp.Expression, divisor: exp.Expression, per_c
     return exp.cast(quotient, exp.DataType.build("BIGINT"))
 
 
-DIVISION: tuple[SqlFunction, ...] = (SqlFunction(nodes=_NODES, duckdb=_division_call, keeps_node=True),)
+def _average_call(node: exp.Expression, translation: Translating) -> exp.Expression:
+    """AVG(x) of an exact x: the server's DECIMAL quotient (exact_division.py)."""
+    assert isinstance(node, exp.Avg)
+    return average(node, translation, None)
+
+
+def average(node: exp.Avg, translation: Translating, window: exp.Window | None) -> exp.Expression:
+    """AVG as the server computes it, over `window`'s rows if it is a window function's."""
+    computed = quotient(node, translation.column_type, declared_scale_read=translation.context.flavor.quotient_at_declared_scale)
+    argument = node.this.expressions[0] if isinstance(node.this, exp.Distinct) else node.this
+    translated = translation.rewrite(argument)
+    if computed is None:
+        result = node.copy()
+        result.set("this", exp.Distinct(expressions=[translated]) if isinstance(node.this, exp.Distinct) else translated)
+    if window is not None:
+        window = window.copy()
+        window.set("partition_by", [translation.rewrite(item) for item in window.args.get("partition_by") or []])
+        if window.args.get("order") is not None:
+            window.set("order", translation.rewrite(window.args["order"]))
+    if computed is None:
+        if window is None:
+            return result
+        window.set("this", result)
+        return window
+    return exact_average(node, translated, computed, window)
+
+
+DIVISION: tuple[SqlFunction, ...] = (
+    SqlFunction(nodes=_NODES, duckdb=_division_call, keeps_node=True),
+    SqlFunction(nodes=(exp.Avg,), duckdb=_average_call, keeps_node=True),
+)

@@ -20,18 +20,22 @@ from .statement import StatementContext
 
 if TYPE_CHECKING:
     from ..operands import Context, Operand, Predicate
+    from ..types import ColumnType
 
 
 class Translating(Protocol):
     """What a DuckDB translation of a call may use: the statement's context, a number
     for each call site that keeps a generator of its own (RAND(N)), and the translation of
-    an argument (a call's replacement is not translated further on its own)."""
+    an argument (a call's replacement is not translated further on its own), and the
+declared type of a column of the statement's tables (None: none, or not one type)."""
 
     context: StatementContext
 
     def next_rand_site(self) -> int: ...
 
     def rewrite(self, tree: exp.Expression) -> exp.Expression: ...
+
+    def column_type(self, column: exp.Column) -> ColumnType | None: ...
 
 
 class Compiling(Protocol):

@@ -155,7 +155,7 @@ ARITHMETIC: tuple[SqlFunction, ...] = (
 PORTABLE: tuple[SqlFunction, ...] = (
     SqlFunction(
         nodes=(
-            exp.Abs, exp.Avg, exp.Ceil, exp.Concat, exp.ConcatWs, exp.Count,
+            exp.Abs, exp.Ceil, exp.Concat, exp.ConcatWs, exp.Count,
             exp.Greatest, exp.If, exp.Least, exp.Left, exp.Lower, exp.Max, exp.Min,
             exp.Nullif, exp.Pow, exp.Right, exp.Round, exp.Sign, exp.Sqrt,
             exp.Sum, exp.Trim, exp.Upper, exp.Case, exp.Cast, exp.Repeat, exp.Reverse, exp.Ln,

@@ -94,6 +94,12 @@ def stored_as(tree: exp.Expression, slot: Slot) -> exp.Expression:
     return call
 
 
+def stored_type(node: exp.Expression) -> ColumnType | None:
+    """The type a `stored_as` call stores its value in (None: `node` is no such call)."""
+    spec = node.meta.get(MARK) if isinstance(node, exp.Anonymous) and node.meta else None
+    return slot_of(spec).type if spec is not None else None
+
+
 def stored(value: object, slot: Slot) -> object:
     """`Slot.store` for a Python caller: what the simulator does not model is 1235 naming it."""
     try:

@@ -23,7 +23,8 @@ from sqlglot import exp
 
 from ..errors import ErrorCode, SqlError, not_supported
 from ..flavor import Flavor
-from .library import SqlFunction
+from .division import average
+from .library import SqlFunction, Translating
 
 # Window functions whose value is the same for every row of a set of peers.
 _PEER_ALIKE: tuple[type[exp.Expression], ...] = (exp.Rank, exp.DenseRank)
@@ -122,5 +123,15 @@ def refuse_unordered_windows(query: exp.Expression, unique_keys: UniqueKeys) -> 
     )
 
 
+def _window(node: exp.Expression, translation: Translating) -> exp.Expression:
+    """A window function as DuckDB renders it, but AVG, the server's quotient (division.py)."""
+    if isinstance(node, exp.Window) and isinstance(node.this, exp.Avg):
+        return average(node.this, translation, node)
+    return node
+
+
 # The nodes DuckDB renders as MySQL means them, once check_windows let them through.
-WINDOWS: tuple[SqlFunction, ...] = (SqlFunction(nodes=WINDOW_NODES),)
+WINDOWS: tuple[SqlFunction, ...] = (
+    SqlFunction(nodes=(exp.Window,), duckdb=_window, keeps_node=True),
+    SqlFunction(nodes=tuple(node for node in WINDOW_NODES if node is not exp.Window)),
+)
