@@ -7,8 +7,10 @@ ORDER BY ties) one value, so any order among them gives the same answer; PERCENT
 CUME_DIST are fractions each server rounds its own way (refused). ROW_NUMBER, NTILE, LAG, LEAD, FIRST_VALUE, LAST_VALUE and NTH_VALUE tell
 tied rows apart: they are modelled where the window orders its one table's rows wholly
 (its PARTITION BY and ORDER BY columns hold a primary key or a unique key of NOT NULL
-columns), and refused elsewhere, as are named windows (WINDOW w AS ...), explicit frames
-(ROWS / RANGE ...) and a window inside another. A window function elsewhere (WHERE,
+columns), and refused elsewhere, as is a window inside another. Frames: a ROWS frame
+needs that whole order too, a RANGE frame (peers come along) does not; both over
+aggregates and FIRST_VALUE / LAST_VALUE / NTH_VALUE, with integer offsets. A named window
+(WINDOW w AS ...) is the specification a function's OVER w completes. A window function elsewhere (WHERE,
 GROUP BY, HAVING, an UPDATE's SET, VALUES) is the server's error: MySQL's 3593 or
 MariaDB's 4015. The rows of a SELECT computing one come in the order of the server's
 window sort, not the table's scan: where that order matters (INSERT ... SELECT, LIMIT) the
@@ -45,6 +47,8 @@ def check_windows(tree: exp.Expression, flavor: Flavor, unique_keys: UniqueKeys)
         if not isinstance(node.parent, exp.Window):
             raise not_supported(f"{_name(node)}() without OVER")
     for window in tree.find_all(exp.Window):
+        if window.arg_key == "windows":
+            continue  # a named window's definition: checked where a function uses it
         function = window.this
         name = _name(function)
         select = _placed_in(window)
@@ -54,12 +58,12 @@ def check_windows(tree: exp.Expression, flavor: Flavor, unique_keys: UniqueKeys)
             raise SqlError(ErrorCode.ER_WRONG_PLACEMENT_OF_WINDOW_FUNCTION)
         if window.find_ancestor(exp.Window) is not None or any(inner is not window for inner in window.find_all(exp.Window)):
             raise not_supported(f"a window function inside another ({window.sql(dialect='mysql')})")
-        if window.args.get("alias") is not None or select.args.get("windows"):
-            raise not_supported("a named window (WINDOW name AS ...)")
-        if window.args.get("spec") is not None:
-            raise not_supported(f"a window frame ({window.args['spec'].sql(dialect='mysql')})")
+        window = _effective(window, select)
         if isinstance(function, (exp.Lag, exp.Lead)) and function.args.get("default") is not None and not flavor.lag_lead_default:
             raise not_supported(f"{name}() with a default value (MariaDB's parser says 1064)")
+        frame = window.args.get("spec")
+        if frame is not None:
+            _check_frame(frame, function, name, window, select, unique_keys)
         if isinstance(function, _PEER_ALIKE) or (isinstance(function, _AGGREGATES) and not isinstance(function.this, exp.Distinct)):
             continue
         if isinstance(function, _FRACTIONS):
@@ -67,10 +71,55 @@ def check_windows(tree: exp.Expression, flavor: Flavor, unique_keys: UniqueKeys)
         if not isinstance(function, _ORDERED):
             raise not_supported(f"{name}() as a window function")
         if not _wholly_ordered(window, select, unique_keys):
-            raise not_supported(
-                f"{name}() over rows its PARTITION BY and ORDER BY leave tied (the engines order ties as each chooses;"
-                " order by a primary or NOT NULL unique key of the one table read)"
-            )
+            raise not_supported(TIED.format(name))
+
+
+TIED = (
+    "{}() over rows its PARTITION BY and ORDER BY leave tied (the engines order ties as each chooses;"
+    " order by a primary or NOT NULL unique key of the one table read)"
+)
+
+
+def _effective(window: exp.Window, select: exp.Select) -> exp.Window:
+    """The window a function runs over: its own specification, on the named window it
+    refers to (`OVER w`, `OVER (w ORDER BY ...)`), which it may complete but not change
+    (MySQL's 3581-3583 and MariaDB's rules, not modelled: refused)."""
+    name = window.args.get("alias")
+    if name is None:
+        return window
+    named = {definition.this.name.lower(): definition for definition in select.args.get("windows") or [] if isinstance(definition.this, exp.Identifier)}
+    base = named.get(name.name.lower())
+    if base is None or base.args.get("alias") is not None:
+        raise not_supported(f"the window {name.name} (unknown, or defined on another named window)")
+    effective = window.copy()
+    effective.set("alias", None)
+    for part in ("partition_by", "order", "spec"):
+        own, inherited = window.args.get(part), base.args.get(part)
+        if own and inherited:
+            raise not_supported(f"a window that changes the {part.replace('_', ' ').upper()} of the named window {name.name}")
+        if inherited:
+            effective.set(part, inherited.copy() if isinstance(inherited, exp.Expression) else [item.copy() for item in inherited])
+    return effective
+
+
+def _check_frame(frame: exp.WindowSpec, function: exp.Expression, name: str, window: exp.Window, select: exp.Select, unique_keys: UniqueKeys) -> None:
+    """A frame (ROWS / RANGE BETWEEN ...) over an aggregate or FIRST_VALUE / LAST_VALUE /
+    NTH_VALUE: ROWS counts rows, so it needs an order without ties; RANGE takes a row's
+    peers along, so an aggregate over it is the same whatever their order. Offsets are
+    integer literals (a RANGE's over one ORDER BY item, as both servers require)."""
+    written = frame.sql(dialect="mysql")
+    if not isinstance(function, (*_AGGREGATES, exp.FirstValue, exp.LastValue, exp.NthValue)):
+        raise not_supported(f"a window frame ({written}) on {name}(), which does not read one")
+    if frame.args.get("exclude") is not None:
+        raise not_supported(f"a window frame's EXCLUDE ({written})")
+    offsets = [frame.args.get(side) for side in ("start", "end") if isinstance(frame.args.get(side), exp.Expression)]
+    if any(not (isinstance(offset, exp.Literal) and offset.is_int) for offset in offsets):
+        raise not_supported(f"a window frame offset other than an integer ({written})")
+    order = window.args.get("order")
+    if frame.args.get("kind") == "RANGE" and offsets and (order is None or len(order.expressions) != 1):
+        raise not_supported(f"a RANGE frame with offsets over other than one ORDER BY item ({written})")
+    if frame.args.get("kind") == "ROWS" and not _wholly_ordered(window, select, unique_keys):
+        raise not_supported(f"a ROWS frame ({written}) over rows its PARTITION BY and ORDER BY leave tied (order by a primary or NOT NULL unique key of the one table read)")
 
 
 def _name(node: exp.Expression) -> str:
@@ -133,5 +182,5 @@ def _window(node: exp.Expression, translation: Translating) -> exp.Expression:
 # The nodes DuckDB renders as MySQL means them, once check_windows let them through.
 WINDOWS: tuple[SqlFunction, ...] = (
     SqlFunction(nodes=(exp.Window,), duckdb=_window, keeps_node=True),
-    SqlFunction(nodes=tuple(node for node in WINDOW_NODES if node is not exp.Window)),
+    SqlFunction(nodes=(*(node for node in WINDOW_NODES if node is not exp.Window), exp.WindowSpec)),
 )

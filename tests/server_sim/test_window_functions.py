@@ -56,8 +56,12 @@ def test_a_window_function_the_engines_answer_alike_runs(db: Db, select: str, ro
         ("SELECT LAG(v) OVER (ORDER BY w) FROM t", TIED.format("LAG")),  # w is unique but nullable
         ("SELECT ROW_NUMBER() OVER (ORDER BY x.id) FROM t, t AS x", TIED.format("ROW_NUMBER")),
         ("SELECT PERCENT_RANK() OVER (ORDER BY v) FROM t", "PERCENT_RANK() (a fraction each server rounds to its own precision)"),
-        ("SELECT SUM(v) OVER w FROM t WINDOW w AS (ORDER BY id)", "a named window (WINDOW name AS ...)"),
-        ("SELECT SUM(v) OVER (ORDER BY id ROWS 1 PRECEDING) FROM t", "a window frame (ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)"),
+        ("SELECT SUM(v) OVER (ORDER BY g ROWS 1 PRECEDING) FROM t", "a ROWS frame (ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) over rows its PARTITION BY and ORDER BY leave tied (order by a primary or NOT NULL unique key of the one table read)"),
+        ("SELECT RANK() OVER (ORDER BY id ROWS 1 PRECEDING) FROM t", "a window frame (ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) on RANK(), which does not read one"),
+        ("SELECT SUM(v) OVER (ORDER BY g, v RANGE 1 PRECEDING) FROM t", "a RANGE frame with offsets over other than one ORDER BY item (RANGE BETWEEN 1 PRECEDING AND CURRENT ROW)"),
+        ("SELECT SUM(v) OVER (ORDER BY id ROWS 1.5 PRECEDING) FROM t", "a window frame offset other than an integer (ROWS BETWEEN 1.5 PRECEDING AND CURRENT ROW)"),
+        ("SELECT SUM(v) OVER x FROM t WINDOW w AS (ORDER BY id)", "the window x (unknown, or defined on another named window)"),
+        ("SELECT SUM(v) OVER (w ORDER BY v) FROM t WINDOW w AS (ORDER BY id)", "a window that changes the ORDER of the named window w"),
         ("SELECT COUNT(DISTINCT v) OVER () FROM t", "COUNT() as a window function"),
         ("SELECT id, RANK() OVER (ORDER BY v) FROM t LIMIT 2", UNORDERED),
         ("INSERT INTO t (id, g, v, u) SELECT id + 10, RANK() OVER (ORDER BY v), 0, u + 10 FROM t", UNORDERED),
@@ -67,6 +71,22 @@ def test_a_window_function_the_engines_answer_alike_runs(db: Db, select: str, ro
 def test_a_window_function_the_engines_may_answer_differently_is_refused(db: Db, sql: str, refused: str) -> None:
     outcome = db.run(sql)
     assert outcome.error is not None and (outcome.error.code, outcome.error.message) == (1235, NOT_SUPPORTED.format(refused))
+
+
+@pytest.mark.parametrize(
+    ("select", "rows"),
+    [
+        # ROWS frames over the key's order, RANGE frames over any order (peers come along).
+        ("SUM(v) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)", [(10,), (30,), (40,), (20,), (20,)]),
+        ("COUNT(*) OVER (ORDER BY v RANGE BETWEEN 10 PRECEDING AND 10 FOLLOWING)", [(4,), (4,), (4,), (1,), (4,)]),
+        ("FIRST_VALUE(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING)", [(20,), (20,), (None,), (None,), (None,)]),
+        # A named window, used as it is and completed.
+        ("SUM(v) OVER w, MAX(v) OVER (w ORDER BY id ROWS 1 PRECEDING) FROM t WINDOW w AS (PARTITION BY g)", [(50, 10), (50, 20), (20, 20), (20, 20), (50, 20)]),
+    ],
+)
+def test_a_frame_or_a_named_window_the_engines_answer_alike_runs(db: Db, select: str, rows: list[tuple]) -> None:
+    outcome = db.run(f"SELECT {select} ORDER BY id" if " FROM " in select else f"SELECT {select} FROM t ORDER BY id")
+    assert outcome.error is None and outcome.rows == rows, outcome.error
 
 
 def test_an_insert_select_ordered_by_a_key_writes_its_rows_in_that_order(db: Db) -> None:
