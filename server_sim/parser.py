@@ -255,12 +255,47 @@ def _parsed(source: str) -> list[exp.Expression]:
     """sqlglot's trees for `source`; `@@session.name` with a keyword for a name (timestamp)
     is read as `@@name`, which is the same variable, when sqlglot cannot read it."""
     try:
-        return [tree for tree in sqlglot.parse(source, read="mysql") if tree is not None]
+        trees = [tree for tree in sqlglot.parse(source, read="mysql") if tree is not None]
     except ParseError:
         rewritten = _without_session_scope(source) if "@@" in source else None
         if rewritten is None:
             raise
-        return [tree for tree in sqlglot.parse(rewritten, read="mysql") if tree is not None]
+        trees = [tree for tree in sqlglot.parse(rewritten, read="mysql") if tree is not None]
+    if len(trees) == 1 and isinstance(trees[0], exp.Command) and trees[0].name.upper() == "SET":
+        wrapped = _set_calls_parenthesized(source)
+        if wrapped is not None:
+            again = [tree for tree in sqlglot.parse(wrapped, read="mysql") if tree is not None]
+            return again if len(again) == 1 and isinstance(again[0], exp.Set) else trees
+    return trees
+
+
+def _set_calls_parenthesized(source: str) -> str | None:
+    """A SET whose value is a call of a function named like a statement (`SET @s =
+    REPLACE(...)`, INSERT(...), TRUNCATE(...)): sqlglot reads the value as a statement and
+    gives up; in parentheses the call is an expression, the same value. None: no such value."""
+    tokens = _MYSQL.tokenize(source)
+    spans: list[tuple[int, int]] = []
+    depth, start = 0, None
+    for index, token in enumerate(tokens):
+        kind = token.token_type
+        if kind is TokenType.L_PAREN:
+            depth += 1
+        elif kind is TokenType.R_PAREN:
+            depth -= 1
+        elif depth == 0 and kind in (TokenType.EQ, TokenType.COLON_EQ) and start is None and index + 2 < len(tokens):
+            call, paren = tokens[index + 1], tokens[index + 2]
+            if paren.token_type is TokenType.L_PAREN and call.end + 1 == paren.start:
+                start = call.start
+        elif depth == 0 and kind is TokenType.COMMA and start is not None:
+            spans.append((start, tokens[index - 1].end + 1))
+            start = None
+        elif depth == 0 and kind is TokenType.COMMA:
+            start = None
+    if start is not None:
+        spans.append((start, tokens[-1].end + 1))
+    for begin, end in reversed(spans):
+        source = f"{source[:begin]}({source[begin:end]}){source[end:]}"
+    return source if spans else None
 
 
 def _without_session_scope(source: str) -> str | None:

@@ -86,6 +86,10 @@ def test_set(new_master, sql: str, error: int | None, variables: dict[str, str])
         ("SET sql_mode = 'NO_AUTO_VALUE_ON_ZERO'", None, "NO_AUTO_VALUE_ON_ZERO"),
         ("SET sql_mode = ''", None, ""),
         ("SET sql_mode = 'STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION'", None, "STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION"),
+        # The frameworks' way: a REPLACE() sqlglot reads as a statement unless parenthesized.
+        ("SET sql_mode = REPLACE(@@sql_mode, 'ONLY_FULL_GROUP_BY,', '')", None, "STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"),
+        ("SET SESSION sql_mode = (SELECT REPLACE(@@sql_mode, 'ONLY_FULL_GROUP_BY', ''))", None, "STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"),
+        ("SET @m = 1, sql_mode = REPLACE(REPLACE(@@sql_mode, 'NO_ZERO_DATE,', ''), 'NO_ZERO_IN_DATE,', '')", None, "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"),
         ("SET sql_mode = 'ANSI_QUOTES'", 1235, MYSQL_80.default_sql_mode),
     ],
 )
