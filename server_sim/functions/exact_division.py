@@ -225,10 +225,10 @@ def _reading_scale(node: exp.Expression, in_condition: bool) -> str | None:
     while parent is not None:
         if isinstance(parent, (exp.Div, exp.Avg)) or (isinstance(parent, exp.Window) and isinstance(parent.this, exp.Avg) and child is not parent.this):
             return None  # the value goes on into another quotient, which answers for its own place
-        if isinstance(parent, _PASSING) or (isinstance(parent, (exp.If, exp.Case)) and child.arg_key in ("true", "false", "default")) or isinstance(parent, exp.Coalesce):
-            child, parent = parent, parent.parent
-        elif isinstance(parent, exp.If) and child.arg_key == "true" and isinstance(parent.parent, exp.Case):
-            child, parent = parent.parent, parent.parent.parent  # a CASE's THEN
+        if isinstance(parent, _PASSING) or isinstance(parent, exp.Coalesce) or (isinstance(parent, exp.If) and child.arg_key in ("true", "false")):
+            child, parent = parent, parent.parent  # a value of IF(), or a CASE's THEN
+        elif isinstance(parent, exp.Case) and (child.arg_key == "default" or (child.arg_key == "ifs" and isinstance(child, exp.If) and node is not child.this)):
+            child, parent = parent, parent.parent  # a CASE's value: a THEN (come through its If) or its ELSE
         elif isinstance(parent, exp.Select) and child.arg_key == "expressions" and isinstance(parent.parent, exp.Subquery) and not isinstance(parent.parent.parent, (exp.From, exp.Join)):
             child, parent = parent.parent, parent.parent.parent  # a scalar subquery's value
         else:

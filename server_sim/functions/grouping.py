@@ -173,7 +173,7 @@ def _check_select(scope: _Scope, scopes: dict[int, _Scope], rules: Grouping) -> 
     if having is not None:
         _check_having(having.this, scope, scopes, aliases, grouped, rules)
     if group is None and not _own_aggregates(select):
-        return []
+        raise not_supported("HAVING in a SELECT without GROUP BY or an aggregate (a filter of its rows by their SELECT list)")
     added: dict[tuple[int, str], exp.Column] = {}
     order = select.args.get("order")
     parts: list[tuple[str, int, exp.Expression]] = [("SELECT list", position, item) for position, item in _select_items(scope)]

@@ -37,6 +37,7 @@ def db(request: pytest.FixtureRequest) -> Db:
         ("a / b * b", [Decimal("0.999999999"), Decimal("1.999999998"), Decimal("-1.999999998")]),
         ("CAST(a AS DECIMAL(10,3)) / b", [Decimal("0.333333333"), Decimal("0.666666666"), Decimal("-0.666666666")]),
         ("(a + 1) / (b - 1)", [Decimal("1.000000000"), Decimal("1.500000000"), Decimal("-0.500000000")]),
+        ("CASE WHEN a > 1 THEN a / b ELSE IF(a < 0, a / 7, 0) END", [Decimal("0"), Decimal("0.666666666"), Decimal("-0.285714285")]),
     ],
 )
 def test_an_exact_quotient_keeps_its_words_of_fraction(db: Db, expression: str, stored: list[Decimal]) -> None:

@@ -176,5 +176,7 @@ def test_a_having_names_the_select_list_and_the_group_by(db: Db, sql: str, name:
     assert (error.error, error.message) == (ErrorCode.ER_BAD_FIELD_ERROR, f"Unknown column '{name}' in '{clause}'")
 
 
-def test_with_rollup_is_refused(db: Db) -> None:
+def test_with_rollup_and_a_having_without_grouping_are_refused(db: Db) -> None:
     assert db.error("SELECT b, COUNT(*) FROM t GROUP BY b WITH ROLLUP").message == NOT_SUPPORTED.format("GROUP BY ... WITH ROLLUP (and other grouping sets)")
+    refused = "HAVING in a SELECT without GROUP BY or an aggregate (a filter of its rows by their SELECT list)"
+    assert db.error("SELECT a FROM t HAVING a > 1").message == NOT_SUPPORTED.format(refused)
