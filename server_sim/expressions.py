@@ -25,8 +25,8 @@ from .functions.statement import StatementContext
 from .functions.grouping import Grouping, check_grouping, needs_grouping_check
 from .functions.window import WINDOW_NODES, UniqueKeys, check_windows
 from .statement import is_cte_reference
-from .temporal_types import check_temporal_uses
-from .types import ColumnType
+from .temporal_types import ZERO_DATE_COMPARISONS, check_temporal_uses, zero_date_comparison
+from .types import ColumnType, TypeFamily
 
 # The storage's per-row identity column: a name longer than the 64 characters a MySQL
 # column name may have, so no scenario's column can be it (or be refused for being it).
@@ -143,6 +143,10 @@ class Translator:
             found += [kind for name, kind in columns if name.lower() == column.name.lower()]
         return found[0] if found and all(kind == found[0] for kind in found) else None
 
+    def _dated(self, column: exp.Column) -> bool:
+        kind = self.column_type(column)
+        return kind is not None and kind.family in (TypeFamily.DATE, TypeFamily.DATETIME)
+
     def next_rand_site(self) -> int:
         """A number for one more RAND(N) call site of the statement, whose generator is its own."""
         self._rand_sites += 1
@@ -161,6 +165,10 @@ class Translator:
             )
         if isinstance(node, _COMPARISONS) and any(isinstance(side, _BINARY_LITERALS) for side in (node.this, node.expression)):
             return self._numeric_binary_literal(node)
+        if isinstance(node, ZERO_DATE_COMPARISONS):
+            replaced = zero_date_comparison(node, self._dated, self.context.zero_date_comparisons)
+            if replaced is not None:
+                return replaced
         function = lookup(node)
         if function is not None:
             return node if function.duckdb is None else function.duckdb(node, self)

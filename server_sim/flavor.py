@@ -217,6 +217,9 @@ class Flavor:
     # declared scale, and a window's AVG is that value (MariaDB, recorded: 1 / 3 = 0.3333 is
     # true); MySQL 8.0's are not recorded here: refused (functions/exact_division.py).
     quotient_at_declared_scale: bool = False
+    # A DATE / DATETIME compared with the zero date under NO_ZERO_DATE: MariaDB compares it
+    # quietly (recorded); MySQL 8.0 may warn or fail (1292), not recorded here: refused.
+    zero_date_compared_under_no_zero_date: bool = False
     having_clause_name: str = "having clause"
     # UNIX_TIMESTAMP(t) of a t before the epoch or after `unix_time_max`: MySQL 0, MariaDB
     # NULL. The last second FROM_UNIXTIME and UNIX_TIMESTAMP take: MySQL 8.0.28+ on 64-bit
@@ -367,6 +370,7 @@ MARIADB_1011 = Flavor(
     lag_lead_default=False,
     group_by_functional_dependencies=False,
     quotient_at_declared_scale=True,
+    zero_date_compared_under_no_zero_date=True,
     having_clause_name="HAVING",
     user_lock_names_case_sensitive=True,
     user_lock_empty_name_error=False,

@@ -311,6 +311,7 @@ class Server:
             flavor=self.flavor,
             division_by_zero_warns="ERROR_FOR_DIVISION_BY_ZERO" in modes,
             only_full_group_by="ONLY_FULL_GROUP_BY" in modes,
+            zero_date_comparisons="NO_ZERO_DATE" not in modes or self.flavor.zero_date_compared_under_no_zero_date,
         )
 
     # -- system tables ------------------------------------------------------------------

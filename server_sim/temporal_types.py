@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from enum import Enum
@@ -316,3 +317,44 @@ def _read_alike(node: exp.Expression, family: str, families: dict[str, str]) -> 
     if family == "TIME":
         return node.is_string and bool(_SAME_TIME_TEXT.match(node.this))
     return bool(re.fullmatch(r"\d{4}", node.this)) and int(node.this) != 0
+
+
+# --- the zero date in comparisons ---------------------------------------------------------
+
+_ZERO_DATE_TEXT = re.compile(r"^0000-00-00(?:[ T]00:00:00(?:\.0*)?)?$")
+_ZERO_PART_TEXT = re.compile(r"^\d{4}-(?:00-\d{2}|\d{2}-00)(?:[ T]\d{2}:\d{2}:\d{2}(?:\.\d*)?)?$")
+# `column OP zero date` for a column that holds no zero date: its truth, NULL for NULL.
+_AGAINST_ZERO = {exp.EQ: False, exp.NEQ: True, exp.GT: True, exp.GTE: True, exp.LT: False, exp.LTE: False}
+_MIRRORED = {exp.GT: exp.LT, exp.GTE: exp.LTE, exp.LT: exp.GT, exp.LTE: exp.GTE, exp.EQ: exp.EQ, exp.NEQ: exp.NEQ, exp.NullSafeEQ: exp.NullSafeEQ}
+ZERO_DATE_COMPARISONS = tuple(_MIRRORED)
+
+
+def zero_date_comparison(node: exp.Expression, dated: Callable[[exp.Column], bool], modelled: bool) -> exp.Expression | None:
+    """A DATE / DATETIME / TIMESTAMP column compared with the zero date ('0000-00-00'
+    [00:00:00]): the simulator stores no zero date, so the column is never equal to it and
+    always after it (recorded on MariaDB: `d <> '0000-00-00'` is true, `d > '0000-00-00'`
+    too, NULL for NULL, `<=>` false). None: not such a comparison. 1235 where the server's
+    answer is not modelled (`modelled` false: MySQL under NO_ZERO_DATE may warn or fail) and
+    for a date with a zero month or day, which orders between real dates."""
+    operator = type(node)
+    left, right = node.this, node.expression
+    literal, column = (left, right) if isinstance(left, exp.Literal) else (right, left)
+    if not (isinstance(literal, exp.Literal) and literal.is_string and isinstance(column, exp.Column)):
+        return None
+    text = literal.name.strip()
+    zero = bool(_ZERO_DATE_TEXT.match(text))
+    if not zero and not _ZERO_PART_TEXT.match(text):
+        return None
+    if not dated(column):  # a DATE, DATETIME or TIMESTAMP column
+        return None
+    written = node.sql(dialect="mysql")
+    if not zero:
+        raise not_supported(f"a comparison with the date {text!r} with a zero part ({written})")
+    if not modelled:
+        raise not_supported(f"a comparison with the zero date under NO_ZERO_DATE ({written}: the server may warn or fail, 1292)")
+    if operator is exp.NullSafeEQ:
+        return exp.false()
+    if literal is left:
+        operator = _MIRRORED[operator]
+    truth = exp.true() if _AGAINST_ZERO[operator] else exp.false()
+    return exp.Case(ifs=[exp.If(this=exp.Is(this=column.copy(), expression=exp.Null()), true=exp.Null())], default=truth)

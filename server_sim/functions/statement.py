@@ -32,3 +32,4 @@ class StatementContext:
     flavor: Flavor = DEFAULT_FLAVOR  # the server's product, whose rules some functions follow
     division_by_zero_warns: bool = False  # ERROR_FOR_DIVISION_BY_ZERO: condition 1365 (functions/division.py)
     only_full_group_by: bool = False  # ONLY_FULL_GROUP_BY in sql_mode (functions/grouping.py)
+    zero_date_comparisons: bool = False  # a column compared with '0000-00-00' is modelled (temporal_types.py)

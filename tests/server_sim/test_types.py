@@ -288,3 +288,44 @@ def test_saved_catalog_keeps_enum_and_set_members(db: Db) -> None:
     before = db.server.catalog.require("", "t", db.session.thread_id)
     after = catalog_from_json(document).require("", "t", db.session.thread_id)
     assert [column.type for column in after.columns] == [column.type for column in before.columns]
+
+
+@pytest.mark.parametrize(
+    ("condition", "truth"),
+    [
+        # No stored date is the zero date: never equal, always after it; NULL stays NULL.
+        ("d = '0000-00-00 00:00:00'", [False, None]),
+        ("d <> '0000-00-00'", [True, None]),
+        ("e > '0000-00-00'", [True, None]),
+        ("e >= '0000-00-00'", [True, None]),
+        ("e < '0000-00-00'", [False, None]),
+        ("'0000-00-00' >= e", [False, None]),
+        ("'0000-00-00' < e", [True, None]),
+        ("e <=> '0000-00-00'", [False, False]),
+    ],
+)
+def test_a_date_column_compared_with_the_zero_date(condition: str, truth: list[bool | None]) -> None:
+    db = Db(flavor=MARIADB_1011)
+    db.ok("CREATE TABLE t (id INT PRIMARY KEY, d DATETIME, e DATE)")
+    db.ok("INSERT INTO t VALUES (1, '2020-01-01 10:00:00', '2020-01-01'), (2, NULL, NULL)")
+    assert [row[0] for row in db.query(f"SELECT {condition} FROM t ORDER BY id")] == truth
+    db.close()
+
+
+@pytest.mark.parametrize(
+    ("flavor", "sql_mode", "sql", "refused"),
+    [
+        (MYSQL_80, "STRICT_TRANS_TABLES,NO_ZERO_DATE", "SELECT id FROM t WHERE e = '0000-00-00'", "a comparison with the zero date under NO_ZERO_DATE (e = '0000-00-00': the server may warn or fail, 1292)"),
+        (MARIADB_1011, "", "SELECT id FROM t WHERE e > '2020-00-00'", "a comparison with the date '2020-00-00' with a zero part (e > '2020-00-00')"),
+        (MYSQL_80, "STRICT_TRANS_TABLES", None, None),
+    ],
+)
+def test_a_zero_date_comparison_the_simulator_cannot_answer_is_refused(flavor: Flavor, sql_mode: str, sql: str | None, refused: str | None) -> None:
+    db = Db(flavor=flavor)
+    db.session.variables["sql_mode"] = sql_mode
+    db.ok("CREATE TABLE t (id INT PRIMARY KEY, e DATE)")
+    if sql is None:  # MySQL without NO_ZERO_DATE compares as MariaDB does
+        assert db.query("SELECT e <> '0000-00-00' FROM t") == []
+    else:
+        assert db.error(sql).message == f"This version of MySQL doesn't yet support '{refused}'"
+    db.close()
