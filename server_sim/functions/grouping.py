@@ -16,7 +16,8 @@ simulator refuses it (1235), since no engine's choice of row can be followed:
   1055 (with GROUP BY) or 1140 (without), naming the item's position in the SELECT list or
   ORDER BY. Its analysis also follows the WHERE's and the joins' equalities
   (`WHERE c = 5`, `ON t.k = u.k`) and derived tables: where one of those could make the
-  column determined the simulator refuses (1235) rather than guess.
+  column determined the simulator refuses (1235) rather than guess, as it does for a
+  window function's argument outside the groups (MySQL's answer is not recorded here).
 - MariaDB 10.11 has no such analysis: under ONLY_FULL_GROUP_BY any column of the SELECT
   list outside the GROUP BY and every aggregate is 1055 ("'db.t.c' isn't in GROUP BY"),
   a key in the GROUP BY or not, and 1140 without GROUP BY (its ORDER BY too); a grouped
@@ -193,6 +194,8 @@ def _check_select(scope: _Scope, scopes: dict[int, _Scope], rules: Grouping) -> 
             if _determined(source, grouped) and (rules.flavor.group_by_functional_dependencies or not rules.only_full_group_by or unchecked):
                 added.setdefault(key, exp.column(source.columns[column.lower()], table=source.qualifier, quoted=True))  # type: ignore[index]
                 continue
+            if in_window and rules.flavor.group_by_functional_dependencies:
+                raise not_supported(f"column '{source.shown}.{column}' in a window function of a grouped SELECT, outside its groups (MySQL's answer is not recorded here)")
             _reject(clause, position, column, source, scope, group is not None, unchecked, rules)
     return list(added.values())
 
