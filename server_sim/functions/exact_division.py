@@ -81,8 +81,8 @@ def numeric_type(node: exp.Expression, column_type: ColumnTypeOf) -> NumericType
         return _of_cast(node.to)
     if isinstance(node, exp.Rand):
         return DOUBLE
-    if isinstance(node, exp.Anonymous) and stored_type(node) is not None:
-        return _of_column(stored_type(node))  # type: ignore[arg-type]
+    if isinstance(node, exp.Anonymous) and (stored := stored_type(node)) is not None:
+        return _of_column(stored)
     if isinstance(node, _WHOLE):
         argument = Exact(0, 0) if isinstance(node, (exp.Count, exp.IntDiv)) else numeric_type(node.this, column_type)
         return argument if argument is None or isinstance(argument, Double) else Exact(0, 0)

@@ -165,7 +165,8 @@ def _check_select(scope: _Scope, scopes: dict[int, _Scope], rules: Grouping) -> 
     select = scope.select
     group = select.args.get("group")
     having = select.args.get("having")
-    if group is None and having is None and not _own_aggregates(select):
+    aggregated = _own_aggregates(select)
+    if group is None and having is None and not aggregated:
         return []
     if group is not None and any(group.args.get(key) for key in ("rollup", "cube", "grouping_sets", "totals")):
         raise not_supported("GROUP BY ... WITH ROLLUP (and other grouping sets)")
@@ -173,7 +174,7 @@ def _check_select(scope: _Scope, scopes: dict[int, _Scope], rules: Grouping) -> 
     grouped_texts, grouped = _grouped(scope, aliases, scopes)
     if having is not None:
         _check_having(having.this, scope, scopes, aliases, grouped, rules)
-    if group is None and not _own_aggregates(select):
+    if group is None and not aggregated:
         raise not_supported("HAVING in a SELECT without GROUP BY or an aggregate (a filter of its rows by their SELECT list)")
     added: dict[tuple[int, str], exp.Column] = {}
     order = select.args.get("order")
