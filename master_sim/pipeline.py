@@ -194,7 +194,7 @@ class StatementPipeline:
         self._note_row_format(ms, planned)
         if ddl:
             self.transactions.commit(ms)
-        self.transactions.end_statement(ms)
+        self.transactions.end_statement(ms, failed=outcome.error is not None)
         return outcome
 
     def _note_row_format(self, ms: MasterSession, planned: _Planned) -> None:

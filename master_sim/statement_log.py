@@ -167,14 +167,16 @@ class StatementLogger:
         variables = ms.session.variables
         annotate = variables.get(self.flavor.rows_query_variable, self.flavor.rows_query_default) == "ON"
         row_image = variables["binlog_row_image"]
+        # One annotation per statement (write_locked_table_maps writes it with the first
+        # table map), in the cache of its first logged row, with the text of the statement
+        # that wrote that row: a trigger's or a stored function's when its row comes first.
+        first = next((target for target in routing.rows if target is not None), None)
         for target in (LogTarget.TRX_CACHE, LogTarget.STMT_CACHE):
             changes: list[RowChange] = [c for c, routed in zip(outcome.changes, routing.rows) if routed is target]
             if not changes:
                 continue
-            # The annotation is the text of the statement that wrote the first row: a
-            # trigger's when its row comes first. Every table the statement locked for
-            # writing in this cache's kind of engine is mapped.
-            text = outcome.statement_of(changes[0], statement.sql) if annotate else None
+            # Every table the statement locked for writing in this cache's kind of engine is mapped.
+            text = outcome.statement_of(changes[0], statement.sql) if annotate and target is first else None
             kind = changes[0].table.engine.transactional
             maps = [t for t in analysis.table_maps if t.engine.transactional == kind and not t.temporary]
             triggered = frozenset(t.table.lower() for t in self.server.catalog.triggers) if self.flavor.table_map_marks_triggers else frozenset()

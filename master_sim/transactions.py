@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from server_sim.binlog.events import Log_event
 from server_sim.binlog.file import BinlogWriter
 from server_sim.errors import ErrorCode, SqlError, note
 from server_sim.flavor import Flavor
@@ -70,10 +71,24 @@ class TransactionControl:
             if kind is StatementKind.ROLLBACK_TO_SAVEPOINT:
                 self._warn_incomplete_rollback(ms, result, to_savepoint=True)
 
-    def end_statement(self, ms: MasterSession) -> None:
-        """Flush the statement cache; in autocommit the statement's transaction ends too."""
+    def end_statement(self, ms: MasterSession, failed: bool = False) -> None:
+        """Flush the statement cache; in autocommit the statement's transaction ends too: a
+        failed statement's is rolled back (MYSQL_BIN_LOG::rollback with ending_trans), so a
+        transaction cache it left a non-transactional change in ends with ROLLBACK."""
+        ending = not ms.session.in_multi_statement_transaction
+        if ending and not failed and self.server.flavor.autocommit_caches_in_one_group and not ms.stmt_cache.empty and not ms.trx_cache.empty:
+            self._write_group(ms, [*ms.stmt_cache.events, *ms.trx_cache.events], "COMMIT", xid=ms.touched_transactional)
+            ms.stmt_cache.clear()
+            ms.trx_cache.clear()
+            self._end_transaction(ms)
+            return
         self._flush(ms, ms.stmt_cache, "COMMIT", xid=False)
-        if not ms.session.in_multi_statement_transaction:
+        if ms.session.in_multi_statement_transaction:
+            return
+        if failed:
+            self._rollback_binlog(ms, ms.trx_cache.has_nontransactional)
+            self._end_transaction(ms)
+        else:
             self.commit(ms)
 
     def commit(self, ms: MasterSession) -> None:
@@ -122,12 +137,15 @@ class TransactionControl:
         """flush_with_boundaries: the cache as one binlog transaction, BEGIN ... `end` (or Xid)."""
         if cache.empty:
             return
-        timestamp = cache.events[0].timestamp
+        self._write_group(ms, cache.events, end, xid)
+        cache.clear()
+
+    def _write_group(self, ms: MasterSession, events: list[Log_event], end: str, xid: bool) -> None:
+        timestamp = events[0].timestamp
         now = unix_time(self.server.now())
         closing = self.events.xid(now) if xid else self.events.query(end, now, ms.session.thread_id, variables=ms.session.variables)
         begin = self.events.query("BEGIN", timestamp, ms.session.thread_id, variables=ms.session.variables)
-        self.writer.write_group([begin, *cache.events, closing])
-        cache.clear()
+        self.writer.write_group([begin, *events, closing])
 
     def _warn_incomplete_rollback(self, ms: MasterSession, result: StepResult, to_savepoint: bool = False) -> None:
         """Warning 1196: the transaction changed tables a rollback cannot restore (or, for

@@ -264,6 +264,12 @@ class Flavor:
     # change of the transaction (even one the statement cache logged at once), under MIXED
     # one to a non-transactional temporary table. Recorded: default-storage-engine.
     rollback_logged_by_format: bool = False
+    # The end of an autocommit statement that left events in both caches: MySQL 8.0 writes
+    # each cache as its own group, the statement cache's first (binlog_cache_mngr::flush);
+    # MariaDB writes them as one group, the statement cache's events then the transaction
+    # cache's, closed as the transaction is (binlog_flush_cache with both caches,
+    # write_transaction_or_stmt). Recorded: function-changes-data-per-row.
+    autocommit_caches_in_one_group: bool = False
     # MySQL's ROLLBACK also warns of the temporary tables the transaction created (1751) or
     # dropped (1752), which it cannot undo (push_unsafe_rollback_warnings); MariaDB does not.
     rollback_warns_temporary_tables: bool = True
@@ -383,6 +389,7 @@ MARIADB_1011 = Flavor(
     sync_binlog_default="0",
     default_tmp_storage_engine="NULL",
     rollback_logged_by_format=True,
+    autocommit_caches_in_one_group=True,
     insert_delayed_warning=False,
     insert_delayed_logged_without_keyword=True,
     insert_delayed_needs_statement_format=True,

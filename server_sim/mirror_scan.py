@@ -25,7 +25,7 @@ from .table import Table
 from .declined import Declined, none_when_declined
 from .mirror.compiler import Compiler, Source, Subqueries, is_context_value
 from .mirror.joins import Joined, NestedLoop, compile_conditions, join_sources, scanned, too_many_rows
-from .operands import Context, Values
+from .operands import Context, Predicate, Values
 from .mirror.plans import RowValues, ScanPlan, SelectPlan, cached, compile_scan, compile_select
 
 
@@ -48,6 +48,13 @@ def row_values(
     to right, or None when DuckDB must evaluate them; `rand` is the server's RAND()."""
     compiler = Compiler([Source(alias, table)] if table is not None else [], rand=rand, context=context)
     return RowValues(tuple(compiler.operand(expression).value for expression in expressions))
+
+
+@none_when_declined
+def row_condition(condition: exp.Expression, table: Table, alias: str, rand: Callable[[], float] | None = None, context: Context | None = None) -> Predicate:
+    """A WHERE compiled over one row of `table`, evaluated row by row as the statement
+    reaches each (three-valued: None is UNKNOWN), or None when DuckDB must evaluate it."""
+    return Compiler([Source(alias, table)], rand=rand, context=context).predicate(condition)
 
 
 def select_plan(query: exp.Select, table: Table, context: Context | None = None) -> SelectPlan | None:

@@ -6,7 +6,9 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..statement import is_multi_table
+from ..functions.stored_body import changing_calls
 from .multi_table import MultiTableRun
+from .per_row_calls import one_table_delete
 from .reads import impossible_where, scan
 from .row_operations import delete_firing_triggers
 from .run import StatementRun
@@ -16,8 +18,11 @@ def run_delete(run: StatementRun) -> None:
     ast = run.statement.ast
     assert isinstance(ast, exp.Delete)
     if is_multi_table(ast):
-        MultiTableRun(run).delete()
-        return
+        if not (one_table_delete(ast) and changing_calls(ast)):
+            MultiTableRun(run).delete()
+            return
+        ast = ast.copy()
+        ast.set("tables", None)  # the single-table DELETE, which calls the function row by row
     table = run.table(ast.this)
     if impossible_where(run, table, ast):
         run.outcome.executed = False

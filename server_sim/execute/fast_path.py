@@ -18,7 +18,7 @@ from ..errors import SqlError
 from ..mirror.compiler import Subqueries
 from ..mirror.joins import Joined
 from ..mirror.plans import RowValues, select_source
-from ..mirror_scan import join_rows, row_values, scan_plan, select_plan
+from ..mirror_scan import join_rows, row_condition, row_values, scan_plan, select_plan
 from ..operands import Context
 from .run import StatementScope
 
@@ -49,6 +49,25 @@ class FastPath:
         if not self.enabled:
             return None
         return row_values(expressions, table, alias, self.scope.session.next_random if rand else None, context)
+
+    def row_condition(self, condition: exp.Expression, table: Table, alias: str, context: Context | None = None) -> Callable[[int], bool | None] | None:
+        """`condition` over the mirror's row of a row id, evaluated when called (RAND() draws
+        from the running session's generator); None when DuckDB must evaluate it. A row the
+        mirror declines at evaluation raises Declined."""
+        if not self.enabled:
+            return None
+        predicate = row_condition(condition, table, alias, self.scope.session.next_random, context)
+        if predicate is None:
+            return None
+        storage = self.scope.storage
+
+        def holds(row_id: int) -> bool | None:
+            mirrored = storage.mirrored(table)
+            if mirrored is None or row_id not in mirrored:
+                raise Declined
+            return predicate(mirrored[row_id])
+
+        return holds
 
     def scan(self, ast: exp.Update | exp.Delete, table: Table, alias: str, limit: Callable[[], int | None]) -> list[tuple] | None:
         """The rows a single-table UPDATE or DELETE reaches, in order, from the mirror.

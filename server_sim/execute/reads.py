@@ -4,7 +4,8 @@ otherwise; both give the same answer."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from sqlglot import exp
 
@@ -14,7 +15,10 @@ from ..errors import ErrorCode, SqlError, not_supported
 from ..expressions import Translator, constant_value, is_constant
 from ..mirror.plans import RowValues
 from ..storage import ROW_ID
+from ..functions.context import literal
+from ..functions.stored_body import call_body, changing_calls
 from .fast_path import FastPath
+from .per_row_calls import where_scans_every_row
 from .run import StatementScope
 
 
@@ -68,9 +72,18 @@ class RowExpressions:
     alias: str
     expressions: list[exp.Expression]
     compiled: RowValues | None
+    changing: bool = field(init=False)  # whether they call a stored function that changes data
+
+    def __post_init__(self) -> None:
+        # Looked for once, not per row, and only where a stored function exists.
+        self.changing = bool(self.scope.catalog.routines) and any(changing_calls(e) for e in self.expressions)
 
     def of(self, row_id: int) -> list[object]:
         expressions, table = self.expressions, self.table
+        if self.changing:
+            made = [calls_made(self.scope, self.translator, table, self.alias, e, row_id) for e in expressions]
+            compiled = FastPath(self.scope).compiled(made, table, self.alias, rand=True, context=self.translator.rewrite)
+            return RowExpressions(self.scope, self.translator, table, self.alias, made, compiled).of(row_id)
         if all(is_constant(e) for e in expressions):
             return [constant_value(e) for e in expressions]
         storage = self.scope.storage
@@ -90,10 +103,12 @@ def scan(scope: StatementScope, ast: exp.Update | exp.Delete, table: Table) -> l
     storage's mirror where the statement's condition and order allow, else from DuckDB."""
     refuse_self_reference(scope, ast, table, "UPDATE" if isinstance(ast, exp.Update) else "DELETE")
     alias = ast.this.alias or table.name
+    where = ast.args.get("where")
+    if where is not None and scope.catalog.routines and changing_calls(where):
+        return calling_scan(scope, ast, table, alias)
     found = FastPath(scope).scan(ast, table, alias, lambda: scan_limit(ast))
     if found is not None:
         return found
-    where = ast.args.get("where")
     translator = scope.translator()
     condition = translator.condition_sql(where.this) if where is not None else ""
     order_node = ast.args.get("order")
@@ -106,6 +121,57 @@ def scan(scope: StatementScope, ast: exp.Update | exp.Delete, table: Table) -> l
     if not table.engine.stores_rows:
         return []
     return storage.rows(table, condition, order, limit, alias=alias)
+
+
+def calling_scan(scope: StatementScope, ast: exp.Update | exp.Delete, table: Table, alias: str) -> Iterator[tuple]:
+    """The rows of a scan whose WHERE calls a stored function that changes data: every row
+    of the table in its scan order, the WHERE evaluated for each as the statement reaches
+    it (after the rows before it were changed), as the server's table scan does."""
+    where = ast.args["where"].this
+    for clause in ("order", "limit"):
+        if ast.args.get(clause):
+            raise not_supported(f"a stored function that changes data, called in a WHERE beside {clause.upper()} (the server reads the rows it sorts or counts first)")
+    if not where_scans_every_row(where, table, alias):
+        raise not_supported("a stored function that changes data, called in a WHERE an index could serve (the server calls it for the rows the index reaches)")
+    if not table.engine.stores_rows:
+        return iter(())
+    if not table.engine.stores_rows:
+        return iter(())
+    rows = scope.storage.rows(table, "", scope.storage.physical_order(table, alias), None, alias=alias)
+    translator = scope.translator()
+    return (row for row in rows if _holds(scope, translator, table, alias, where, row[0]))
+
+
+def _holds(scope: StatementScope, translator: Translator, table: Table, alias: str, where: exp.Expression, row_id: int) -> bool:
+    """Whether the row meets the WHERE, its data-changing calls made first for it."""
+    condition = calls_made(scope, translator, table, alias, where, row_id)
+    fast = FastPath(scope)
+    holds = fast.row_condition(condition, table, alias, translator.rewrite)
+    found = fast.answer(lambda: [holds(row_id)]) if holds is not None else None
+    if found is not None:
+        return bool(found[0])
+    storage = scope.storage
+    sql = f"SELECT 1 FROM {storage.qualified(table)} AS {quote(alias)} WHERE {quote(ROW_ID)} = ? AND ({translator.condition_sql(condition)})"
+    return bool(storage.query(sql, [row_id]))
+
+
+def calls_made(scope: StatementScope, translator: Translator, table: Table, alias: str, tree: exp.Expression, row_id: int) -> exp.Expression:
+    """`tree` with each call of a stored function that changes data made for one row, left
+    to right (its arguments read from the row), and replaced by its result. The body runs
+    here, outside any query of DuckDB's, between the rows the statement writes."""
+    if not changing_calls(tree):
+        return tree
+    made = tree.copy()  # its calls' meta (the runner) come along
+    calls = {id(node) for node in changing_calls(made)}
+    for node in list(made.walk(bfs=False)):  # depth first: the order the server evaluates them
+        if id(node) in calls:
+            arguments = list(node.expressions)
+            values = RowExpressions(scope, translator, table, alias, arguments, FastPath(scope).compiled(arguments, table, alias, context=translator.rewrite)).of(row_id)
+            result = literal(call_body(node, values))
+            if node is made:
+                return result
+            node.replace(result)
+    return made
 
 
 def scan_limit(ast: exp.Update | exp.Delete) -> int | None:

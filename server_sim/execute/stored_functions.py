@@ -31,6 +31,7 @@ from ..functions.stored_result import Slot, stored, stored_as
 from ..statement import ROW_STATEMENTS, Statement, StatementKind, WriteMode, target_tables
 from ..sysvars import strict_sql_mode
 from ..types import ColumnType
+from .per_row_calls import unordered_call
 from .program import ProgramRunner, RunHost
 from .reads import evaluate
 from .run import StatementRun
@@ -64,9 +65,17 @@ def with_stored_functions(run: StatementRun, statement: Statement, calling: tupl
             raise SqlError(ErrorCode.ER_SP_WRONG_NO_OF_ARGS, "FUNCTION", qualified, len(routine.parameters), len(arguments))
         if len(routine.body) == 1 and isinstance(routine.body[0], Return):
             return _inlined(run, routine, arguments, calling)
-        return _called(run, statement, routine, arguments, calling, runs)
+        return _called(run, statement, node, routine, arguments, calling, runs)
 
     return dataclasses.replace(statement, ast=statement.ast.copy().transform(replace))
+
+
+def evaluate_calling(run: StatementRun, trees: list[exp.Expression], calling: tuple[str, ...] = ()) -> list[object]:
+    """Values of a compound body's expressions (a function's or a trigger's), the stored
+    functions they call put in place as in a statement of the body's."""
+    select = Statement("SELECT", StatementKind.SELECT, exp.select(*trees))
+    replaced = with_stored_functions(run, select, calling).ast
+    return evaluate(run, list(replaced.expressions))
 
 
 def _slot(run: StatementRun, routine: Routine, kind: ColumnType, column: str, line: int = 0) -> Slot:
@@ -145,16 +154,24 @@ def _reaches(routine: Routine, routines: dict[tuple[str, str], Routine], test: C
 
 
 def _called(
-    run: StatementRun, statement: Statement, routine: Routine, arguments: list[exp.Expression], calling: tuple[str, ...], runs: dict[tuple[str, ...], BodyRun]
+    run: StatementRun,
+    statement: Statement,
+    call: exp.Expression,
+    routine: Routine,
+    arguments: list[exp.Expression],
+    calling: tuple[str, ...],
+    runs: dict[tuple[str, ...], BodyRun],
 ) -> exp.Expression:
-    """A compound body run once, its value put in the call's place."""
-    once = _one_row_values(statement) or (statement.kind is StatementKind.SELECT and not statement.table_nodes)
+    """A compound body run once, its value put in the call's place; or the call that
+    runs it per row."""
+    once = _one_row_values(statement) or _query_of_no_table(statement)
+    writes = changes_data(routine, run.catalog.routines)
     if once and all(is_constant(argument) for argument in arguments):
-        if statement.kind is StatementKind.SELECT and changes_data(routine, run.catalog.routines):
+        if statement.kind is StatementKind.SELECT and writes:
             raise not_supported(f"a SELECT calling {routine.name}(), which changes data (the server logs the SELECT for it)")
         return literal(_run_body(run, routine, [constant_value(argument) for argument in arguments], calling))
-    if changes_data(routine, run.catalog.routines):
-        raise not_supported(f"stored function {routine.name}(), which changes data, called where it may run more than once, or with arguments that are not constants")
+    if writes and (why := unordered_call(statement, call, routine, all(is_constant(argument) for argument in arguments))) is not None:
+        raise not_supported(f"stored function {routine.name}(), which changes data, called {why}")
     if _reaches(routine, run.catalog.routines, _session_effect):
         raise not_supported(f"stored function {routine.name}(), which uses RAND(), LAST_INSERT_ID(expr) or SELECT ... INTO @var, called per row (the order of its calls)")
 
@@ -164,6 +181,8 @@ def _called(
         with run.storage.nested():
             return _run_body(run, routine, values, calling)
 
+    if writes:  # each call its own: its calls are counted, never shared
+        return body_call(arguments, BodyRun(per_row, routine.returns, changes_data=True))
     key = (routine.name.lower(), *(argument.sql(dialect="mysql") for argument in arguments))
     if key not in runs:
         runs[key] = BodyRun(per_row, routine.returns)
@@ -196,6 +215,20 @@ def _run_body(run: StatementRun, routine: Routine, values: list[object], calling
 def _one_row_values(statement: Statement) -> bool:
     ast = statement.ast
     return isinstance(ast, exp.Insert) and isinstance(ast.expression, exp.Values) and len(ast.expression.expressions) == 1
+
+
+def _query_of_no_table(statement: Statement) -> bool:
+    """A SELECT, or INSERT ... SELECT, whose query reads no table and has no condition or
+    limit: each of its SELECTs (a UNION's too) is one row, each call in it made once, in
+    the order written, before any row is written."""
+    ast = statement.ast
+    if statement.kind is StatementKind.SELECT:
+        query = ast
+    elif isinstance(ast, exp.Insert) and isinstance(ast.expression, (exp.Select, exp.Union)):
+        query = ast.expression
+    else:
+        return False
+    return all(query.find(kind) is None for kind in (exp.Table, exp.Where, exp.Having, exp.Limit, exp.Group))
 
 
 class FunctionHost(RunHost):
@@ -240,9 +273,7 @@ class FunctionHost(RunHost):
     def evaluate(self, trees: list[exp.Expression]) -> list[object]:
         """The body's expressions (IF's condition, SET's value, RETURN's), the stored
         functions they call put in place as in a statement of the body's."""
-        select = Statement("SELECT", StatementKind.SELECT, exp.select(*trees))
-        replaced = with_stored_functions(self.run, select, self.calling).ast
-        return evaluate(self.run, list(replaced.expressions))
+        return evaluate_calling(self.run, trees, self.calling)
 
     def warn(self, condition: Condition) -> None:
         """A SELECT ... INTO of no row is no warning of the calling statement (both servers,

@@ -18,9 +18,9 @@ from ..errors import ErrorCode, SqlError, not_supported
 from ..functions.context import literal
 from ..statement import ROW_STATEMENTS, RowVersion, Statement, TriggerDefinition, TriggerEvent, TriggerTiming, row_version, target_tables
 from .program import ProgramRunner, RunHost
-from .reads import evaluate
 from .run import StatementRun
 from .select import run_select
+from .stored_functions import evaluate_calling, with_stored_functions
 
 Rows = dict[RowVersion, "tuple | None"]
 
@@ -76,7 +76,7 @@ def _assign_new_row(run: StatementRun, table: Table, trigger: TriggerDefinition,
     """A `SET NEW.col = expr, ...` body: each assignment sees the ones before it."""
     values = list(rows[RowVersion.NEW] or ())
     for name, expression in trigger.assignments:
-        values[table.column_index(name)] = evaluate(run, [_bound(expression, table, rows)])[0]
+        values[table.column_index(name)] = evaluate_calling(run, [_bound(expression, table, rows)])[0]
         rows[RowVersion.NEW] = tuple(values)
     return tuple(values)
 
@@ -92,6 +92,7 @@ def run_sub_statement(run: StatementRun, body: Statement, text: str) -> None:
         if node.name.lower() in run.tables_in_use:
             raise SqlError(ErrorCode.ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, node.name)
     sub = run.sub_run(body)
+    sub.statement = with_stored_functions(sub, body)
     session, outcome = run.session, run.outcome
     last_insert_id = session.last_insert_id
     try:
@@ -127,11 +128,12 @@ class TriggerHost(RunHost):
     def query(self, statement: Statement) -> list[tuple]:
         assert statement.ast is not None
         sub = self.run.sub_run(dataclasses.replace(statement, ast=_bound(statement.ast, self.table, self.rows)))
+        sub.statement = with_stored_functions(sub, sub.statement)
         run_select(sub)
         return list(sub.outcome.rows or [])
 
     def evaluate(self, trees: list[exp.Expression]) -> list[object]:
-        return evaluate(self.run, [_bound(tree, self.table, self.rows) for tree in trees])
+        return evaluate_calling(self.run, [_bound(tree, self.table, self.rows) for tree in trees])
 
     def assign_row(self, column: str, value: object) -> None:
         values = list(self.rows[RowVersion.NEW] or ())

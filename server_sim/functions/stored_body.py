@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from ..declined import Declined
-from ..errors import ErrorCode, SqlError
+from ..errors import ErrorCode, SqlError, not_supported
 from ..operands import Kind, Operand, Values
 from ..types import ColumnType, TypeFamily, value_text
 from .library import Compiling, SqlFunction, Translating
@@ -40,6 +40,7 @@ class BodyRun:
 
     run: Callable[[list[object], bool], object]
     returns: ColumnType | None
+    changes_data: bool = False  # then called only by the Python evaluator, row by row
     key: str = field(default_factory=lambda: str(next(_KEYS)))
 
     def __deepcopy__(self, memo: dict) -> BodyRun:
@@ -60,6 +61,18 @@ def body_call(arguments: list[exp.Expression], body: BodyRun) -> exp.Expression:
 
 def _marked(node: exp.Expression) -> BodyRun | None:
     return node.meta.get(MARK) if node.meta else None
+
+
+def call_body(call: exp.Expression, values: list[object]) -> object:
+    """The result of a body call for its arguments' `values`, run here (not inside DuckDB)."""
+    body = _marked(call)
+    assert body is not None
+    return body.run(values, False)
+
+
+def changing_calls(tree: exp.Expression) -> list[exp.Expression]:
+    """The calls in `tree` of bodies that change data."""
+    return [node for node in tree.find_all(exp.Anonymous) if (body := _marked(node)) is not None and body.changes_data]
 
 
 def _from_duckdb(key: str, texts: list[str | None], types: list[str]) -> str | None:
@@ -83,6 +96,9 @@ def _translate(node: exp.Expression, translation: Translating) -> exp.Expression
     body = _marked(node)
     if body is None:  # `rpl body`(...) in a statement: no function of the server's
         raise SqlError(ErrorCode.ER_SP_DOES_NOT_EXIST, f"{translation.context.database}.{node.name}")
+    if body.changes_data:
+        # DuckDB would call it for its own choice of rows, in its own order, inside its query.
+        raise not_supported("a stored function that changes data, called per row where the simulator evaluates the rows in DuckDB")
     values = [translation.rewrite(argument) for argument in node.expressions]
     texts = [exp.cast(value.copy(), exp.DataType.build("VARCHAR", dialect="duckdb")) for value in values]
     types = [exp.Anonymous(this="typeof", expressions=[value]) for value in values]
