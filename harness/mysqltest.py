@@ -73,7 +73,7 @@ class _TestFile:
         self.scenario = scenario
         self.variant = variant
         self.errors = errors
-        self.waits = waits
+        self.waits = dict(waits)
         self.flavor = flavor
         self.registry = VariableRegistry(flavor)
         self.lines: list[str] = []
@@ -174,22 +174,25 @@ class _TestFile:
     def step(self, step: Step) -> None:
         """One step on its connection: sent without waiting when it waits for a lock,
         queued when its session still waits; then whatever this step released."""
-        if step.session in self.sent:
+        if step.reap:
+            pass  # a statement it timed out ran "after" it: reaped below, with its --error
+        elif step.session in self.sent:
             self.queued.setdefault(step.session, []).append(step)
             return
-        if step.disconnect:
+        elif step.disconnect:
             self.disconnect(step)
             return
-        self.lines += ["", f"# Step {step.index}"]
-        self.use(self.connections[step.session])
-        if step.index in self.waits:
-            self.lines.append("--send")
-            self.statement(step.sql)
-            self.sent[step.session] = step.index
-            self.use("master")
-            self.wait_until(_WAITING, step.session)
         else:
-            self.statement(step.sql, self.errors.get(step.index))
+            self.lines += ["", f"# Step {step.index}"]
+            self.use(self.connections[step.session])
+            if step.index in self.waits:
+                self.lines.append("--send")
+                self.statement(step.sql)
+                self.sent[step.session] = step.index
+                self.use("master")
+                self.wait_until(_WAITING, step.session)
+            else:
+                self.statement(step.sql, self.errors.get(step.index))
         for session, sent in list(self.sent.items()):
             if self.waits[sent] == step.index:
                 self.reap(session)
@@ -201,6 +204,8 @@ class _TestFile:
         self.expect_error(self.errors.get(sent))
         self.lines.append("--reap")
         for step in self.queued.pop(session, []):
+            if self.waits.get(step.index) == self.waits[sent]:
+                del self.waits[step.index]  # it waited only behind the statement just reaped
             self.step(step)
 
     def statement(self, sql: str, error: int | None = None) -> None:
@@ -285,7 +290,7 @@ class _TestFile:
         """The non-temporary tables that exist at the end on the master (schema and steps
         that succeed) and on the slave (the master's schema, then its own, then what the
         master's steps replicate: a table they drop is gone there too)."""
-        steps = [step.sql for step in self.scenario.steps if not step.disconnect and not self.errors.get(step.index)]
+        steps = [step.sql for step in self.scenario.steps if step.sql and not self.errors.get(step.index)]
         master = _tables_left([*self.scenario.master_schema, *steps])
         slave = _tables_left([*self.scenario.master_schema, *self.scenario.slave_schema, *steps])
         return master, slave

@@ -144,9 +144,10 @@ def compare_with_result(test: Path, result: Path, flavor: Flavor, out: Path) -> 
     events = [list(BinlogReader(path).events()) for path in files]
     generation = 0
     recorded = ResultFile(result)
-    found = [(place, step, origin, None if step.disconnect else recorded.echo_of(step.sql)) for place, (step, origin) in enumerate(zip(results, origins))]
+    found = [(place, step, origin, recorded.echo_of(step.sql) if step.sql else None) for place, (step, origin) in enumerate(zip(results, origins))]
     shown = [(place, step, origin, echo) for place, step, origin, echo in found if echo is not None]
-    comparison.not_shown = sum(echo is None and not step.disconnect for _, step, _, echo in found)
+    comparison.not_shown = sum(echo is None and bool(step.sql) for _, step, _, echo in found)
+    reaped = _reaped(results)
     written = previous = 0
     disabled_lines: dict[Path, list[bool]] = {}
     for number, (place, step, origin, (start, end)) in enumerate(shown):
@@ -166,5 +167,26 @@ def compare_with_result(test: Path, result: Path, flavor: Flavor, out: Path) -> 
         warnings_shown = origin is None or not (0 < origin.line <= len(states) and states[origin.line - 1])
         answer = recorded.answer(end, following)
         logged = _logged_before(events[generation], written) if answer.event_tables else []  # only what a table is compared with
+        # A statement sent with `send` is answered where it is reaped, after the output of
+        # the statement before the reap, which then cannot be told apart: the reaped
+        # statement is judged on that block, the one before it not at all.
+        reaps = [reaped[later] for later in range(place + 1, until) if later in reaped]
+        if place in reaped.values():
+            continue
+        if reaps:
+            comparison.not_shown += 1
+            step = results[reaps[-1]]
         _judge(step, answer, start + 1, warnings_shown, logged, comparison)
     return comparison
+
+
+def _reaped(results: list[StepResult]) -> dict[int, int]:
+    """Each reap step's place -> the place of the statement it waited for: its session's
+    statement before it."""
+    reaped: dict[int, int] = {}
+    for place, step in enumerate(results):
+        if step.reap:
+            sent = next((earlier for earlier in range(place - 1, -1, -1) if results[earlier].session == step.session and results[earlier].sql), None)
+            if sent is not None:
+                reaped[place] = sent
+    return reaped

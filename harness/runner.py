@@ -131,7 +131,12 @@ def run_variant(scenario: Scenario, variant: dict[str, str], flavor: Flavor, bin
         record.schema_steps = [master.submit(SETUP_SESSION, sql) for sql in scenario.master_schema]
         schema_end = record.schema_end = master.writer.position
         for step in scenario.steps:
-            record.steps.append(master.disconnect(step.session, step.index) if step.disconnect else master.submit(step.session, step.sql, step.index))
+            if step.disconnect:
+                record.steps.append(master.disconnect(step.session, step.index))
+            elif step.reap:
+                record.steps.append(master.reap(step.session, step.index))
+            else:
+                record.steps.append(master.submit(step.session, step.sql, step.index))
         master.finish()
         record.effects = master.effects
         record.master_snapshot = snapshot(master.server)

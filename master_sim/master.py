@@ -78,6 +78,11 @@ class Master:
         """A disconnect step: the server ends the session (master_sim.disconnect)."""
         return self.scheduler.disconnect(session_name, index)
 
+    def reap(self, session_name: str, index: int | None = None) -> StepResult:
+        """A reap step: the client waits for its answers; a statement still waiting for a
+        lock fails with 1205 (Scheduler.reap)."""
+        return self.scheduler.reap(session_name, index)
+
     def _reset_binlog(self) -> None:
         """RESET MASTER's effect on the binlog: a new file at the same path; the one it
         ends is kept beside it, numbered, for whoever checks what the master logged."""

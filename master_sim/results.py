@@ -36,6 +36,7 @@ class StepResult:
     # A CALL's statements, each run, decided and logged as a statement of its own.
     statements: list[StepResult] = field(default_factory=list)
     disconnect: bool = False  # a disconnect step: no statement, the session's end
+    reap: bool = False  # a reap step: no statement, the client waits for its answers
     # RESET MASTER emptied the binlog: the ranges of later statements are in the new file.
     reset_binlog: bool = False
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from server_sim.binlog.file import BinlogWriter
-from server_sim.errors import not_supported
+from server_sim.errors import ErrorCode, SqlError, not_supported
 from server_sim.session import Session
 
 from .disconnect import end_session
@@ -50,6 +50,9 @@ class Scheduler:
         result = StepResult(index, session_name, sql)
         self.results.append(result)
         self._last_step = index if index is not None else self._last_step
+        if master_session.queue:
+            # It waits behind its session's waiting statement: unanswered, as that one is.
+            result.blocked_by = master_session.queue[0].blocked_by
         master_session.queue.append(result)
         if len(master_session.queue) == 1:
             self._drain(master_session)
@@ -74,6 +77,25 @@ class Scheduler:
         end_session(self.transactions, master_session)
         if self.writer.position > start:
             result.binlog_ranges.append((start, self.writer.position))
+        self._wake()
+        return result
+
+    def reap(self, session_name: str, index: int | None = None) -> StepResult:
+        """The session's client waits for the answers to what it sent. A statement still
+        waiting for a lock then waits in vain (no other session runs meanwhile): it fails
+        with 1205 once the lock wait timeout passes. The server undoes the statement, not
+        its transaction (innodb_rollback_on_timeout is off; the simulator undid its changes
+        when it stopped to wait), and the session's next statements run, each waited for
+        in turn."""
+        result = StepResult(index, session_name, "", reap=True)
+        self.results.append(result)
+        self._last_step = index if index is not None else self._last_step
+        master_session = self.sessions.get(session_name)
+        while master_session is not None and master_session.queue:
+            waiting = master_session.queue.popleft()
+            waiting.fail(SqlError(ErrorCode.ER_LOCK_WAIT_TIMEOUT))
+            waiting.ran_after_step = self._last_step
+            self._drain(master_session)
         self._wake()
         return result
 

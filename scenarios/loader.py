@@ -49,7 +49,7 @@ TOP_LEVEL_KEYS: tuple[str, ...] = (
     "seed",
     "tolerate_errors",
 )
-STEP_KEYS: tuple[str, ...] = ("session", "sql", "error", "disconnect")
+STEP_KEYS: tuple[str, ...] = ("session", "sql", "error", "disconnect", "reap")
 EXPECT_KEYS: tuple[str, ...] = ("when", "verdict", "slave_error", "step", "notes", "error", "events")
 STEP_CHECK_KEYS: tuple[str, ...] = ("notes", "error", "events")
 ENGINE_KEYS: tuple[str, ...] = tuple(f.name for f in fields(EngineDeclaration))
@@ -267,11 +267,11 @@ def _steps(value: Any) -> tuple[Step, ...]:
         if "session" not in raw:
             raise FieldError(f"{key}.session", "missing")
         session = nonblank_string(raw["session"], f"{key}.session")
-        if "disconnect" in raw:
-            steps.append(_disconnect_step(raw, key, position + 1, session))
+        if "disconnect" in raw or "reap" in raw:
+            steps.append(_client_step(raw, key, position + 1, session))
             continue
         if "sql" not in raw:
-            raise FieldError(f"{key}.sql", "missing (or `disconnect: true` for a step that closes the session)")
+            raise FieldError(f"{key}.sql", "missing (or `disconnect: true` for a step that closes the session, `reap: true` for one that waits for its answer)")
         steps.append(
             Step(
                 index=position + 1,
@@ -283,15 +283,17 @@ def _steps(value: Any) -> tuple[Step, ...]:
     return tuple(steps)
 
 
-def _disconnect_step(raw: dict[str, Any], key: str, index: int, session: str) -> Step:
-    """`{session: con1, disconnect: true}`: the session closes its connection; it sends no
-    statement, so it can end with no error."""
-    if raw["disconnect"] is not True:
-        raise FieldError(f"{key}.disconnect", f"expected true (leave the key out for a statement step), got {describe(raw['disconnect'])}")
-    for field_name in ("sql", "error"):
-        if field_name in raw:
-            raise FieldError(f"{key}.{field_name}", "a disconnect step sends no statement: it has only session and disconnect")
-    return Step(index=index, session=session, sql="", disconnect=True)
+def _client_step(raw: dict[str, Any], key: str, index: int, session: str) -> Step:
+    """`{session: con1, disconnect: true}`: the session closes its connection;
+    `{session: con1, reap: true}`: its client waits for its last statement's answer.
+    Neither sends a statement, so neither can end with an error of its own."""
+    kind = "disconnect" if "disconnect" in raw else "reap"
+    if raw[kind] is not True:
+        raise FieldError(f"{key}.{kind}", f"expected true (leave the key out for a statement step), got {describe(raw[kind])}")
+    for field_name in ("sql", "error", "disconnect", "reap"):
+        if field_name != kind and field_name in raw:
+            raise FieldError(f"{key}.{field_name}", f"a {kind} step sends no statement: it has only session and {kind}")
+    return Step(index=index, session=session, sql="", disconnect=kind == "disconnect", reap=kind == "reap")
 
 
 def _step_errors(value: Any, key: str) -> tuple[int | str, ...]:

@@ -35,6 +35,13 @@ class Step:
     its connection, and the server ends the session as it does at a disconnect (its
     transaction rolled back, its temporary tables dropped, its locks released). A later
     step of the same session name connects anew, as a fresh session.
+
+    A `reap` step sends no statement either: the session's client waits for the answer to
+    its last statement, as mysqltest's `reap` does. A statement that still waits for a
+    lock then (no other session runs while the client waits) fails with 1205 once the
+    server's lock wait timeout passes, its own changes undone and its transaction open;
+    one that already ran is answered at once. Without a reap step a waiting statement runs
+    when the lock is released, however many steps later.
     """
 
     index: int
@@ -42,6 +49,7 @@ class Step:
     sql: str
     errors: tuple[int | str, ...] = ()
     disconnect: bool = False
+    reap: bool = False
 
 
 @dataclass(frozen=True)

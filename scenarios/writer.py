@@ -134,6 +134,8 @@ def _step(step: Step) -> _Flow:
     """`{session: con1, sql: "...", error: ER_DUP_ENTRY}`: one line per step."""
     if step.disconnect:
         return _Flow(session=step.session, disconnect=True)
+    if step.reap:
+        return _Flow(session=step.session, reap=True)
     entry = _Flow(session=step.session, sql=_Quoted(step.sql))
     if step.errors:
         entry["error"] = step.errors[0] if len(step.errors) == 1 else _FlowList(step.errors)

@@ -70,7 +70,7 @@ def build_scenarios(
             matrix=dict(capture.matrix),
             master_schema=tuple(master_schema),
             slave_schema=tuple([*capture.slave_schema, *(slave_schema or [])]),
-            steps=tuple(Step(index, s.session, s.sql, s.errors, s.disconnect) for index, s in enumerate(part, 1)),
+            steps=tuple(Step(index, s.session, s.sql, s.errors, s.disconnect, s.reap) for index, s in enumerate(part, 1)),
             tolerate_errors=capture.errors_unknown,
         )
         header = _header(capture, database, part, number, len(parts))

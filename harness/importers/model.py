@@ -40,6 +40,8 @@ class Captured:
     errors: tuple[int | str, ...] = ()
     # mysqltest's `disconnect`: the session closes its connection (`sql` is empty).
     disconnect: bool = False
+    # mysqltest's `reap`: the client waits for its sent statement's answer (`sql` is empty).
+    reap: bool = False
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from harness.importers.mysqltest_rules import (
 from harness.importers.mysqltest_options import read_server_options
 from harness.importers.mysqltest_script import Command, commands
 from harness.importers.text import read_text, split_sql
+from server_sim.errors import ErrorCode
 
 _VARIABLE = re.compile(r"\$(\w+)")
 _SUPPRESSION = re.compile(r"^\s*CALL\s+mtr\.", re.IGNORECASE)
@@ -213,12 +214,18 @@ class _Test:
             self.sql(argument, origin)
 
     def do_reap(self, argument: str, origin: Origin, depth: int) -> None:
+        """The test waits for the sent statement's answer: a reap step (a statement still
+        waiting for a lock then times out, as it did for the test), its `--error` the sent
+        statement's."""
         index = self.sent.pop(self.connection, None)
         if index is None:
             self.skip(origin, "reap with no statement sent on this connection")
-        elif self.error:
-            sent = self.capture.statements[index]
-            self.capture.statements[index] = Captured(sent.session, sent.sql, sent.origin, sent.database, self.error)
+        else:
+            if self.error:
+                sent = self.capture.statements[index]
+                self.capture.statements[index] = Captured(sent.session, sent.sql, sent.origin, sent.database, self.error)
+            if self.servers.get(self.connection) == "master":
+                self.capture.statements.append(Captured(self.connection, "", origin, reap=True))
         self.error = ()
 
     def do_sync_slave_with_master(self, argument: str, origin: Origin, depth: int) -> None:
@@ -235,7 +242,7 @@ class _Test:
             return
         self.capture.schema_from_steps = False
         schema = [index for index, statement in enumerate(statements) if kind_of(statement.sql) in (Kind.DDL, Kind.DATA)]
-        settings_only = all(kind_of(statement.sql) is Kind.SETTING or statement.disconnect for index, statement in enumerate(statements) if index not in schema)
+        settings_only = all(kind_of(statement.sql) is Kind.SETTING or statement.disconnect or statement.reap for index, statement in enumerate(statements) if index not in schema)
         if schema and settings_only and not self.sent and not any(statement.errors for statement in statements):
             self.capture.master_schema += [statements[index].sql for index in schema]
             self.capture.schema_origins += [statements[index].origin for index in schema]
@@ -353,6 +360,10 @@ class _Test:
             self.drops_after_checks.append((len(self.capture.statements), origin))
         self.capture.statements.append(Captured(self.connection, sql, origin, "", errors))
         self.master_started = self.master_started or kind is not Kind.DDL
+        if not send and any(error in (ErrorCode.ER_LOCK_WAIT_TIMEOUT.code, "ER_LOCK_WAIT_TIMEOUT") for error in errors):
+            # A statement sent without `send` is waited for: one the test expects to time
+            # out is reaped right there.
+            self.capture.statements.append(Captured(self.connection, "", origin, reap=True))
 
     def database_statement(self, sql: str) -> None:
         """USE changes the connection's database; dropping it leaves none selected."""

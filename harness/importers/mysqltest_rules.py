@@ -141,8 +141,8 @@ def remove_cleanup(capture: Capture, checkpoints: set[int]) -> None:
     statements = capture.statements
     end = max((checkpoint for checkpoint in checkpoints if checkpoint < len(statements)), default=len(statements))
     after = statements[end:]
-    if after and all(statement.disconnect or (DROP.match(statement.sql) and not statement.errors) for statement in after):
-        drops = sum(not statement.disconnect for statement in after)
+    if after and all(statement.disconnect or statement.reap or (DROP.match(statement.sql) and not statement.errors) for statement in after):
+        drops = sum(not statement.disconnect and not statement.reap for statement in after)
         capture.dropped["clean-up after the last check"] += drops
         capture.kept["DDL"] -= drops
         del statements[end:]

@@ -144,7 +144,9 @@ def idle_points(statements: list[Captured]) -> set[int]:
         autocommit = _AUTOCOMMIT.match(statement.sql)
         if autocommit:
             state.autocommit = autocommit.group(1).upper() not in ("0", "OFF", "FALSE")
-        if statement.disconnect or _CLOSES.match(statement.sql):
+        if statement.reap:
+            pass  # no statement: the session's transaction is as it was
+        elif statement.disconnect or _CLOSES.match(statement.sql):
             state.open_since = None
         elif _OPENS.match(statement.sql) or not state.autocommit:
             state.open_since = statement.origin

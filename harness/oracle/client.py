@@ -184,12 +184,15 @@ class OracleClient:
         record.schema_end = self.pair.wait_for_replica().executed_position
         self._run_slave_schema(scenario, record)
         for step in scenario.steps:
-            result = StepResult(step.index, step.session, step.sql, disconnect=step.disconnect)
+            result = StepResult(step.index, step.session, step.sql, disconnect=step.disconnect, reap=step.reap)
             record.steps.append(result)
             # Set before sending: a blocked step this one releases finishes while it runs.
             clock.last_step = step.index
             if step.disconnect:
                 self._disconnect(workers, step.session)
+                continue
+            if step.reap:
+                self._reap(workers.get(step.session))
                 continue
             if step.session not in workers:
                 workers[step.session] = SessionWorker(step.session, self.pair.master, clock)
@@ -246,6 +249,18 @@ class OracleClient:
                     return
                 time.sleep(0.01)
         raise RuntimeError(f"session {name} (connection {worker.connection_id}) still on the server {self.close_timeout}s after its disconnect")
+
+    def _reap(self, worker: SessionWorker | None) -> None:
+        """A reap step: the client waits for the answers to what it sent, as mysqltest's
+        `reap` does; a statement still waiting for a lock gets the server's 1205 when its
+        lock wait timeout (the pair's, 10 s) passes."""
+        if worker is None:
+            return
+        deadline = time.monotonic() + self.close_timeout
+        while not worker.idle:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"session {worker.name} still waiting {self.close_timeout}s after its reap step")
+            time.sleep(0.01)
 
     def _run_slave_schema(self, scenario: Scenario, record: RunRecord) -> None:
         with self.pair.replica.connect_scenario(DATABASE) as connection, connection.cursor() as cursor:

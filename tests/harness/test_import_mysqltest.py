@@ -15,10 +15,11 @@ from harness.importers.model import ImportFailure
 from harness.importers.mysqltest_rules import MTR_DEFAULT_SETTINGS
 from harness.importers.mysqltest import import_mysqltest
 from harness.mysqltest import _connection_names, scenario_to_mysqltest
+from harness.runner import run_variant
 from scenarios.loader import load_paths, load_scenario
 from scenarios.model import Scenario
 from server_sim.errors import ErrorCode
-from server_sim.flavor import DEFAULT_FLAVOR
+from server_sim.flavor import DEFAULT_FLAVOR, MYSQL_80
 from server_sim.sysvars import VariableRegistry
 from tests.support import ROOT
 
@@ -114,6 +115,7 @@ def test_a_test_in_mtr_dialect_becomes_its_scenario(tmp_path: Path) -> None:
         ("con1", "UPDATE t1 SET v = 5 WHERE id = 4", ()),
         ("con2", "UPDATE t1 SET v = 6 WHERE id = 4", (0, 1205)),
         ("con1", "COMMIT", ()),
+        ("con2", "", ()),  # the reap: con2's client waits for its UPDATE's answer
         ("con2", "INSERT INTO t1 VALUES (4, 9)", (1062, 0)),
         ("con2", "INSERT INTO t2 VALUES (2)", ()),
         ("con2", "INSERT INTO t2 VALUES (3)", ()),
@@ -190,8 +192,17 @@ def test_a_written_mysqltest_file_imports_back_to_an_equivalent_scenario(tmp_pat
         return
     assert not capture.skipped
     assert back.master_schema == scenario.master_schema and back.slave_schema == scenario.slave_schema
+    # Written without the run's waits, each statement is waited for where it is sent: a reap
+    # step comes back right after a statement that times out, wherever it was.
+    reaped = [step.index for step in scenario.steps if errors.get(step.index) == ErrorCode.ER_LOCK_WAIT_TIMEOUT.code]
+    written = [step for step in scenario.steps if not step.reap]
     assert [(step.session, step.sql, step.errors) for step in back.steps] == [
-        (names[step.session], step.sql.rstrip().removesuffix(";").rstrip(), (errors[step.index],) if step.index in errors else ()) for step in scenario.steps
+        item
+        for step in written
+        for item in [
+            (names[step.session], step.sql.rstrip().removesuffix(";").rstrip(), (errors[step.index],) if step.index in errors else ()),
+            *([(names[step.session], "", ())] if step.index in reaped else []),
+        ]
     ]
     settings = {REGISTRY.lookup(name).name: value for name, value in variant.items() if name != "binlog_format" and not REGISTRY.lookup(name).read_only}
     # Both servers also get mtr's default configuration.
@@ -279,3 +290,44 @@ def test_a_third_server_stops_the_import(tmp_path: Path, setup: str, message: st
     path.write_text(setup + "CREATE TABLE t (a INT);\n")
     with pytest.raises(ImportFailure, match=re.escape(message)):
         import_mysqltest(path)
+
+
+REAP_TEST = """--source include/master-slave.inc
+--connect (con1,localhost,root,,)
+--connect (con2,localhost,root,,)
+--connection master
+CREATE TABLE t (a INT PRIMARY KEY) ENGINE=InnoDB;
+--sync_slave_with_master
+--connection con1
+BEGIN;
+INSERT INTO t VALUES (1);
+--connection con2
+send INSERT INTO t VALUES (1);
+--connection con1
+INSERT INTO t VALUES (2);
+--connection con2
+--error ER_LOCK_WAIT_TIMEOUT
+reap;
+--connection con1
+COMMIT;
+"""
+
+
+def test_a_reap_becomes_a_step_where_a_statement_still_waiting_times_out(tmp_path: Path) -> None:
+    """The test waits at `reap` for con2's INSERT, which waits for con1's row lock until it
+    times out: the reap is a step, and the INSERT's `--error` is its own."""
+    path = tmp_path / "rpl_reap.test"
+    path.write_text(REAP_TEST)
+    [imported] = build_scenarios(import_mysqltest(path), tmp_path / "out", "rpl_reap")
+    imported.write()
+    scenario = load_scenario(imported.path)
+    assert [(step.session, step.sql, step.errors, step.reap) for step in scenario.steps] == [
+        ("con1", "BEGIN", (), False),
+        ("con1", "INSERT INTO t VALUES (1)", (), False),
+        ("con2", "INSERT INTO t VALUES (1)", ("ER_LOCK_WAIT_TIMEOUT",), False),
+        ("con1", "INSERT INTO t VALUES (2)", (), False),
+        ("con2", "", (), True),
+        ("con1", "COMMIT", (), False),
+    ]
+    record = run_variant(scenario, scenario.variants()[0], MYSQL_80, tmp_path / "binlogs")
+    assert [(step.error.code if step.error else None) for step in record.steps] == [None, None, 1205, None, None, None]

@@ -183,3 +183,13 @@ def test_write_mysqltest(tmp_path: Path) -> None:
     write_mysqltest(scenario, {"binlog_format": "STATEMENT"}, path, flavor=MYSQL_80)
 
     assert path.read_text() == scenario_to_mysqltest(scenario, {"binlog_format": "STATEMENT"})
+
+
+def test_a_statement_that_timed_out_is_reaped_at_the_reap_step_with_its_error() -> None:
+    scenario = bundled("lock-wait-timeout")
+    # con2's UPDATE (step 6) waited until the reap step (8) and failed with 1205 there; its
+    # next statement (7) queued behind it.
+    text = scenario_to_mysqltest(scenario, {"binlog_format": "ROW"}, errors={6: 1205}, waits={6: 8, 7: 8})
+    assert "# Step 6\n--send\nUPDATE t SET v = v + 100 WHERE id >= 1;\n" in text
+    assert "# Step 6 ends\n--connection con2\n--error 1205\n--reap\n\n# Step 7\nUPDATE t SET v = 22 WHERE id = 2;\n" in text
+    assert ("con2", "") not in queries(text)
