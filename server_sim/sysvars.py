@@ -142,8 +142,8 @@ UNMODELLED_VARIABLES = frozenset(
         "default_week_format", "div_precision_increment",
         "end_markers_in_json", "enforce_gtid_consistency", "explicit_defaults_for_timestamp",
         "group_concat_max_len", "gtid_domain_id", "gtid_mode", "gtid_next", "gtid_seq_no", "identity",
-        "innodb_lock_wait_timeout", "innodb_strict_mode", "interactive_timeout", "last_insert_id",
-        "lc_messages", "lock_wait_timeout", "low_priority_updates",
+        "innodb_strict_mode", "interactive_timeout", "last_insert_id",
+        "lc_messages", "low_priority_updates",
         "max_allowed_packet", "max_error_count", "max_execution_time", "max_heap_table_size",
         "max_join_size", "max_sort_length", "max_statement_time", "net_read_timeout", "net_write_timeout",
         "old_alter_table", "optimizer_switch", "pseudo_slave_mode", "pseudo_thread_id", "rand_seed1",
@@ -307,6 +307,12 @@ def _variables(flavor: Flavor) -> list[SystemVariable]:
         SystemVariable("slave_exec_mode", ("STRICT", "IDEMPOTENT"), "STRICT"),
         SystemVariable("slave_type_conversions", TYPE_CONVERSIONS, "", is_set=True),
         SystemVariable("slave_transaction_retries", None, "10", integer=True),
+        # How long a statement waits for a row lock (InnoDB) or a table's lock before 1205.
+        # The simulator has no clock: a scenario says when a client stops waiting (a reap
+        # step times out what still waits), so the values are what the session reads back.
+        # MariaDB's 0 (fail at once, as NOWAIT) is outside the bounds: Warning 1292, and 1.
+        SystemVariable("innodb_lock_wait_timeout", None, "50", integer=True, bounds=(1, 1073741824)),
+        SystemVariable("lock_wait_timeout", None, "31536000", integer=True, bounds=(1, 31536000)),
         # Whether CREATE FUNCTION may define a function that is not declared safe to log (1418).
         SystemVariable("log_bin_trust_function_creators", ON_OFF, "OFF", global_only=True),
         # Where the general and slow query logs go: no client or replica sees it while

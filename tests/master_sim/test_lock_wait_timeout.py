@@ -37,3 +37,20 @@ def test_a_reap_with_nothing_waiting_changes_nothing(new_master) -> None:
     done = master.submit("con1", "UPDATE t SET v = 12 WHERE id = 1")
     assert master.reap("con1").error is None and master.reap("nobody").error is None
     assert done.status == "ok" and done.error is None
+
+
+@pytest.mark.parametrize(
+    ("sql", "value", "codes"),
+    [
+        ("SET SESSION innodb_lock_wait_timeout = 2", 2, []),
+        ("SET innodb_lock_wait_timeout = 0", 1, [1292]),  # below its range: the least, with Warning 1292
+        ("SET SESSION lock_wait_timeout = 5", 5, []),
+    ],
+)
+def test_the_lock_wait_timeouts_are_session_values(new_master, sql: str, value: int, codes: list[int]) -> None:
+    """Only a reap step decides that a wait timed out; the values are what the session reads back."""
+    master = new_master(SCHEMA)
+    result = master.submit("con1", sql)
+    assert result.error is None and [note.code for note in result.notes] == codes
+    name = sql.split()[-3]
+    assert master.sessions["con1"].session.variables[name] == str(value)
