@@ -229,6 +229,7 @@ class Statement:
     udf: Udf | None = None  # CREATE FUNCTION ... SONAME's function (sqlglot has no tree for it either)
     events: tuple[Log_event, ...] = ()  # what a BINLOG '...' statement carries
     delayed: bool = False  # INSERT DELAYED / REPLACE DELAYED: run as the plain statement
+    discards_rows: bool = False  # DO expr, ...: a SELECT of expressions whose values are thrown away
     renames: tuple[tuple[exp.Table, exp.Table], ...] = ()  # RENAME TABLE's pairs (sqlglot has no tree for it)
     prepared: PreparedCommand | None = None  # PREPARE / EXECUTE / DEALLOCATE PREPARE as written
     view: ViewDefinition | None = None  # CREATE / ALTER VIEW's definition (sqlglot reads no header of it)

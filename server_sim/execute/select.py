@@ -23,13 +23,15 @@ def run_select(run: StatementRun) -> None:
     with run.server.collecting_conditions() as raised:
         _select(run)
     run.outcome.warnings.extend(raised)
+    if run.statement.discards_rows:
+        run.outcome.rows = []  # DO: no result set
 
 
 def _select(run: StatementRun) -> None:
     ast = run.statement.ast
     if isinstance(ast, exp.Select) and all(key in _EXPRESSIONS_ONLY for key, value in ast.args.items() if value):
         projection = [node.this if isinstance(node, exp.Alias) else node for node in ast.expressions]
-        if not any(isinstance(node, exp.Star) or node.find(exp.AggFunc) is not None for node in projection):
+        if not any(isinstance(node, exp.Star) or _aggregates(node) for node in projection):
             run.outcome.rows = [tuple(_assigning(run, projection))]
             run.session.found_rows = 1
             run.session.row_count = -1
@@ -43,6 +45,11 @@ def _select(run: StatementRun) -> None:
     run.outcome.rows = run.storage.query(translator.sql(tree))
     run.session.found_rows = counted if counted is not None else len(run.outcome.rows)
     run.session.row_count = -1
+
+
+def _aggregates(node: exp.Expression) -> bool:
+    """An aggregate of the item's own (one inside a subquery aggregates that query's rows)."""
+    return any(isinstance(inner, exp.AggFunc) for inner in node.walk(prune=lambda n: isinstance(n, (exp.Subquery, exp.Select)) and n is not node))
 
 
 def _assigning(run: StatementRun, projection: list[exp.Expression]) -> list[object]:

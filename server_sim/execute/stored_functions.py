@@ -168,7 +168,8 @@ def _called(
     writes = changes_data(routine, run.catalog.routines)
     if once and all(is_constant(argument) for argument in arguments):
         if statement.kind is StatementKind.SELECT and writes:
-            raise not_supported(f"a SELECT calling {routine.name}(), which changes data (the server logs the SELECT for it)")
+            form = "DO" if statement.discards_rows else "SELECT"
+            raise not_supported(f"a {form} calling {routine.name}(), which changes data (the server logs the {form} for it)")
         return literal(_run_body(run, routine, [constant_value(argument) for argument in arguments], calling))
     if writes and (why := unordered_call(statement, call, routine, all(is_constant(argument) for argument in arguments))) is not None:
         raise not_supported(f"stored function {routine.name}(), which changes data, called {why}")

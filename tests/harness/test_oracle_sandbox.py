@@ -188,7 +188,8 @@ def _attack_suite(directory: Path, canary: Path, sentinel: Path, port: int) -> N
     for name, statements in ATTACKS.items():
         # A JSON string is a YAML double-quoted scalar.
         steps = "".join(f"  - {{session: con1, sql: {json.dumps(sql.format(canary=canary, sentinel=sentinel, port=port))}}}\n" for sql in statements)
-        text = f"name: {name}\nmaster_schema:\n  - CREATE TABLE t (id INT PRIMARY KEY AUTO_INCREMENT, v TEXT) ENGINE=InnoDB\nsteps:\n{steps}"
+        # One format each: STATEMENT, under which the replica runs each statement again too.
+        text = f"name: {name}\nsettings: {{binlog_format: STATEMENT}}\nmaster_schema:\n  - CREATE TABLE t (id INT PRIMARY KEY AUTO_INCREMENT, v TEXT) ENGINE=InnoDB\nsteps:\n{steps}"
         scenario_file(directory, text, f"{name}.yaml")
     scenario_file(directory, AFTER, "zz-after.yaml")
 

@@ -92,7 +92,7 @@ def test_a_declared_error_that_does_not_happen_fails_as_in_mysqltest(spark, tmp_
     ("section", "sql"),
     [
         ("steps", "INSRT INTO t VALUES (2, 2)"),
-        ("steps", "DO 1"),
+        ("steps", "FLUSH TABLES"),
         ("steps", "LOAD DATA INFILE 'x' INTO TABLE t"),
         ("master_schema", "CREATE TABEL u (a INT)"),
     ],
@@ -114,7 +114,7 @@ def test_sql_the_simulator_cannot_run_is_never_consistent(spark, tmp_path: Path,
 
 
 def test_a_declared_refusal_is_not_unsupported(spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = write(tmp_path, "refusal", SCHEMA + 'settings: {binlog_format: ROW}\nsteps:\n  - {session: con1, sql: "DO 1", error: ER_NOT_SUPPORTED_YET}\n')
+    path = write(tmp_path, "refusal", SCHEMA + 'settings: {binlog_format: ROW}\nsteps:\n  - {session: con1, sql: "FLUSH TABLES", error: ER_NOT_SUPPORTED_YET}\n')
     code, report = run_command(tmp_path / "out", str(path))
     capsys.readouterr()
     assert (code, report["runs"][0]["verdict"]) == (0, "consistent")
