@@ -23,6 +23,7 @@ from sqlglot.tokens import Token, TokenType
 
 from .binlog.base64_events import decode_events
 from .ddl_clauses import check_alter_table, check_create_table, index_statement_as_alter
+from .do_statement import DO_START, parse_do
 from .errors import SqlError, not_supported, stack_overrun
 from .executable_comments import expand_executable_comments, has_executable_comment
 from .flavor import DEFAULT_FLAVOR, CommentRules
@@ -57,7 +58,6 @@ _REPLACE = re.compile(r"^\s*REPLACE\b", re.IGNORECASE)
 # BINLOG 'base64', as mysqlbinlog prints it (with its empty /*!*/ comment after the string).
 _BINLOG = re.compile(r"^\s*BINLOG\s+(['\"])(.*)\1\s*(?:/\*!\*/)?\s*$", re.IGNORECASE | re.DOTALL)
 _RENAME_TABLE = re.compile(r"^\s*RENAME\s+TABLES?\b", re.IGNORECASE)
-_DO = re.compile(r"^\s*DO\b", re.IGNORECASE)
 _MYSQL = sqlglot.Dialect.get_or_raise("mysql")
 _SELECT_STARTS = (TokenType.SELECT, TokenType.ALIAS, TokenType.L_PAREN)
 
@@ -312,27 +312,6 @@ def _without_session_scope(source: str) -> str | None:
     return source if cuts else None
 
 
-def _do_statement(text: str, start: int) -> Statement:
-    """`DO expr [, expr] ...`: the expressions evaluated as a SELECT of them is, for what
-    they do (GET_LOCK(), SLEEP(), @v := ...), their values thrown away; never logged, as
-    a SELECT is not. Its grammar has no FROM, WHERE or INTO."""
-    select = "SELECT" + text[start:]
-    offset = start - len("SELECT")
-    try:
-        statement = _parsed_statement(select)
-    except SqlError as error:
-        if error.position is None:
-            raise
-        raise syntax_error(text, max(error.position + offset, start)) from None
-    ast = statement.ast
-    if statement.kind is not StatementKind.SELECT or not isinstance(ast, exp.Select) or not ast.expressions:
-        raise syntax_error(text, start)
-    for clause in ("from_", "where", "group", "having", "order", "limit", "into", "locks", "distinct"):
-        if ast.args.get(clause):
-            raise _syntax_error_at(text, r"\b(?:FROM|WHERE|GROUP|HAVING|ORDER|LIMIT|INTO|FOR|LOCK|DISTINCT)\b")
-    return dataclasses.replace(statement, sql=text, discards_rows=True)
-
-
 def _special_form(text: str) -> Statement | None:
     """The statements sqlglot mis-reads, recognised by their form before it sees them."""
     for pattern, kind in (
@@ -363,9 +342,8 @@ def _special_form(text: str) -> Statement | None:
         return Statement(text, StatementKind.UNLOCK_TABLES)
     if RESET_START.match(text):
         return parse_reset(text)
-    do = _DO.match(text)
-    if do:
-        return _do_statement(text, do.end())
+    if DO_START.match(text):
+        return parse_do(text, _parsed_statement)
     binlog = _BINLOG.match(text)
     if binlog:
         return Statement(text, StatementKind.BINLOG, events=tuple(decode_events(binlog.group(2))))

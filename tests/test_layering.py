@@ -25,7 +25,7 @@ SERVER_LAYERS: list[tuple[str, frozenset[str]]] = [
     ("base", frozenset({"errors", "types", "temporal_types", "enum_set", "bit_type", "json_type", "lenient_values", "type_declarations", "flavor", "sysvars", "engines", "system_tables", "udf", "binlog", "declined", "collation", "charsets"})),
     # Statements and expressions: what a text means, before any table is looked at.
     # The function library and the fast path's typed values, which its entries produce.
-    ("sql", frozenset({"statement", "syntax", "trigger_definition", "executable_comments", "foreign_syntax", "modifiers", "parser", "ddl_clauses", "expressions", "system_table_access", "operands", "functions", "prepared", "views", "routine_statements", "table_lock_statements", "reset_statements", "compound"})),
+    ("sql", frozenset({"statement", "syntax", "trigger_definition", "executable_comments", "foreign_syntax", "modifiers", "parser", "ddl_clauses", "expressions", "system_table_access", "operands", "functions", "prepared", "views", "routine_statements", "table_lock_statements", "reset_statements", "do_statement", "compound"})),
     # Tables, triggers and functions with MySQL meaning, and their saved form.
     ("catalog", frozenset({"catalog", "table", "dictionary", "show_create", "foreign_keys", "view_expansion"})),
     # Rows: DuckDB, its Python mirror, and the sessions' transactions over them.
