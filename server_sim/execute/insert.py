@@ -20,6 +20,7 @@ from ..statement import TriggerEvent, TriggerTiming, WriteMode
 from .bit_values import refuse_bits_read_as_text
 from .assignments import Assignments, assignments, sequential, touch_on_update, update_write_set
 from .fast_path import FastPath
+from ..functions.stored_body import changing_calls
 from .reads import RowExpressions, evaluate, in_scan_order
 from .row_operations import before_update, coerce_statement_row, delete_firing_triggers, settle_conditions, settle_query_conditions, statement_leniency, unassigned
 from .run import StatementRun
@@ -82,6 +83,9 @@ class InsertRun:
     def run(self, source: exp.Expression | None) -> None:
         run = self.statement_run
         raised: list[list[Condition]] = []  # by row: the conditions computing its values raised
+        if isinstance(source, exp.Values) and run.catalog.routines and changing_calls(source):
+            self._values_row_by_row(source)
+            return
         if isinstance(source, exp.Values):
             rows = []
             for row in source.expressions:
@@ -115,6 +119,23 @@ class InsertRun:
         for number, values in enumerate(rows, start=1):
             if raised:
                 settle_conditions(run, self.table, number, raised[number - 1])
+            self._write(number, values)
+
+    def _values_row_by_row(self, source: exp.Values) -> None:
+        """VALUES that call a stored function changing data: each row's values computed just
+        before the row is written (fill_record, then write_record), so the function's rows
+        fall between the statement's, and an error stops both at the same row. The value
+        counts are checked first, as the server does when it prepares the statement."""
+        run = self.statement_run
+        rows = [row.expressions if isinstance(row, exp.Tuple) else [row] for row in source.expressions]
+        for number, row in enumerate(rows, start=1):
+            if len(row) != len(self.columns):
+                raise SqlError(ErrorCode.ER_WRONG_VALUE_COUNT_ON_ROW, number)
+        self.single_row = len(rows) == 1
+        for number, row in enumerate(rows, start=1):
+            with run.server.collecting_conditions() as conditions:
+                values = self._values_row(row)
+            settle_conditions(run, self.table, number, conditions)
             self._write(number, values)
 
     def _values_row(self, expressions: list[exp.Expression]) -> list[object]:

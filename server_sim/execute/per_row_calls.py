@@ -3,11 +3,11 @@ executor evaluates row by row, in the order the server does, so the body's row c
 fall between the statement's own as the server logs them (each its own row event when
 the table changes) and an error stops both at the same row.
 
-The server evaluates a single-table UPDATE's SET values for each row it reaches, just
-before writing it, and the WHERE of a single-table UPDATE or DELETE for each row of its
+The server evaluates a single-table UPDATE's SET values for each row it reaches, and an
+INSERT's VALUES row by row, each just before writing it, and the WHERE of a single-table UPDATE or DELETE for each row of its
 scan (`DELETE t FROM t` alike). The simulator does the same there: the calls are made in
 Python for one row at a time (reads.calls_made), never inside a DuckDB query. Elsewhere
-(a join's rows, a multi-row VALUES, INSERT ... SELECT from a table, a subquery) it
+(a join's rows, INSERT ... SELECT from a table, a subquery, ON DUPLICATE KEY UPDATE) it
 evaluates whole sets of rows before writing any, so a call there is refused.
 
 A WHERE's calls are as many as the server's only when its scan reads every row: no
@@ -37,6 +37,10 @@ def unordered_call(statement: Statement, call: exp.Expression, routine: Routine,
     ast = statement.ast
     if routine.deterministic and constant_arguments:
         return "declared DETERMINISTIC, with constant arguments (the server may call it once for the whole statement)"
+    if isinstance(ast, exp.Insert) and isinstance(ast.expression, exp.Values):
+        clause = _clause(call)
+        if isinstance(clause, exp.Values) and clause.arg_key == "expression" and call.find_ancestor(exp.Subquery, exp.Select) is None:
+            return None  # a VALUES row: computed just before it is written (InsertRun._values_row_by_row)
     if not isinstance(ast, (exp.Update, exp.Delete)) or (is_multi_table(ast) and not one_table_delete(ast)):
         return "where it may run more than once, or with arguments that are not constants"
     clause = _clause(call)

@@ -4,7 +4,7 @@ otherwise; both give the same answer."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from sqlglot import exp
@@ -26,6 +26,8 @@ def evaluate(scope: StatementScope, expressions: list[exp.Expression]) -> list[o
     """Values of expressions outside any table's row: constants, what the mirror's
     compiler evaluates (`FLOOR(RAND() * 4)`) and what translates to a
     constant (`@@server_id`, `CURRENT_USER()`) directly; the rest in one SELECT."""
+    if scope.catalog.routines and any(changing_calls(e) for e in expressions):
+        expressions = [_made_outside_rows(scope, e) for e in expressions]
     values = [constant_value(e) if is_constant(e) else None for e in expressions]
     pending = [i for i, e in enumerate(expressions) if not is_constant(e)]
     if not pending:
@@ -159,15 +161,26 @@ def calls_made(scope: StatementScope, translator: Translator, table: Table, alia
     """`tree` with each call of a stored function that changes data made for one row, left
     to right (its arguments read from the row), and replaced by its result. The body runs
     here, outside any query of DuckDB's, between the rows the statement writes."""
+
+    def arguments_of(arguments: list[exp.Expression]) -> list[object]:
+        return RowExpressions(scope, translator, table, alias, arguments, FastPath(scope).compiled(arguments, table, alias, context=translator.rewrite)).of(row_id)
+
+    return _made(tree, arguments_of)
+
+
+def _made_outside_rows(scope: StatementScope, tree: exp.Expression) -> exp.Expression:
+    """calls_made for an expression outside any table's row (a VALUES row's)."""
+    return _made(tree, lambda arguments: evaluate(scope, arguments))
+
+
+def _made(tree: exp.Expression, arguments_of: Callable[[list[exp.Expression]], list[object]]) -> exp.Expression:
     if not changing_calls(tree):
         return tree
     made = tree.copy()  # its calls' meta (the runner) come along
     calls = {id(node) for node in changing_calls(made)}
     for node in list(made.walk(bfs=False)):  # depth first: the order the server evaluates them
         if id(node) in calls:
-            arguments = list(node.expressions)
-            values = RowExpressions(scope, translator, table, alias, arguments, FastPath(scope).compiled(arguments, table, alias, context=translator.rewrite)).of(row_id)
-            result = literal(call_body(node, values))
+            result = literal(call_body(node, arguments_of(list(node.expressions))))
             if node is made:
                 return result
             node.replace(result)

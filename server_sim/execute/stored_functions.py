@@ -51,6 +51,7 @@ def with_stored_functions(run: StatementRun, statement: Statement, calling: tupl
     if not any((RoutineKind.FUNCTION.value, name.lower()) in run.catalog.routines for name in statement.calls):
         return statement
 
+    _refuse_unordered_calls(run, statement)  # before any call made once runs its body
     runs: dict[tuple[str, ...], BodyRun] = {}  # one per call written alike: GROUP BY f(a) is SELECT's f(a)
 
     def replace(node: exp.Expression) -> exp.Expression:
@@ -164,17 +165,12 @@ def _called(
 ) -> exp.Expression:
     """A compound body run once, its value put in the call's place; or the call that
     runs it per row."""
-    once = _one_row_values(statement) or _query_of_no_table(statement)
     writes = changes_data(routine, run.catalog.routines)
-    if once and all(is_constant(argument) for argument in arguments):
-        if statement.kind is StatementKind.SELECT and writes:
-            form = "DO" if statement.discards_rows else "SELECT"
-            raise not_supported(f"a {form} calling {routine.name}(), which changes data (the server logs the {form} for it)")
+    refusal = _refusal(run, statement, call, routine, arguments)
+    if refusal is not None:
+        raise refusal
+    if _made_once(statement, arguments):
         return literal(_run_body(run, routine, [constant_value(argument) for argument in arguments], calling))
-    if writes and (why := unordered_call(statement, call, routine, all(is_constant(argument) for argument in arguments))) is not None:
-        raise not_supported(f"stored function {routine.name}(), which changes data, called {why}")
-    if _reaches(routine, run.catalog.routines, _session_effect):
-        raise not_supported(f"stored function {routine.name}(), which uses RAND(), LAST_INSERT_ID(expr) or SELECT ... INTO @var, called per row (the order of its calls)")
 
     def per_row(values: list[object], nested: bool) -> object:
         if not nested:
@@ -188,6 +184,38 @@ def _called(
     if key not in runs:
         runs[key] = BodyRun(per_row, routine.returns)
     return body_call(arguments, runs[key])
+
+
+def _made_once(statement: Statement, arguments: list[exp.Expression]) -> bool:
+    """Whether the server calls the function once, before the statement runs."""
+    return (_one_row_values(statement) or _query_of_no_table(statement)) and all(is_constant(argument) for argument in arguments)
+
+
+def _refusal(run: StatementRun, statement: Statement, call: exp.Expression, routine: Routine, arguments: list[exp.Expression]) -> SqlError | None:
+    """Why a call the simulator cannot run as the server does is refused (1235), or None."""
+    writes = changes_data(routine, run.catalog.routines)
+    if _made_once(statement, arguments):
+        if statement.kind is StatementKind.SELECT and writes:
+            form = "DO" if statement.discards_rows else "SELECT"
+            return not_supported(f"a {form} calling {routine.name}(), which changes data (the server logs the {form} for it)")
+        return None
+    if writes and (why := unordered_call(statement, call, routine, all(is_constant(argument) for argument in arguments))) is not None:
+        return not_supported(f"stored function {routine.name}(), which changes data, called {why}")
+    if _reaches(routine, run.catalog.routines, _session_effect):
+        return not_supported(f"stored function {routine.name}(), which uses RAND(), LAST_INSERT_ID(expr) or SELECT ... INTO @var, called per row (the order of its calls)")
+    return None
+
+
+def _refuse_unordered_calls(run: StatementRun, statement: Statement) -> None:
+    """Refuse the statement before any body runs when a call that changes data is one the
+    simulator cannot order (a call made once would otherwise have run already)."""
+    assert statement.ast is not None
+    for node in statement.ast.find_all(exp.Anonymous):
+        routine = stored_function(run, node)
+        if routine is not None and changes_data(routine, run.catalog.routines) and len(node.expressions) == len(routine.parameters):
+            refusal = _refusal(run, statement, node, routine, list(node.expressions))
+            if refusal is not None:
+                raise refusal
 
 
 def _run_body(run: StatementRun, routine: Routine, values: list[object], calling: tuple[str, ...]) -> object:

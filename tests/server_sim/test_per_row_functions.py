@@ -79,7 +79,7 @@ def test_a_call_per_row_falls_between_the_statement_s_rows(db: Db, statement: st
         ("UPDATE plain SET d = 0 ORDER BY f(c)", "in the ORDER clause of UPDATE"),
         ("UPDATE t2, plain SET t2.a = f(1)", "where it may run more than once, or with arguments that are not constants"),
         ("INSERT INTO t2 SELECT f(c) FROM plain", "where it may run more than once, or with arguments that are not constants"),
-        ("INSERT INTO t2 VALUES (f(7)), (f(8))", "where it may run more than once, or with arguments that are not constants"),
+        ("INSERT INTO t2 VALUES (f(7)) ON DUPLICATE KEY UPDATE a = f(a)", "where it may run more than once, or with arguments that are not constants"),
     ],
 )
 def test_a_call_the_simulator_cannot_order_is_refused(db: Db, statement: str, why: str) -> None:
@@ -109,3 +109,21 @@ def test_a_trigger_calls_the_function_for_each_row_it_fires_on(db: Db) -> None:
     assert [change.table.name for change in outcome.changes] == ["t1", "plain", "t2"] * 2
     assert db.rows("t1") == [(1,), (2,)]
     assert db.rows("plain") == [(1, 1), (1, 10), (2, 2), (2, 20), (3, 30)]
+
+
+@pytest.mark.parametrize(
+    ("statement", "error", "calls", "changes", "rows"),
+    [
+        # Each row's values computed just before it is written.
+        ("INSERT INTO t2 VALUES (f(7)), (f(8))", None, 2, ["t1", "t2", "t1", "t2"], [(1,), (2,), (7,), (8,)]),
+        # The second row is a duplicate: its call was made, the third row's never is.
+        ("INSERT INTO t3 VALUES (f(7), 70), (f(8), 1), (f(9), 90)", 1062, 2, ["t1", "t3", "t1"], [(1, 1), (2, 3), (3, 4), (7, 70)]),
+        ("INSERT INTO t2 VALUES (f(7)), (f(8), 1)", 1136, 0, [], [(1,), (2,)]),  # counts checked before any row
+    ],
+)
+def test_a_call_in_each_values_row_runs_as_the_row_is_written(db: Db, statement: str, error: int | None, calls: int, changes: list[str], rows: list[tuple]) -> None:
+    outcome = db.run(statement)
+    assert (outcome.error.code if outcome.error else None) == error
+    assert [change.table.name for change in outcome.changes] == changes
+    assert len(db.rows("t1")) == calls
+    assert db.rows(statement.split()[2]) == rows
