@@ -21,6 +21,7 @@ from .bit_values import refuse_bits_read_as_text
 from .assignments import Assignments, assignments, sequential, touch_on_update, update_write_set
 from .fast_path import FastPath
 from ..functions.stored_body import changing_calls
+from .per_row_calls import where_scans_every_row
 from .reads import RowExpressions, evaluate, in_scan_order
 from .row_operations import before_update, coerce_statement_row, delete_firing_triggers, settle_conditions, settle_query_conditions, statement_leniency, unassigned
 from .run import StatementRun
@@ -99,6 +100,9 @@ class InsertRun:
                     if values:
                         raise SqlError(ErrorCode.ER_WRONG_VALUE_COUNT_ON_ROW, number)
                 rows = [[_DEFAULT] * len(self.columns) for _ in rows]
+        elif isinstance(source, exp.Select) and run.catalog.routines and changing_calls(source):
+            self._select_row_by_row(source)
+            return
         elif isinstance(source, (exp.Select, exp.Union, exp.Subquery)):
             # Read whole before the first row is written: the SELECT does not see the
             # statement's own rows, even from the table it inserts into.
@@ -135,6 +139,30 @@ class InsertRun:
         for number, row in enumerate(rows, start=1):
             with run.server.collecting_conditions() as conditions:
                 values = self._values_row(row)
+            settle_conditions(run, self.table, number, conditions)
+            self._write(number, values)
+
+    def _select_row_by_row(self, select: exp.Select) -> None:
+        """INSERT ... SELECT whose select list calls a stored function changing data: the
+        server streams the one table's rows (per_row_calls.streamed_source), each read in
+        its scan order, its values computed, then written. A WHERE an index could serve
+        would read them in the index's order: refused."""
+        run = self.statement_run
+        node = select.args["from_"].this
+        table, alias = run.table(node), node.alias_or_name
+        where = select.args.get("where")
+        if where is not None and not where_scans_every_row(where.this, table, alias):
+            raise not_supported("a stored function that changes data, called in an INSERT ... SELECT whose WHERE an index could serve (the rows come in the index's order)")
+        projection = [item.this if isinstance(item, exp.Alias) else item for item in select.expressions]
+        if len(projection) != len(self.columns):
+            raise SqlError(ErrorCode.ER_WRONG_VALUE_COUNT_ON_ROW, 1)
+        condition = self.translator.condition_sql(where.this) if where is not None else ""
+        rows = run.storage.rows(table, condition, run.storage.physical_order(table, alias), None, alias=alias) if table.engine.stores_rows else []
+        compiled = FastPath(run).compiled(projection, table, alias, rand=True, context=self.translator.rewrite)
+        values_of = RowExpressions(run, self.translator, table, alias, projection, compiled)
+        for number, (row_id, *_) in enumerate(rows, start=1):
+            with run.server.collecting_conditions() as conditions:
+                values = values_of.of(row_id)
             settle_conditions(run, self.table, number, conditions)
             self._write(number, values)
 

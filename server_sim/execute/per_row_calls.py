@@ -3,11 +3,13 @@ executor evaluates row by row, in the order the server does, so the body's row c
 fall between the statement's own as the server logs them (each its own row event when
 the table changes) and an error stops both at the same row.
 
-The server evaluates a single-table UPDATE's SET values for each row it reaches, and an
-INSERT's VALUES row by row, each just before writing it, and the WHERE of a single-table UPDATE or DELETE for each row of its
+The server evaluates a single-table UPDATE's SET values for each row it reaches, an
+INSERT's VALUES row by row, and the select list of an INSERT ... SELECT it streams from one
+other table, each just before writing the row, and the WHERE of a single-table UPDATE or DELETE for each row of its
 scan (`DELETE t FROM t` alike). The simulator does the same there: the calls are made in
 Python for one row at a time (reads.calls_made), never inside a DuckDB query. Elsewhere
-(a join's rows, INSERT ... SELECT from a table, a subquery, ON DUPLICATE KEY UPDATE) it
+(a join's rows, an INSERT ... SELECT it reads whole first, a subquery, ON DUPLICATE KEY
+UPDATE) it
 evaluates whole sets of rows before writing any, so a call there is refused.
 
 A WHERE's calls are as many as the server's only when its scan reads every row: no
@@ -41,6 +43,8 @@ def unordered_call(statement: Statement, call: exp.Expression, routine: Routine,
         clause = _clause(call)
         if isinstance(clause, exp.Values) and clause.arg_key == "expression" and call.find_ancestor(exp.Subquery, exp.Select) is None:
             return None  # a VALUES row: computed just before it is written (InsertRun._values_row_by_row)
+    if isinstance(ast, exp.Insert) and isinstance(ast.expression, exp.Select):
+        return _select_position(call, ast)
     if not isinstance(ast, (exp.Update, exp.Delete)) or (is_multi_table(ast) and not one_table_delete(ast)):
         return "where it may run more than once, or with arguments that are not constants"
     clause = _clause(call)
@@ -51,6 +55,38 @@ def unordered_call(statement: Statement, call: exp.Expression, routine: Routine,
     if isinstance(clause, exp.Where):
         return _skipped(call, clause.this)
     return f"in the {clause.arg_key.upper()} clause of {'UPDATE' if isinstance(ast, exp.Update) else 'DELETE'}"
+
+
+def streamed_source(select: exp.Select, target: str) -> exp.Table | None:
+    """The one table INSERT ... SELECT reads when the server streams its rows (reads one,
+    computes the select list, writes it): no join, grouping, order, DISTINCT, LIMIT or
+    window, and not the target itself (then it reads the whole query first)."""
+    source = select.args.get("from_")
+    node = source.this if source is not None else None
+    if not isinstance(node, exp.Table) or select.args.get("joins") or not isinstance(node.this, exp.Identifier):
+        return None
+    if any(select.args.get(clause) for clause in ("group", "having", "order", "distinct", "limit", "windows", "with_")):
+        return None
+    if select.find(exp.Window) is not None or any(isinstance(item, exp.Star) for item in select.expressions):
+        return None
+    if node.name.lower() == target.lower() or any(table.name.lower() == target.lower() for table in select.find_all(exp.Table)):
+        return None
+    return node
+
+
+def _select_position(call: exp.Expression, ast: exp.Insert) -> str | None:
+    """INSERT ... SELECT: a call in the select list of a streamed single-table SELECT runs
+    for each row read, just before that row is written (InsertRun._select_row_by_row)."""
+    select = _clause(call)
+    target = ast.this if isinstance(ast.this, exp.Table) else ast.this.this
+    if not isinstance(select, exp.Select) or streamed_source(select, target.name) is None:
+        return "in an INSERT ... SELECT whose rows the server reads whole before writing (a join, grouping, order, DISTINCT, LIMIT, or the target read)"
+    node = call
+    while node.parent is not select:
+        node = node.parent
+    if node.arg_key != "expressions" or call.find_ancestor(exp.Subquery) is not None:
+        return "outside the select list of INSERT ... SELECT"
+    return None
 
 
 def one_table_delete(ast: exp.Expression) -> bool:

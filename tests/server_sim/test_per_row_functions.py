@@ -56,6 +56,10 @@ def db(request: pytest.FixtureRequest) -> Iterator[Db]:
         ("DELETE t2 FROM t2 WHERE t2.a = f(1)", None, 2, ["t1", "t2", "t1"], "t2", [(2,)]),
         ("UPDATE plain SET d = 0 WHERE c = f(2) - 0", None, 3, ["t1", "t1", "plain", "t1"], "plain", [(1, 10), (2, 0), (3, 30)]),
         ("DELETE FROM plain WHERE f(c) > 1 AND d < 30", None, 3, ["t1", "t1", "plain", "t1"], "plain", [(1, 10), (3, 30)]),
+        # INSERT ... SELECT of one other table: each row read, its call made, then written.
+        ("INSERT INTO t2 SELECT c + 10 + f(c) - c FROM plain", None, 3, ["t1", "t2"] * 3, "t2", [(1,), (11,), (12,), (13,), (2,)]),  # rows sorted by their repr
+        ("INSERT INTO t2 SELECT f(c) FROM plain", 1062, 1, ["t1"], "t2", [(1,), (2,)]),
+        ("INSERT INTO t2 SELECT f(c) + 5 FROM plain WHERE d > 10", None, 2, ["t1", "t2"] * 2, "t2", [(1,), (2,), (7,), (8,)]),
         # SELECTs of no table: each call once, in the order written, before any row.
         ("INSERT INTO t2 SELECT f(5) UNION SELECT f(6)", None, 2, ["t1", "t1", "t2", "t2"], "t2", [(1,), (2,), (5,), (6,)]),
         ("INSERT INTO t2 SELECT f(2)", 1062, 1, ["t1"], "t2", [(1,), (2,)]),
@@ -78,7 +82,9 @@ def test_a_call_per_row_falls_between_the_statement_s_rows(db: Db, statement: st
         ("DELETE FROM plain WHERE d = CASE WHEN c > 1 THEN f(c) END", "inside CASE in a WHERE (which may not evaluate it for every row)"),
         ("UPDATE plain SET d = 0 ORDER BY f(c)", "in the ORDER clause of UPDATE"),
         ("UPDATE t2, plain SET t2.a = f(1)", "where it may run more than once, or with arguments that are not constants"),
-        ("INSERT INTO t2 SELECT f(c) FROM plain", "where it may run more than once, or with arguments that are not constants"),
+        ("INSERT INTO t2 SELECT f(c) FROM plain ORDER BY d", "in an INSERT ... SELECT whose rows the server reads whole before writing (a join, grouping, order, DISTINCT, LIMIT, or the target read)"),
+        ("INSERT INTO t2 SELECT f(a) + 10 FROM t2", "in an INSERT ... SELECT whose rows the server reads whole before writing (a join, grouping, order, DISTINCT, LIMIT, or the target read)"),
+        ("INSERT INTO t2 SELECT c FROM plain WHERE d = f(c)", "outside the select list of INSERT ... SELECT"),
         ("INSERT INTO t2 VALUES (f(7)) ON DUPLICATE KEY UPDATE a = f(a)", "where it may run more than once, or with arguments that are not constants"),
     ],
 )
@@ -95,6 +101,7 @@ def test_a_call_the_simulator_cannot_order_is_refused(db: Db, statement: str, wh
         ("DELETE FROM t2 WHERE a = f(1) AND a IN (1, 2)", "called in a WHERE an index could serve (the server calls it for the rows the index reaches)"),
         ("DELETE FROM plain WHERE c = f(1) LIMIT 1", "called in a WHERE beside LIMIT (the server reads the rows it sorts or counts first)"),
         ("DELETE FROM plain WHERE c = f(1) ORDER BY d", "called in a WHERE beside ORDER (the server reads the rows it sorts or counts first)"),
+        ("INSERT INTO t2 SELECT f(a) + 10 FROM t3 WHERE a > 1", "called in an INSERT ... SELECT whose WHERE an index could serve (the rows come in the index's order)"),
     ],
 )
 def test_a_where_whose_scan_is_not_certain_is_refused(db: Db, statement: str, why: str) -> None:
