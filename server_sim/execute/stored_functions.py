@@ -7,10 +7,11 @@ each parameter the argument given (cast to the parameter's type) and the whole c
 RETURNS type, so both evaluators run it row by row. A compound body runs in the program
 runner, its statements as sub-statements of the calling one: where the server calls it
 exactly once (an argument list of constants, in a one-row INSERT ... VALUES or a SELECT of
-expressions) before the statement runs, its value put in the call's place; elsewhere per
-row, through a call both evaluators run (functions/stored_body.py). A body that changes
-data is refused per row: its row events would interleave with the caller's, in an order
-and with a logging the simulator does not model."""
+expressions, a UNION of them too) before the statement runs, its value put in the call's
+place; elsewhere per row, through a call both evaluators run (functions/stored_body.py).
+A body that changes data runs per row only where the executor reaches rows one at a time
+in the server's order, its calls made in Python for each row (per_row_calls.py); anywhere
+else the statement is refused before any of its calls runs."""
 
 from __future__ import annotations
 
