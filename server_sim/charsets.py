@@ -11,6 +11,8 @@ row events, and the characters it cannot hold (1366).
 
 from __future__ import annotations
 
+import codecs
+
 from dataclasses import dataclass
 
 from .errors import ErrorCode, SqlError, not_supported
@@ -76,8 +78,31 @@ COLLATION_NAMES: dict[int, str] = {c.id: c.name for c in COLLATIONS.values()}
 # Bytes a character may take (the charset's mbmaxlen): a string column's byte length in the
 # binlog is its length in characters times this.
 MBMAXLEN = {"latin1": 1, "ascii": 1, "utf8mb3": 3, "utf8mb4": 4, "binary": 1}
-# The Python codec of each character set: MySQL's latin1 is Windows-1252 (0x80 is the euro sign).
+# The Python codec of each character set: MySQL's latin1 is Windows-1252 (0x80 is the euro
+# sign), with the five bytes Windows-1252 leaves undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D)
+# mapped to the code points of the same number (both servers' ctype-latin1.c).
 _CODECS = {"latin1": "cp1252", "ascii": "ascii", "utf8mb3": "utf-8", "utf8mb4": "utf-8"}
+_LATIN1_GAPS = frozenset({0x81, 0x8D, 0x8F, 0x90, 0x9D})
+
+
+def _latin1_decode_gap(error: UnicodeError) -> tuple[str, int]:
+    assert isinstance(error, UnicodeDecodeError)
+    byte = error.object[error.start]
+    if byte not in _LATIN1_GAPS:
+        raise error
+    return chr(byte), error.start + 1
+
+
+def _latin1_encode_gap(error: UnicodeError) -> tuple[bytes, int]:
+    assert isinstance(error, UnicodeEncodeError)
+    char = ord(error.object[error.start])
+    if char not in _LATIN1_GAPS:
+        raise error
+    return bytes([char]), error.start + 1
+
+
+codecs.register_error("mysql_latin1_decode", _latin1_decode_gap)
+codecs.register_error("mysql_latin1_encode", _latin1_encode_gap)
 
 
 def encode_text(text: str, charset: str) -> bytes:
@@ -85,11 +110,21 @@ def encode_text(text: str, charset: str) -> bytes:
     for a character the charset cannot hold."""
     if charset == "utf8mb3" and any(ord(char) > 0xFFFF for char in text):
         raise UnicodeEncodeError("utf8mb3", text, 0, len(text), "a character beyond the BMP")
+    if charset == "latin1":
+        return text.encode("cp1252", errors="mysql_latin1_encode")
     return text.encode(_CODECS.get(charset, "utf-8"))
 
 
 def decode_text(data: bytes, charset: str) -> str:
     """Bytes of a `charset` column as text; UnicodeDecodeError when they are not of it."""
+    if charset == "latin1":
+        return data.decode("cp1252", errors="mysql_latin1_decode")
+    if charset == "utf8mb3" and any(byte >= 0xF0 for byte in data):
+        decoded = data.decode("utf-8")
+        if any(ord(char) > 0xFFFF for char in decoded):
+            start = next(index for index, byte in enumerate(data) if byte >= 0xF0)
+            raise UnicodeDecodeError("utf8mb3", data, start, start + 1, "a character beyond the BMP")
+        return decoded
     return data.decode(_CODECS.get(charset, "utf-8"))
 
 

@@ -19,7 +19,7 @@ from enum import Enum
 
 from . import enum_set
 from .bit_type import BinaryLiteral, client_bytes, coerce_bit
-from .charsets import MBMAXLEN, charset_of_collation, encode_text, unrepresentable
+from .charsets import MBMAXLEN, charset_of_collation, decode_text, encode_text, unrepresentable
 from .collation import DUCKDB_COLLATION
 from . import temporal_types as temporal
 from .errors import ErrorCode, SqlError, not_supported
@@ -277,7 +277,15 @@ class ColumnType:
         return decimal
 
     def _coerce_string(self, value: object, column: str, row: int) -> str:
-        text = value_text(value)
+        if isinstance(value, bytes):  # a binary string: its bytes are read in the column's charset
+            if self.charset == "ascii" and not value.isascii():
+                raise not_supported(f"a binary string with a byte above 0x7F stored into the ascii column '{column}' (MariaDB stores '?' for it, quietly; MySQL's answer is not recorded)")
+            try:
+                text = decode_text(value, self.charset)
+            except UnicodeDecodeError as error:
+                raise SqlError(ErrorCode.ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, "string", _printable(value[error.start :]), column, row) from None
+        else:
+            text = value_text(value)
         bad = unrepresentable(text, self.charset)
         if bad is not None:
             raise SqlError(ErrorCode.ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, "string", _printable(text[bad:].encode()), column, row)

@@ -94,3 +94,26 @@ def test_alter_table_default_charset_applies_to_the_columns_added_after() -> Non
     table = db.server.catalog.tables["t"]
     assert (table.collation, [c.type.collation for c in table.columns]) == ("utf8mb4_general_ci", ["latin1_swedish_ci", "utf8mb4_general_ci"])
     db.close()
+
+
+@pytest.mark.parametrize(
+    ("table", "hex_value", "stored", "error"),
+    [
+        # MySQL's latin1: Windows-1252, its five undefined bytes the code points of the same number.
+        ("l", "818D8F909D41E980FF", "\x81\x8d\x8f\x90\x9dAé€ÿ", None),
+        ("u", "C3A941", "éA", None),
+        ("u", "FF41", None, (1366, "Incorrect string value: '\\xFFA' for column 'a' at row 1")),
+        ("b", "41E9", None, (1235, "This version of MySQL doesn't yet support 'a binary string with a byte above 0x7F stored into the ascii column 'a' (MariaDB stores '?' for it, quietly; MySQL's answer is not recorded)'")),
+    ],
+)
+def test_a_binary_string_is_read_in_the_columns_charset(table: str, hex_value: str, stored: str | None, error: tuple[int, str] | None) -> None:
+    """Recorded: binary-strings-into-text (it was decoded as UTF-8 with U+FFFD for what is not)."""
+    db = Db(flavor=MARIADB_1011)
+    for name, charset in (("l", "latin1"), ("u", "utf8mb4"), ("b", "ascii")):
+        db.ok(f"CREATE TABLE {name} (a VARCHAR(20)) CHARSET {charset}")
+    if error is None:
+        db.ok(f"INSERT INTO {table} VALUES (UNHEX('{hex_value}'))")
+        assert db.rows(table) == [(stored,)]
+    else:
+        failure = db.error(f"INSERT INTO {table} VALUES (UNHEX('{hex_value}'))")
+        assert (failure.code, failure.message) == error
