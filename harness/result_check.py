@@ -148,6 +148,7 @@ def compare_with_result(test: Path, result: Path, flavor: Flavor, out: Path) -> 
     shown = [(place, step, origin, echo) for place, step, origin, echo in found if echo is not None]
     comparison.not_shown = sum(echo is None and bool(step.sql) for _, step, _, echo in found)
     reaped = _reaped(results)
+    answered_at_reap = set(reaped.values())
     written = previous = 0
     disabled_lines: dict[Path, list[bool]] = {}
     for number, (place, step, origin, (start, end)) in enumerate(shown):
@@ -171,7 +172,7 @@ def compare_with_result(test: Path, result: Path, flavor: Flavor, out: Path) -> 
         # the statement before the reap, which then cannot be told apart: the reaped
         # statement is judged on that block, the one before it not at all.
         reaps = [reaped[later] for later in range(place + 1, until) if later in reaped]
-        if place in reaped.values():
+        if place in answered_at_reap:
             continue
         if reaps:
             comparison.not_shown += 1

@@ -47,9 +47,7 @@ class Scheduler:
     def submit(self, session_name: str, sql: str, index: int | None = None) -> StepResult:
         """Send one statement; it runs now, or waits behind its session's blocked statement."""
         master_session = self.session(session_name)
-        result = StepResult(index, session_name, sql)
-        self.results.append(result)
-        self._last_step = index if index is not None else self._last_step
+        result = self._record(StepResult(index, session_name, sql))
         if master_session.queue:
             # It waits behind its session's waiting statement: unanswered, as that one is.
             result.blocked_by = master_session.queue[0].blocked_by
@@ -63,9 +61,7 @@ class Scheduler:
         """The session's client closes its connection: the server ends the session, and
         the name connects anew, as a fresh session, at its next statement. A session whose
         statement still waits for a lock cannot go before it ran: refused (1235)."""
-        result = StepResult(index, session_name, "", disconnect=True)
-        self.results.append(result)
-        self._last_step = index if index is not None else self._last_step
+        result = self._record(StepResult(index, session_name, "", disconnect=True))
         master_session = self.sessions.get(session_name)
         if master_session is None:
             return result
@@ -87,9 +83,7 @@ class Scheduler:
         its transaction (innodb_rollback_on_timeout is off; the simulator undid its changes
         when it stopped to wait), and the session's next statements run, each waited for
         in turn."""
-        result = StepResult(index, session_name, "", reap=True)
-        self.results.append(result)
-        self._last_step = index if index is not None else self._last_step
+        result = self._record(StepResult(index, session_name, "", reap=True))
         master_session = self.sessions.get(session_name)
         while master_session is not None and master_session.queue:
             waiting = master_session.queue.popleft()
@@ -97,6 +91,12 @@ class Scheduler:
             waiting.ran_after_step = self._last_step
             self._drain(master_session)
         self._wake()
+        return result
+
+    def _record(self, result: StepResult) -> StepResult:
+        """A step's result among the run's; a scenario step is now the last one sent."""
+        self.results.append(result)
+        self._last_step = result.index if result.index is not None else self._last_step
         return result
 
     def disconnect_all(self) -> None:

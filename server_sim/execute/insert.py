@@ -84,8 +84,12 @@ class InsertRun:
     def run(self, source: exp.Expression | None) -> None:
         run = self.statement_run
         raised: list[list[Condition]] = []  # by row: the conditions computing its values raised
-        if isinstance(source, exp.Values) and run.catalog.routines and changing_calls(source):
-            self._values_row_by_row(source)
+        if isinstance(source, (exp.Values, exp.Select)) and run.catalog.routines and changing_calls(source):
+            # A stored function that changes data: each row computed just before it is written.
+            if isinstance(source, exp.Values):
+                self._values_row_by_row(source)
+            else:
+                self._select_row_by_row(source)
             return
         if isinstance(source, exp.Values):
             rows = []
@@ -100,9 +104,6 @@ class InsertRun:
                     if values:
                         raise SqlError(ErrorCode.ER_WRONG_VALUE_COUNT_ON_ROW, number)
                 rows = [[_DEFAULT] * len(self.columns) for _ in rows]
-        elif isinstance(source, exp.Select) and run.catalog.routines and changing_calls(source):
-            self._select_row_by_row(source)
-            return
         elif isinstance(source, (exp.Select, exp.Union, exp.Subquery)):
             # Read whole before the first row is written: the SELECT does not see the
             # statement's own rows, even from the table it inserts into.

@@ -5,12 +5,12 @@ the table changes) and an error stops both at the same row.
 
 The server evaluates a single-table UPDATE's SET values for each row it reaches, an
 INSERT's VALUES row by row, and the select list of an INSERT ... SELECT it streams from one
-other table, each just before writing the row, and the WHERE of a single-table UPDATE or DELETE for each row of its
-scan (`DELETE t FROM t` alike). The simulator does the same there: the calls are made in
-Python for one row at a time (reads.calls_made), never inside a DuckDB query. Elsewhere
-(a join's rows, an INSERT ... SELECT it reads whole first, a subquery, ON DUPLICATE KEY
-UPDATE) it
-evaluates whole sets of rows before writing any, so a call there is refused.
+other table, each just before writing the row, and the WHERE of a single-table UPDATE or
+DELETE for each row of its scan (`DELETE t FROM t` alike). The simulator does the same
+there: the calls are made in Python for one row at a time (reads.calls_made), never inside
+a DuckDB query. Elsewhere (a join's rows, an INSERT ... SELECT it reads whole first, a
+subquery, ON DUPLICATE KEY UPDATE) it evaluates whole sets of rows before writing any, so
+a call there is refused.
 
 A WHERE's calls are as many as the server's only when its scan reads every row: no
 index can serve the condition (an index's first column is compared only with the call,
@@ -27,9 +27,9 @@ from ..functions.stored_body import changing_calls
 from ..statement import Statement, is_multi_table
 from ..table import Table
 
-# Operators whose operands are all evaluated, left to right, for every row.
-_ALWAYS_EVALUATED = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod, exp.Not, exp.Paren, exp.Neg)
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ)
+# Operators whose operands are all evaluated, left to right, for every row.
+_ALWAYS_EVALUATED = (*_COMPARISONS, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod, exp.Not, exp.Paren, exp.Neg)
 _INDEXED_CONDITIONS = (exp.In, exp.Between, exp.Like, exp.Is)
 
 

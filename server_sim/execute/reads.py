@@ -32,7 +32,7 @@ def evaluate(scope: StatementScope, expressions: list[exp.Expression]) -> list[o
     pending = [i for i, e in enumerate(expressions) if not is_constant(e)]
     if not pending:
         return values
-    if any(_aggregates(expressions[index]) for index in pending):
+    if any(aggregates(expressions[index]) for index in pending):
         raise SqlError(ErrorCode.ER_INVALID_GROUP_FUNC_USE)  # no rows to aggregate over
     fast = FastPath(scope)
     compiled = fast.compiled([expressions[index] for index in pending], None, rand=True)
@@ -56,7 +56,7 @@ def evaluate(scope: StatementScope, expressions: list[exp.Expression]) -> list[o
     return values
 
 
-def _aggregates(expression: exp.Expression) -> bool:
+def aggregates(expression: exp.Expression) -> bool:
     """An aggregate of the expression's own (one inside a subquery aggregates that query's rows)."""
     walk = expression.walk(prune=lambda node: isinstance(node, (exp.Subquery, exp.Select)))
     return any(isinstance(node, exp.AggFunc) for node in walk)
@@ -135,8 +135,6 @@ def calling_scan(scope: StatementScope, ast: exp.Update | exp.Delete, table: Tab
             raise not_supported(f"a stored function that changes data, called in a WHERE beside {clause.upper()} (the server reads the rows it sorts or counts first)")
     if not where_scans_every_row(where, table, alias):
         raise not_supported("a stored function that changes data, called in a WHERE an index could serve (the server calls it for the rows the index reaches)")
-    if not table.engine.stores_rows:
-        return iter(())
     if not table.engine.stores_rows:
         return iter(())
     rows = scope.storage.rows(table, "", scope.storage.physical_order(table, alias), None, alias=alias)

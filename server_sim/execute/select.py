@@ -10,7 +10,7 @@ from sqlglot import exp
 
 from ..errors import ErrorCode, note
 from ..functions.window import refuse_unordered_windows
-from .reads import evaluate, in_scan_order
+from .reads import aggregates, evaluate, in_scan_order
 from .run import StatementRun
 
 # The only arguments a SELECT of expressions alone has.
@@ -31,7 +31,7 @@ def _select(run: StatementRun) -> None:
     ast = run.statement.ast
     if isinstance(ast, exp.Select) and all(key in _EXPRESSIONS_ONLY for key, value in ast.args.items() if value):
         projection = [node.this if isinstance(node, exp.Alias) else node for node in ast.expressions]
-        if not any(isinstance(node, exp.Star) or _aggregates(node) for node in projection):
+        if not any(isinstance(node, exp.Star) or aggregates(node) for node in projection):
             run.outcome.rows = [tuple(_assigning(run, projection))]
             run.session.found_rows = 1
             run.session.row_count = -1
@@ -45,11 +45,6 @@ def _select(run: StatementRun) -> None:
     run.outcome.rows = run.storage.query(translator.sql(tree))
     run.session.found_rows = counted if counted is not None else len(run.outcome.rows)
     run.session.row_count = -1
-
-
-def _aggregates(node: exp.Expression) -> bool:
-    """An aggregate of the item's own (one inside a subquery aggregates that query's rows)."""
-    return any(isinstance(inner, exp.AggFunc) for inner in node.walk(prune=lambda n: isinstance(n, (exp.Subquery, exp.Select)) and n is not node))
 
 
 def _assigning(run: StatementRun, projection: list[exp.Expression]) -> list[object]:

@@ -167,7 +167,7 @@ def _called(
     """A compound body run once, its value put in the call's place; or the call that
     runs it per row."""
     writes = changes_data(routine, run.catalog.routines)
-    refusal = _refusal(run, statement, call, routine, arguments)
+    refusal = _refusal(run, statement, call, routine, arguments, writes)
     if refusal is not None:
         raise refusal
     if _made_once(statement, arguments):
@@ -192,9 +192,9 @@ def _made_once(statement: Statement, arguments: list[exp.Expression]) -> bool:
     return (_one_row_values(statement) or _query_of_no_table(statement)) and all(is_constant(argument) for argument in arguments)
 
 
-def _refusal(run: StatementRun, statement: Statement, call: exp.Expression, routine: Routine, arguments: list[exp.Expression]) -> SqlError | None:
-    """Why a call the simulator cannot run as the server does is refused (1235), or None."""
-    writes = changes_data(routine, run.catalog.routines)
+def _refusal(run: StatementRun, statement: Statement, call: exp.Expression, routine: Routine, arguments: list[exp.Expression], writes: bool) -> SqlError | None:
+    """Why a call the simulator cannot run as the server does is refused (1235), or None;
+    `writes`: whether the routine changes data (changes_data)."""
     if _made_once(statement, arguments):
         if statement.kind is StatementKind.SELECT and writes:
             form = "DO" if statement.discards_rows else "SELECT"
@@ -214,7 +214,7 @@ def _refuse_unordered_calls(run: StatementRun, statement: Statement) -> None:
     for node in statement.ast.find_all(exp.Anonymous):
         routine = stored_function(run, node)
         if routine is not None and changes_data(routine, run.catalog.routines) and len(node.expressions) == len(routine.parameters):
-            refusal = _refusal(run, statement, node, routine, list(node.expressions))
+            refusal = _refusal(run, statement, node, routine, list(node.expressions), writes=True)
             if refusal is not None:
                 raise refusal
 
