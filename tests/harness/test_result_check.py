@@ -276,3 +276,50 @@ def test_a_failed_statement_s_warnings_are_not_judged() -> None:
     assert [item.kind for item in comparison.items] == ["outcome"]
     _judge(dataclasses.replace(step, status="ok", error=None), Answer(), 9, True, [], comparison)
     assert [item.kind for item in comparison.items] == ["outcome", "outcome", "warnings"]
+
+
+REAP_TEST = """--source include/have_binlog_format_statement.inc
+--source include/master-slave.inc
+create table t1 (a int primary key) engine=innodb;
+--connect (con1,localhost,root,,)
+--connect (con2,localhost,root,,)
+--connection con1
+begin;
+insert into t1 values (1);
+--connection con2
+send insert into t1 values (1);
+--connection con1
+insert into t1 values (2);
+--connection con2
+--error ER_LOCK_WAIT_TIMEOUT
+reap;
+--connection con1
+commit;
+"""
+REAP_RESULT = [
+    "include/master-slave.inc",
+    "[connection master]",
+    "create table t1 (a int primary key) engine=innodb;",
+    "begin;",
+    "insert into t1 values (1);",
+    "insert into t1 values (1);",
+    "insert into t1 values (2);",
+    "ERROR HY000: Lock wait timeout exceeded; try restarting transaction",
+    "commit;",
+]
+
+
+def test_a_sent_statement_is_judged_where_it_is_reaped(tmp_path: Path) -> None:
+    """mysqltest prints a sent statement's answer at its reap, after the output of the
+    statement before the reap: the timeout is con2's INSERT's, and con1's INSERT before the
+    reap is not judged, its block holding the other's answer."""
+    suite = tmp_path / "suite" / "rpl"
+    (suite / "t").mkdir(parents=True)
+    (suite / "r").mkdir()
+    (suite / "t" / "rpl_reap.test").write_text(REAP_TEST)
+    (suite / "r" / "rpl_reap.result").write_text("\n".join(REAP_RESULT) + "\n")
+    comparison = compare_with_result(suite / "t" / "rpl_reap.test", suite / "r" / "rpl_reap.result", FLAVORS["mysql-8.0"], tmp_path / "work")
+    outcomes = [(item.line, item.agree, item.expected, item.got) for item in comparison.items if item.kind == "outcome"]
+    assert (7, True, "ERROR HY000: Lock wait timeout exceeded; try restarting transaction", "ERROR 1205: Lock wait timeout exceeded; try restarting transaction") in outcomes
+    assert all(agree for _, agree, _, _ in outcomes), outcomes
+    assert comparison.not_shown == 1
