@@ -23,10 +23,18 @@ def compared_by_the_rule(collation: str) -> bool:
     return not collation.endswith(("_bin", "_cs"))
 
 
+def pads_spaces(collation: str | None) -> bool:
+    """Whether a collation is PAD SPACE: it compares text as if trailing spaces were not
+    there ('a ' = 'a'), as every collation does but MySQL's UCA 9.0.0 ones (utf8mb4's
+    default, _0900_) and MariaDB's _nopad_ ones. DuckDB compares every character, so a
+    value with trailing spaces in such a column, or compared with one, is refused (1235)."""
+    return collation is not None and "_0900_" not in collation and "_nopad_" not in collation
+
+
 def text_key(text: str) -> str:
-    """What text compares as under the collation: ASCII by its lower case; other text is
-    DuckDB's to compare (Declined)."""
-    if not text.isascii():
+    """What text compares as under the collation: ASCII by its lower case; other text, and
+    text ending in a space (a PAD SPACE collation ignores it), is DuckDB's (Declined)."""
+    if not text.isascii() or text.endswith(" "):
         raise Declined
     return text.lower()
 
@@ -35,7 +43,7 @@ def equality_key(value: object) -> object:
     """What a column value is equal by: text its `text_key`; numbers, dates and bytes were
     coerced to the column's type, so Python's equality is DuckDB's."""
     if isinstance(value, str):
-        if not value.isascii():
+        if not value.isascii() or value.endswith(" "):
             raise Declined
         return value.lower()
     return value

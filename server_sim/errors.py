@@ -155,6 +155,7 @@ class ErrorCode(Enum):
     ER_WARNING_NOT_COMPLETE_ROLLBACK_WITH_CREATED_TEMP_TABLE = (1751, "The creation of some temporary tables could not be rolled back.")
     ER_WARNING_NOT_COMPLETE_ROLLBACK_WITH_DROPPED_TEMP_TABLE = (1752, "Some temporary tables were dropped, but these operations could not be rolled back.")
     ER_SP_DOES_NOT_EXIST = (1305, "FUNCTION %s does not exist")
+    ER_WRONG_VALUE_FOR_TYPE = (1411, "Incorrect %s value: '%s' for function %s")
     ER_SP_DOES_NOT_EXIST_SAVEPOINT = (1305, "SAVEPOINT %s does not exist", "ER_SP_DOES_NOT_EXIST")
     ER_SP_DOES_NOT_EXIST_PROCEDURE = (1305, "PROCEDURE %s does not exist", "ER_SP_DOES_NOT_EXIST")
     ER_SP_ALREADY_EXISTS = (1304, "%s %s already exists")

@@ -16,6 +16,7 @@ from sqlglot import exp
 
 from .enum_set import rewrite_references
 from .bit_type import BinaryLiteral
+from .collation import pads_spaces
 from .errors import ErrorCode, SqlError, not_supported
 from .functions import GENERATED_CALLS, PORTABLE_NODES, function_name, is_udf_call, lookup
 from .functions.division import mark_uncertain_divisions
@@ -64,16 +65,26 @@ class Translator:
         self.in_condition = False
         # The keys that identify a row of a table the tree reads (window functions' order).
         self.unique_keys: UniqueKeys = lambda table: ()
+        self._nested = 0  # rewrites under way: a call's arguments are rewritten within its own
 
     def rewrite(self, tree: exp.Expression) -> exp.Expression:
-        """A rewritten copy of `tree` (the original is a cached parse and stays untouched)."""
+        """A rewritten copy of `tree` (the original is a cached parse and stays untouched).
+        A call's argument, rewritten while its call is, keeps its place in the statement
+        (its copy's parent is the call as written): what a division's quotient is read as
+        depends on where it stands (functions/exact_division.py)."""
         copied = tree.copy()
+        if self._nested and tree.parent is not None:
+            copied.parent, copied.arg_key, copied.index = tree.parent, tree.arg_key, tree.index
         mark_uncertain_divisions(copied, whole=self.in_condition)
-        if self.columns_of is not None:
+        if self.columns_of is not None and not self._nested:  # the outermost rewrite rewrote the references
             typed = self._enum_set_columns(copied)
             if typed:
                 rewrite_references(copied, typed)
-        return copied.transform(self._rewrite_node, copy=False)
+        self._nested += 1
+        try:
+            return copied.transform(self._rewrite_node, copy=False)
+        finally:
+            self._nested -= 1
 
     def _enum_set_columns(self, tree: exp.Expression) -> dict[str, tuple[str, tuple[str, ...]] | None]:
         """The ENUM/SET columns of the tables `tree` names, by lower-case name (None: the
@@ -163,6 +174,8 @@ class Translator:
                 this=self.table_source(node),
                 alias=alias if alias is not None else exp.TableAlias(this=exp.to_identifier(node.name)),
             )
+        if isinstance(node, _PADDED_COMPARISONS):
+            self._refuse_padded_literal(node)
         if isinstance(node, _COMPARISONS) and any(isinstance(side, _BINARY_LITERALS) for side in (node.this, node.expression)):
             return self._numeric_binary_literal(node)
         if isinstance(node, ZERO_DATE_COMPARISONS):
@@ -180,6 +193,20 @@ class Translator:
         if is_udf_call(node):
             return self._udf_call(node)
         raise not_supported(f"function {name}()")
+
+    def _refuse_padded_literal(self, node: exp.Expression) -> None:
+        """A text column of a PAD SPACE collation compared with a string ending in a space:
+        the server ignores the trailing spaces ('a' = 'a '), DuckDB does not (1235)."""
+        sides = [node.this, *(node.expressions if isinstance(node, exp.In) else [node.args.get(k) for k in ("expression", "low", "high")])]
+        padded = [side for side in sides if isinstance(side, exp.Literal) and side.is_string and side.name.endswith(" ")]
+        if not padded:
+            return
+        for side in sides:
+            declared = self.column_type(side) if isinstance(side, exp.Column) else None
+            if declared is not None and declared.family is TypeFamily.STRING and pads_spaces(declared.collation):
+                raise not_supported(
+                    f"comparing the column {side.sql(dialect='mysql')} with {padded[0].sql(dialect='mysql')} (its collation {declared.collation} ignores trailing spaces)"
+                )
 
     def _numeric_binary_literal(self, node: exp.Expression) -> exp.Expression:
         """A comparison of a column with a hexadecimal or bit-value literal: the literal's
@@ -212,6 +239,7 @@ class Translator:
 # Where a hexadecimal or bit-value literal is read as a number, and the DuckDB types of
 # the columns it is compared with as one.
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+_PADDED_COMPARISONS = (*_COMPARISONS, exp.NullSafeEQ, exp.In, exp.Between)
 _BINARY_LITERALS = (exp.HexString, exp.BitString)
 _INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT")
 

@@ -20,7 +20,7 @@ from enum import Enum
 from . import enum_set
 from .bit_type import BinaryLiteral, client_bytes, coerce_bit
 from .charsets import MBMAXLEN, charset_of_collation, decode_text, encode_text, unrepresentable
-from .collation import DUCKDB_COLLATION
+from .collation import DUCKDB_COLLATION, pads_spaces
 from . import temporal_types as temporal
 from .errors import ErrorCode, SqlError, not_supported
 from .json_type import coerce_mysql_json, document_of_text
@@ -296,6 +296,8 @@ class ColumnType:
             text = text[: self.length]  # excess trailing spaces are dropped, in every sql_mode
         if self._too_long(len(encode_text(text, self.charset)) if limit_in_bytes else len(text)):
             raise SqlError(ErrorCode.ER_DATA_TOO_LONG, column, row)
+        if text.endswith(" ") and pads_spaces(self.collation):
+            raise not_supported(f"a value with trailing spaces stored into the column '{column}' (its collation {self.collation} compares text as if they were not there)")
         return text
 
     def _coerce_fractional(self, value: object, rules: temporal.TemporalRules | None) -> object:

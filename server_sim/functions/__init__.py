@@ -33,13 +33,15 @@ from .server_state import SERVER_CALLS, SERVER_STATE
 from .stored_body import STORED_BODY
 from .stored_result import STORED_RESULT
 from .strings import STRINGS
+from .text_portable import TEXT_PORTABLE
+from .uuids import UUIDS
 from .window import WINDOWS
 
-FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *DIVISION, *COMPARISONS, *PORTABLE, *STRINGS, *REGEXPS, *BITS, *DATES, *CONTROL, *SERVER_STATE, *JSON_FUNCTIONS, *JSON_BUILDERS, *JSON_EDITS, *STORED_RESULT, *STORED_BODY, *WINDOWS)
+FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *DIVISION, *COMPARISONS, *PORTABLE, *TEXT_PORTABLE, *STRINGS, *UUIDS, *REGEXPS, *BITS, *DATES, *CONTROL, *SERVER_STATE, *JSON_FUNCTIONS, *JSON_BUILDERS, *JSON_EDITS, *STORED_RESULT, *STORED_BODY, *WINDOWS)
 
 # Every call the translations write: the server's generators, the library's Python
 # implementations (native.py) and the DuckDB functions the translations use.
-GENERATED_CALLS = frozenset({*GENERATORS, *NATIVES, *SERVER_CALLS, "list_value", "typeof", "hex"})
+GENERATED_CALLS = frozenset({*GENERATORS, *NATIVES, *SERVER_CALLS, "list_value", "typeof", "hex", "error"})
 
 _BY_NODE: dict[type[exp.Expression], SqlFunction] = {node: function for function in FUNCTIONS for node in function.nodes}
 _BY_NAME: dict[str, SqlFunction] = {name: function for function in FUNCTIONS for name in function.names}

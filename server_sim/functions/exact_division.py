@@ -252,8 +252,16 @@ def _reading_scale(node: exp.Expression, in_condition: bool) -> str | None:
     if isinstance(parent, (exp.Where, exp.Having, exp.Join, exp.Group)):
         return f"a {parent.key.upper()}"
     if isinstance(parent, exp.Func):
-        return f"{parent.sql_name()}()"
+        return f"{_called(parent)}()"
     return f"a {parent.key.upper()}"
+
+
+def _called(call: exp.Func) -> str:
+    """A call's name as MySQL writes it (LOCATE for sqlglot's StrPosition)."""
+    if isinstance(call, exp.Anonymous):
+        return call.name.upper()
+    head, parenthesis, _ = call.sql(dialect="mysql").partition("(")
+    return head.upper() if parenthesis and head.replace("_", "").isalnum() else call.sql_name()
 
 
 def exact_average(node: exp.Avg, translated: exp.Expression, computed: Quotient, window: exp.Window | None = None) -> exp.Expression:

@@ -20,6 +20,7 @@ from sqlglot import exp
 from ..declined import Declined
 from ..errors import ErrorCode, SqlError, not_supported
 from ..operands import Kind, Operand, Values
+from .carried import carried
 from .library import Compiling, SqlFunction, Translating
 
 # The marker DuckDB's error text carries when an implementation raised Unmodelled.
@@ -75,6 +76,14 @@ class Native:
 
             def implementation(*values: object) -> object:
                 return None if any(v is None for v in values) else strict(*values)
+
+        server_errors = implementation
+
+        def implementation(*values: object) -> object:
+            try:
+                return server_errors(*values)
+            except SqlError as error:
+                raise carried(error) from None  # DuckDB keeps only its text
 
         if not self.variadic:
             return _OF_ARITY[len(self.parameters)](implementation)
@@ -179,9 +188,14 @@ def call_in_duckdb(native: Native, arguments: Sequence[exp.Expression], translat
     for argument, parameter in zip(arguments, parameters):
         if parameter == TEXT and (_binary_cast(argument) or isinstance(argument, exp.Anonymous | exp.Unhex) and function_name(argument) in BINARY_RESULTS):
             raise not_supported(f"a string function of the binary string {argument.sql(dialect='mysql')}")
+    shown = [argument.sql(dialect="mysql") for argument in arguments]
+    literal = [isinstance(argument, exp.Literal | exp.Null) for argument in arguments]
     columns = [isinstance(argument, exp.Column) for argument in arguments]
     arguments = [translation.rewrite(argument) for argument in arguments]
-    cast = [_cast(argument, parameter, column) for argument, parameter, column in zip(arguments, parameters, columns)]
+    cast = [
+        _cast(argument, parameter, None if is_literal else ("column " if column else "string ") + text)
+        for argument, parameter, text, is_literal, column in zip(arguments, parameters, shown, literal, columns)
+    ]
     if native.variadic:
         return exp.Anonymous(this=native.name, expressions=[exp.Anonymous(this="list_value", expressions=cast)])
     return exp.Anonymous(this=native.name, expressions=cast)
@@ -192,30 +206,26 @@ def _binary_cast(argument: exp.Expression) -> bool:
     return isinstance(argument, exp.Cast) and argument.to.is_type(exp.DataType.Type.BINARY, exp.DataType.Type.VARBINARY, exp.DataType.Type.BLOB)
 
 
-def _cast(argument: exp.Expression, parameter: str, column: bool) -> exp.Expression:
-    """An argument cast to its parameter's DuckDB type. A binary column's bytes are no
-    text (the server compares them exactly and counts bytes): refused when they reach a
-    text parameter (the type is known when DuckDB binds the query, so the test costs no row)."""
+def _cast(argument: exp.Expression, parameter: str, shown: str | None) -> exp.Expression:
+    """An argument cast to its parameter's DuckDB type; a value that may be bytes (`shown`
+    names it) refused where it reaches a text parameter."""
     cast = exp.cast(argument, exp.DataType.build(parameter, dialect="duckdb"))
-    if parameter != TEXT or not column:
-        return cast
-    refused = exp.Anonymous(this=BINARY_ARGUMENT, expressions=[exp.Literal.string(argument.sql(dialect="duckdb"))])
-    return exp.Case(ifs=[exp.If(this=is_binary(argument.copy()), true=refused)], default=cast)
+    return cast if parameter != TEXT or shown is None else refused_if_binary(argument, cast, shown)
+
+
+def refused_if_binary(value: exp.Expression, otherwise: exp.Expression, shown: str) -> exp.Expression:
+    """`otherwise`, unless the translated `value` is bytes (a binary column's BLOB, a binary
+    string a function gave): the server reads a binary string byte for byte, where DuckDB
+    would read its escaped text (`\\xE9`), so the statement stops with 1235 naming the
+    binary `shown`. DuckDB settles the test when it binds the query: it costs no row."""
+    refused = exp.Anonymous(this="error", expressions=[exp.Literal.string(f"{UNMODELLED_MARKER}a string function of the binary {shown}{UNMODELLED_MARKER}")])
+    return exp.Case(ifs=[exp.If(this=is_binary(value.copy()), true=refused)], default=otherwise)
 
 
 def is_binary(translated: exp.Expression) -> exp.Expression:
     """The DuckDB test that a translated value is bytes (a binary column's BLOB), which
     DuckDB settles when it binds the query."""
     return exp.EQ(this=exp.Anonymous(this="typeof", expressions=[translated]), expression=exp.Literal.string("BLOB"))
-
-
-def _binary_argument(column: str) -> str:
-    raise Unmodelled(f"a string function of the binary column {column}")
-
-
-# The DuckDB function a binary column given to a text parameter calls instead (registered).
-BINARY_ARGUMENT = "rpl_binary_argument"
-NATIVES[BINARY_ARGUMENT] = Native(BINARY_ARGUMENT, _binary_argument, (TEXT,), "VARCHAR", null_in_null_out=False)
 
 
 def native(

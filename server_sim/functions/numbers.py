@@ -155,11 +155,9 @@ ARITHMETIC: tuple[SqlFunction, ...] = (
 PORTABLE: tuple[SqlFunction, ...] = (
     SqlFunction(
         nodes=(
-            exp.Abs, exp.Ceil, exp.Concat, exp.ConcatWs, exp.Count,
-            exp.Greatest, exp.If, exp.Least, exp.Left, exp.Lower, exp.Max, exp.Min,
-            exp.Nullif, exp.Pow, exp.Right, exp.Round, exp.Sign, exp.Sqrt,
-            exp.Sum, exp.Trim, exp.Upper, exp.Case, exp.Cast, exp.Repeat, exp.Reverse, exp.Ln,
-            exp.Exp, exp.GroupConcat, exp.Trunc,
+            exp.Abs, exp.Ceil, exp.Count, exp.Greatest, exp.If, exp.Least, exp.Max, exp.Min,
+            exp.Nullif, exp.Pow, exp.Round, exp.Sign, exp.Sqrt, exp.Sum, exp.Case, exp.Ln,
+            exp.Exp, exp.Trunc,
         ),
     ),
 )

@@ -99,7 +99,7 @@ def _translate(node: exp.Expression, translation: Translating) -> exp.Expression
     if body.changes_data:
         # DuckDB would call it for its own choice of rows, in its own order, inside its query.
         raise not_supported("a stored function that changes data, called per row where the simulator evaluates the rows in DuckDB")
-    values = [translation.rewrite(argument) for argument in node.expressions]
+    values = [translation.rewrite(argument.copy()) for argument in node.expressions]  # each one a parameter's value, apart from the statement
     texts = [exp.cast(value.copy(), exp.DataType.build("VARCHAR", dialect="duckdb")) for value in values]
     types = [exp.Anonymous(this="typeof", expressions=[value]) for value in values]
     lists = [exp.Anonymous(this="list_value", expressions=items) if items else exp.cast(exp.Array(), exp.DataType.build("VARCHAR[]", dialect="duckdb")) for items in (texts, types)]

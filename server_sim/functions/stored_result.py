@@ -157,7 +157,7 @@ def _translate(node: exp.Expression, translation: Translating) -> exp.Expression
     if marked is None:  # `rpl returned`(...) in a statement: no function of the server's
         raise SqlError(ErrorCode.ER_SP_DOES_NOT_EXIST, f"{translation.context.database}.{node.name}")
     tree, spec = marked
-    value = translation.rewrite(tree)
+    value = translation.rewrite(tree.copy())  # the value stored into the RETURNS type, apart from the statement
     text = exp.cast(value.copy(), exp.DataType.build("VARCHAR", dialect="duckdb"))
     typed = exp.Anonymous(this="typeof", expressions=[value])
     call = exp.Anonymous(this=_DUCKDB_NAME, expressions=[text, typed, exp.Literal.string(spec)])

@@ -1,0 +1,114 @@
+"""The string functions sqlglot's DuckDB rendering runs as MySQL does on text: CONCAT,
+CONCAT_WS, LEFT, RIGHT, LOWER, UPPER, TRIM, REPEAT, REVERSE, GROUP_CONCAT and CAST(x AS
+CHAR). On a binary string (a binary column, UNHEX(), a CAST AS BINARY) the server works
+byte for byte and gives bytes; DuckDB would first turn the bytes into their escaped text
+(`\\xE9`, four characters) and go on with that, a silently different value. So an argument
+that may be bytes is tested when DuckDB binds the query, and bytes stop the statement with
+1235 naming the argument; a literal needs no test.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from .library import SqlFunction, Translating
+from .native import refused_if_binary
+
+# The nodes whose arguments are read as text (every argument of a node whose other
+# arguments are numbers: the test never holds for a number).
+TEXT_NODES: tuple[type[exp.Expression], ...] = (
+    exp.Concat, exp.ConcatWs, exp.Left, exp.Right, exp.Lower, exp.Upper, exp.Trim, exp.Repeat,
+    exp.Reverse, exp.GroupConcat,
+)
+_TEXT_TYPES = (
+    exp.DataType.Type.CHAR, exp.DataType.Type.VARCHAR, exp.DataType.Type.TEXT, exp.DataType.Type.NCHAR,
+    exp.DataType.Type.NVARCHAR,
+)
+_NO_BYTES = (exp.Literal, exp.Null, exp.Boolean)
+# The nodes DuckDB has no function of bytes for: a tested argument is text to DuckDB too.
+_TEXT_ONLY = (exp.Left, exp.Right, exp.Lower, exp.Upper, exp.Trim, exp.Reverse)
+_VARCHAR = exp.DataType.build("VARCHAR")
+
+
+def _values(argument: exp.Expression) -> list[exp.Expression]:
+    """The value nodes of an argument: GROUP_CONCAT's is wrapped in its ORDER BY and DISTINCT."""
+    if isinstance(argument, exp.Order):
+        return _values(argument.this)
+    if isinstance(argument, exp.Distinct):
+        return list(argument.expressions)
+    return [argument]
+
+
+def _arguments(node: exp.Expression) -> list[tuple[str, int | None, exp.Expression]]:
+    """Each argument of a text function with its slot (and place in a list slot)."""
+    found: list[tuple[str, int | None, exp.Expression]] = []
+    for key, value in node.args.items():
+        if isinstance(value, exp.Expression) and not isinstance(value, exp.DataType):
+            found.append((key, None, value))
+        elif isinstance(value, list):
+            found.extend((key, index, item) for index, item in enumerate(value) if isinstance(item, exp.Expression))
+    return found
+
+
+def _may_be_bytes(node: exp.Expression) -> bool:
+    return not all(isinstance(value, _NO_BYTES) for value in _values(node))
+
+
+def _guarded(node: exp.Expression, translation: Translating) -> exp.Expression:
+    """The node with its arguments translated, each one that may be bytes tested; the node
+    itself where every argument is a literal (the translation goes on into it)."""
+    arguments = _arguments(node)
+    if isinstance(node, exp.Cast):
+        if not node.to.is_type(*_TEXT_TYPES):
+            return node
+        arguments = [(key, index, value) for key, index, value in arguments if key == "this"]
+    if not any(_may_be_bytes(value) for _, _, value in arguments):
+        return node
+    if isinstance(node, exp.GroupConcat):
+        return _group_concat_tested(node, translation)
+    rebuilt = node.copy()
+    lists: dict[str, list[exp.Expression]] = {}
+    for key, index, value in arguments:
+        translated = _tested(value, translation.rewrite(value), isinstance(node, _TEXT_ONLY))
+        if index is None:
+            rebuilt.set(key, translated)
+        else:
+            lists.setdefault(key, list(rebuilt.args[key]))[index] = translated
+    for key, items in lists.items():
+        rebuilt.set(key, items)
+    return rebuilt
+
+
+def _tested(original: exp.Expression, translated: exp.Expression, as_text: bool) -> exp.Expression:
+    """The translated argument with each of its values that may be bytes tested (`as_text`:
+    cast to text when it is none, for DuckDB to bind the node)."""
+    for value, target in zip(_values(original), _values(translated)):
+        if isinstance(value, _NO_BYTES):
+            continue
+        shown = ("column " if isinstance(value, exp.Column) else "string ") + value.sql(dialect="mysql")
+        value_itself = exp.cast(target.copy(), _VARCHAR) if as_text else target.copy()
+        guard = refused_if_binary(target.copy(), value_itself, shown)
+        if target is translated:
+            return guard
+        target.replace(guard)
+    return translated
+
+
+
+def _group_concat_tested(node: exp.GroupConcat, translation: Translating) -> exp.Expression:
+    """GROUP_CONCAT tests the type of each value's MIN beside the aggregate: a test inside
+    it would make DISTINCT x ORDER BY x order by something other than its argument."""
+    rebuilt = node.copy()
+    translated = translation.rewrite(node.this)
+    rebuilt.set("this", translated)
+    tests = []
+    for value, target in zip(_values(node.this), _values(translated)):
+        if not isinstance(value, _NO_BYTES):
+            shown = ("column " if isinstance(value, exp.Column) else "string ") + value.sql(dialect="mysql")
+            tests.append(refused_if_binary(exp.Min(this=target.copy()), rebuilt, shown).args["ifs"][0])
+    return exp.Case(ifs=tests, default=rebuilt)
+
+
+TEXT_PORTABLE: tuple[SqlFunction, ...] = (
+    SqlFunction(nodes=(*TEXT_NODES, exp.Cast), duckdb=_guarded, keeps_node=True),
+)
