@@ -56,10 +56,11 @@ def test_the_mirror_holds_what_duckdb_holds_after_generated_workloads(tmp_path: 
     assert len(compared) > 100
 
 
-@pytest.mark.parametrize("suite", ["scenarios/suites", "scenarios/oracle"])
-def test_the_mirror_holds_what_duckdb_holds_after_the_bundled_scenarios(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suite: str) -> None:
+@pytest.mark.parametrize(("suite", "every"), [("scenarios/suites", 1), ("scenarios/oracle", 2)])
+def test_the_mirror_holds_what_duckdb_holds_after_the_bundled_scenarios(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suite: str, every: int) -> None:
+    """Each file of the suites, every second one of the (large) recorded suite."""
     compared = check_mirrors_at_each_dump(monkeypatch)
-    for path in sorted((ROOT / suite).rglob("*.yaml")):
+    for path in sorted((ROOT / suite).rglob("*.yaml"))[::every]:
         if path.parent.name == "expected":
             continue
         scenario = load_scenario(path)
