@@ -16,7 +16,7 @@ from sqlglot import exp
 
 from .enum_set import rewrite_references
 from .bit_type import BinaryLiteral
-from .collation import pads_spaces
+from .collation import DUCKDB_COLLATION, compared_by_the_rule, pads_spaces
 from .errors import ErrorCode, SqlError, not_supported
 from .functions import GENERATED_CALLS, PORTABLE_NODES, function_name, is_udf_call, lookup
 from .functions.division import mark_uncertain_divisions
@@ -174,6 +174,8 @@ class Translator:
                 this=self.table_source(node),
                 alias=alias if alias is not None else exp.TableAlias(this=exp.to_identifier(node.name)),
             )
+        if isinstance(node, exp.Literal) and node.is_string and isinstance(node.parent, (*_CONNECTION_COMPARED, exp.Case, exp.If)):
+            return self._in_connection_collation(node)
         if isinstance(node, _PADDED_COMPARISONS):
             self._refuse_padded_literal(node)
         if isinstance(node, _COMPARISONS) and any(isinstance(side, _BINARY_LITERALS) for side in (node.this, node.expression)):
@@ -193,6 +195,25 @@ class Translator:
         if is_udf_call(node):
             return self._udf_call(node)
         raise not_supported(f"function {name}()")
+
+    def _in_connection_collation(self, literal: exp.Literal) -> exp.Expression:
+        """A string literal compared with no column: the comparison is the connection
+        collation's, which ignores case and accents (DuckDB's literals compare exactly; a
+        column's own collation decides its comparisons). A _bin collation compares as
+        DuckDB does; a _cs one, and trailing spaces under a PAD SPACE one, are 1235."""
+        operands = _compared_with(literal)
+        if not any(literal is operand for operand in operands) or any(isinstance(operand, exp.Column) or _number_literal(operand) for operand in operands):
+            return literal  # a column's collation, or a number compared as a number
+        collation = str(self.context.system_variable("collation_connection", None) or "")
+        if literal.name.endswith(" ") and pads_spaces(collation):
+            raise not_supported(f"comparing {literal.sql(dialect='mysql')} under collation_connection {collation}, which ignores trailing spaces")
+        if collation.endswith("_bin"):
+            return literal
+        if not compared_by_the_rule(collation):
+            raise not_supported(f"comparing strings under collation_connection {collation}")
+        collated = exp.Paren(this=exp.Collate(this=literal.copy(), expression=exp.Var(this=DUCKDB_COLLATION)))
+        self._generated[id(collated)] = collated  # SQL of the simulator's own
+        return collated
 
     def _refuse_padded_literal(self, node: exp.Expression) -> None:
         """A text column of a PAD SPACE collation compared with a string ending in a space:
@@ -240,11 +261,33 @@ class Translator:
 # the columns it is compared with as one.
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 _PADDED_COMPARISONS = (*_COMPARISONS, exp.NullSafeEQ, exp.In, exp.Between)
+_CONNECTION_COMPARED = (*_COMPARISONS, exp.NullSafeEQ, exp.In, exp.Nullif)
 _BINARY_LITERALS = (exp.HexString, exp.BitString)
 _INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT")
 
 # Query syntax DuckDB reads as MySQL does: common table expressions (WITH [RECURSIVE]).
 _QUERY_SYNTAX = (exp.With, exp.CTE)
+
+
+def _compared_with(literal: exp.Literal) -> list[exp.Expression | None]:
+    """The operands of the comparison `literal` is one of: a comparison's sides, IN's value
+    and list, NULLIF's two, a simple CASE's value and its WHEN values (none otherwise)."""
+    parent = literal.parent
+    if isinstance(parent, exp.In):
+        return [parent.this, *parent.expressions]
+    if isinstance(parent, (*_COMPARISONS, exp.NullSafeEQ, exp.Nullif)):
+        return [parent.this, parent.args.get("expression")]
+    case = parent.parent if isinstance(parent, exp.If) and literal.arg_key == "this" else parent
+    if isinstance(case, exp.Case) and case.this is not None and (case is parent or isinstance(parent, exp.If)):
+        operands = [case.this, *(when.this for when in case.args.get("ifs") or [])]
+        return operands if any(literal is operand for operand in operands) else []
+    return []
+
+
+def _number_literal(node: exp.Expression | None) -> bool:
+    while isinstance(node, (exp.Neg, exp.Paren)):
+        node = node.this
+    return isinstance(node, (exp.Boolean, exp.Null)) or (isinstance(node, exp.Literal) and not node.is_string)
 
 
 def _refuse_json_comparisons(tree: exp.Expression, names: set[str]) -> None:

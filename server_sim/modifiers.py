@@ -1,6 +1,6 @@
 """Parts of a statement that change no result, or that the simulator does not model, dealt
 with before the statement is classified: planner and buffering modifiers after SELECT and
-DELETE, `/*+ ... */` optimizer hints, and partition selection."""
+DELETE, `/*+ ... */` optimizer hints, `FROM DUAL`, and partition selection."""
 
 from __future__ import annotations
 
@@ -97,3 +97,21 @@ def refuse_partition_selection(tree: exp.Expression) -> None:
     partition = tree.find(exp.Partition)
     if partition is not None:
         raise not_supported(f"partition selection {partition.sql(dialect='mysql')!r}")
+
+
+def without_dual(tree: exp.Expression) -> None:
+    """`SELECT ... FROM DUAL`: DUAL (unquoted, the only table) is MySQL's name for no table
+    at all, as in `INSERT INTO t SELECT ... FROM DUAL WHERE NOT EXISTS (...)`."""
+    for select in tree.find_all(exp.Select):
+        source = select.args.get("from_")
+        table = source.this if source is not None else None
+        if (
+            isinstance(table, exp.Table)
+            and not select.args.get("joins")
+            and not table.db
+            and not table.args.get("alias")
+            and isinstance(table.this, exp.Identifier)
+            and not table.this.quoted
+            and table.name.upper() == "DUAL"
+        ):
+            select.set("from_", None)

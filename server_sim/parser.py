@@ -31,6 +31,7 @@ from .foreign_syntax import refuse_foreign_syntax
 from .modifiers import (
     refuse_partition_selection,
     without_delete_target_stars,
+    without_dual,
     without_neutral_modifiers,
     without_optimizer_hints,
 )
@@ -238,6 +239,8 @@ def _parsed_statement(text: str) -> Statement:
     refuse_foreign_syntax(text, tree)
     if "/*+" in text:
         without_optimizer_hints(tree)
+    if "DUAL" in text.upper():
+        without_dual(tree)
     if "NAME_CONST" in text.upper():
         tree = without_name_const(tree)
     refuse_unread_clauses(tree)

@@ -56,3 +56,26 @@ def test_trailing_spaces_under_a_pad_space_collation_are_refused(flavor, charset
         if answer is not None:
             assert outcome.rows == answer
     db.close()
+
+
+
+@pytest.mark.parametrize(
+    ("flavor", "names", "condition", "answer"),
+    [
+        (MYSQL_80, "utf8mb4", "'abc' = 'ABC'", 1),
+        (MYSQL_80, "utf8mb4", "'a' = 'a '", 0),  # utf8mb4_0900_ai_ci is NO PAD
+        (MARIADB_1011, "utf8mb4", "'abc' = 'ABC' AND 'é' = 'e'", 1),
+        (MARIADB_1011, "utf8mb4", "'a' = 'a '", "comparing 'a ' under collation_connection utf8mb4_general_ci, which ignores trailing spaces"),
+        (MYSQL_80, "utf8mb4 COLLATE utf8mb4_0900_bin", "'abc' = 'ABC' OR 'a' < 'B'", 0),  # a _bin collation compares code points
+        (MYSQL_80, "utf8mb4 COLLATE utf8mb4_0900_as_cs", "'abc' = 'ABC'", "comparing strings under collation_connection utf8mb4_0900_as_cs"),
+    ],
+)
+def test_strings_compared_with_no_column_follow_the_connection_collation(new_master, flavor, names: str, condition: str, answer: object) -> None:
+    master = new_master(["CREATE TABLE r (v INT)"], flavor=flavor)
+    assert master.submit("con1", f"SET NAMES {names}").error is None
+    result = master.submit("con1", f"INSERT INTO r SELECT 1 FROM DUAL WHERE {condition}")
+    if isinstance(answer, str):
+        assert result.error is not None and (result.error.code, result.error.message) == (1235, f"This version of MySQL doesn't yet support '{answer}'")
+    else:
+        assert result.error is None, result.error
+        assert result.affected_rows == answer
