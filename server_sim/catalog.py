@@ -25,7 +25,7 @@ from .statement import TriggerDefinition, TriggerEvent, TriggerTiming
 from .udf import Udf
 from .views import ViewDefinition
 from .charsets import resolve_collation
-from .collation import compared_by_the_rule
+from .collation import compared_by_the_rule, compares_exactly
 from .temporal_types import TemporalRules
 from .type_declarations import column_type_from_sqlglot
 from .types import MARIADB_JSON, ColumnType, TypeFamily
@@ -94,8 +94,8 @@ def _column_collation(node: exp.ColumnDef, column_type: ColumnType, defaults: Co
 
 def _compared_collation(column: str, collation: str | None) -> str | None:
     """A text column's collation, refused (1235) when it tells case apart (collation.py)."""
-    if collation is not None and not compared_by_the_rule(collation):
-        raise not_supported(f"collation {collation} of column {column} (the simulator compares text ignoring case, as the _ci collations do)")
+    if collation is not None and not compared_by_the_rule(collation) and not compares_exactly(collation):
+        raise not_supported(f"collation {collation} of column {column} (the simulator compares text ignoring case, as the _ci collations do, or by code point, as the _bin ones of utf8mb4, utf8mb3 and ascii do)")
     return collation
 
 

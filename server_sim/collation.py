@@ -17,10 +17,17 @@ DUCKDB_COLLATION = "NOACCENT.NOCASE"
 
 def compared_by_the_rule(collation: str) -> bool:
     """Whether text under `collation` compares as this module's one rule says (case
-    ignored): the servers' default collations and the other _ci ones. A _bin or _cs
-    collation tells 'a' from 'A' in keys, conditions, orders and string functions, which
-    the simulator does not model: a column of one is refused where it is defined."""
+    ignored): the servers' default collations and the other _ci ones. A _bin collation
+    compares code points (`compares_exactly`); a _cs one, which orders neither way, is
+    refused where a column is defined with it."""
     return not collation.endswith(("_bin", "_cs"))
+
+
+def compares_exactly(collation: str | None) -> bool:
+    """A _bin collation of a Unicode charset or ascii: text compares and orders by its code
+    points, as DuckDB compares text without a collation (and Python's str). latin1_bin
+    orders by latin1's bytes, which is another order for Windows-1252's 0x80-0x9F."""
+    return collation is not None and collation.endswith("_bin") and not collation.startswith("latin1")
 
 
 def pads_spaces(collation: str | None) -> bool:

@@ -113,6 +113,15 @@ class ErrorCode(Enum):
     ER_INVALID_GROUP_FUNC_USE = (1111, "Invalid use of group function")
     ER_USER_LOCK_WRONG_NAME = (3057, "Incorrect user-level lock name '%s'.")
     ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT = (1582, "Incorrect parameter count in the call to native function '%s'")
+    ER_WARN_DEPRECATED_INTEGER_DISPLAY_WIDTH = (1681, "Integer display width is deprecated and will be removed in a future release.", "ER_WARN_DEPRECATED_SYNTAX_NO_REPLACEMENT")
+    ER_WARN_DEPRECATED_FLOAT_DIGITS = (
+        1681, "Specifying number of digits for floating point data types is deprecated and will be removed in a future release.", "ER_WARN_DEPRECATED_SYNTAX_NO_REPLACEMENT"
+    )
+    ER_WARN_DEPRECATED_FLOAT_UNSIGNED = (
+        1681,
+        "UNSIGNED for decimal and floating point data types is deprecated and support for it will be removed in a future release.",
+        "ER_WARN_DEPRECATED_SYNTAX_NO_REPLACEMENT",
+    )
     ER_WARN_DEPRECATED_SYNTAX = (1287, "'%s' is deprecated and will be removed in a future release. Please use %s instead")
     # MySQL 8.0.17+/8.0.20+ raise these texts under ER_WARN_DEPRECATED_SYNTAX's code.
     ER_WARN_DEPRECATED_FOUND_ROWS = (

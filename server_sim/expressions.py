@@ -178,6 +178,7 @@ class Translator:
             return self._in_connection_collation(node)
         if isinstance(node, _PADDED_COMPARISONS):
             self._refuse_padded_literal(node)
+            self._refuse_mixed_collations(node)
         if isinstance(node, _COMPARISONS) and any(isinstance(side, _BINARY_LITERALS) for side in (node.this, node.expression)):
             return self._numeric_binary_literal(node)
         if isinstance(node, ZERO_DATE_COMPARISONS):
@@ -204,6 +205,8 @@ class Translator:
         operands = _compared_with(literal)
         if not any(literal is operand for operand in operands) or any(isinstance(operand, exp.Column) or _number_literal(operand) for operand in operands):
             return literal  # a column's collation, or a number compared as a number
+        if any(self._exact_column(column) for operand in operands if operand is not None for column in operand.find_all(exp.Column)):
+            return literal  # a value of a _bin column's (UPPER(c)): its collation wins
         collation = str(self.context.system_variable("collation_connection", None) or "")
         if literal.name.endswith(" ") and pads_spaces(collation):
             raise not_supported(f"comparing {literal.sql(dialect='mysql')} under collation_connection {collation}, which ignores trailing spaces")
@@ -214,6 +217,20 @@ class Translator:
         collated = exp.Paren(this=exp.Collate(this=literal.copy(), expression=exp.Var(this=DUCKDB_COLLATION)))
         self._generated[id(collated)] = collated  # SQL of the simulator's own
         return collated
+
+    def _exact_column(self, column: exp.Column) -> bool:
+        declared = self.column_type(column)
+        return declared is not None and declared.compares_exactly
+
+    def _refuse_mixed_collations(self, node: exp.Expression) -> None:
+        """A _bin column compared with a _ci one: the server refuses the mix (1267) or
+        converts one side, which the simulator does not model (1235)."""
+        sides = [node.this, *(node.expressions if isinstance(node, exp.In) else [node.args.get(k) for k in ("expression", "low", "high")])]
+        columns = [(side, self.column_type(side)) for side in sides if isinstance(side, exp.Column)]
+        text = [(side, declared) for side, declared in columns if declared is not None and declared.family is TypeFamily.STRING]
+        if len({declared.compares_exactly for _, declared in text}) > 1:
+            shown = " and ".join(f"{side.sql(dialect='mysql')} ({declared.collation})" for side, declared in text)
+            raise not_supported(f"comparing the columns {shown}, of a _bin and a _ci collation")
 
     def _refuse_padded_literal(self, node: exp.Expression) -> None:
         """A text column of a PAD SPACE collation compared with a string ending in a space:

@@ -9,7 +9,7 @@ from sqlglot import exp
 from . import enum_set
 from . import temporal_types as temporal
 from .bit_type import MAX_BITS
-from .errors import ErrorCode, SqlError, not_supported
+from .errors import Condition, ErrorCode, SqlError, not_supported
 from .types import BASES, FRACTIONAL, ColumnType, TypeFamily
 
 # sqlglot's names for MySQL types, mapped to MySQL's name and signedness.
@@ -87,3 +87,28 @@ def column_type_from_sqlglot(kind: exp.DataType, column: str = "") -> ColumnType
             raise SqlError(ErrorCode.ER_PARSE_ERROR, f"{name} needs a length")
         return ColumnType(name, length=params[0])
     return ColumnType(name, unsigned)
+
+
+_INTEGERS = frozenset(t for t, (name, _) in FROM_SQLGLOT.items() if name in ("TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT") and t is not exp.DataType.Type.BOOLEAN)
+_FLOATS = frozenset(t for t, (name, _) in FROM_SQLGLOT.items() if name in ("FLOAT", "DOUBLE"))
+_DECIMALS = frozenset(t for t, (name, _) in FROM_SQLGLOT.items() if name == "DECIMAL")
+
+
+def deprecated_numeric_syntax(statement: exp.Expression) -> list[Condition]:
+    """MySQL 8.0's warnings for the numeric type syntax it deprecates, one per use, in the
+    order of the column definitions: an integer's display width (INT(11)), a FLOAT's or
+    DOUBLE's digits (FLOAT(7,2)), UNSIGNED on a DECIMAL, FLOAT or DOUBLE."""
+    warnings: list[Condition] = []
+    for definition in statement.find_all(exp.ColumnDef):
+        kind = definition.args.get("kind")
+        if not isinstance(kind, exp.DataType):
+            continue
+        found: list[ErrorCode] = []
+        if kind.this in _INTEGERS and kind.expressions:
+            found.append(ErrorCode.ER_WARN_DEPRECATED_INTEGER_DISPLAY_WIDTH)
+        if kind.this in _FLOATS and len(kind.expressions) == 2:
+            found.append(ErrorCode.ER_WARN_DEPRECATED_FLOAT_DIGITS)
+        if (kind.this in _FLOATS or kind.this in _DECIMALS) and FROM_SQLGLOT[kind.this][1]:
+            found.append(ErrorCode.ER_WARN_DEPRECATED_FLOAT_UNSIGNED)
+        warnings += [Condition("Warning", code.code, code.error_name, code.template) for code in found]
+    return warnings

@@ -20,7 +20,7 @@ from enum import Enum
 from . import enum_set
 from .bit_type import BinaryLiteral, client_bytes, coerce_bit
 from .charsets import MBMAXLEN, charset_of_collation, decode_text, encode_text, unrepresentable
-from .collation import DUCKDB_COLLATION, pads_spaces
+from .collation import DUCKDB_COLLATION, compares_exactly, pads_spaces
 from . import temporal_types as temporal
 from .errors import ErrorCode, SqlError, not_supported
 from .json_type import coerce_mysql_json, document_of_text
@@ -113,6 +113,11 @@ class ColumnType:
         return self.base.blob
 
     @property
+    def compares_exactly(self) -> bool:
+        """A text column under a _bin collation: compared and ordered by code point."""
+        return self.family is TypeFamily.STRING and compares_exactly(self.collation)
+
+    @property
     def is_enum_or_set(self) -> bool:
         return self.family in (TypeFamily.ENUM, TypeFamily.SET)
 
@@ -150,7 +155,7 @@ class ColumnType:
         base = self.base
         if self.family is TypeFamily.DECIMAL:
             return f"DECIMAL({self.length},{self.scale})"
-        if self.family in (TypeFamily.STRING, TypeFamily.ENUM, TypeFamily.SET) and not self.json_check:
+        if self.family in (TypeFamily.STRING, TypeFamily.ENUM, TypeFamily.SET) and not self.json_check and not self.compares_exactly:
             # The servers' default collations ignore case and accents (server_sim/collation.py).
             return f"VARCHAR COLLATE {DUCKDB_COLLATION}"
         if self.is_integer and self.unsigned:

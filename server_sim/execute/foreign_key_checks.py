@@ -32,8 +32,15 @@ def _values(table: Table, row: Sequence[object], columns: Sequence[str]) -> list
     return [row[table.column_index(column)] for column in columns]
 
 
-def _same(left: Sequence[object], right: Sequence[object]) -> bool:
-    """Key values equal as the collation compares them (text beyond ASCII: exactly)."""
+def _exact(table: Table, columns: Sequence[str]) -> bool:
+    return any(table.column(name).type.compares_exactly for name in columns)
+
+
+def _same(left: Sequence[object], right: Sequence[object], exact: bool = False) -> bool:
+    """Key values equal as the collation compares them (text beyond ASCII, and text of a
+    _bin column: exactly)."""
+    if exact:
+        return list(left) == list(right)
     try:
         return [equality_key(v) for v in left] == [equality_key(v) for v in right]
     except Declined:
@@ -48,7 +55,7 @@ def check_child(server: Server, session: Session, table: Table, row: tuple, befo
         values = _values(table, row, fk.columns)
         if any(value is None for value in values):
             continue
-        if before is not None and _same(values, _values(table, before, fk.columns)):
+        if before is not None and _same(values, _values(table, before, fk.columns), _exact(table, fk.columns)):
             continue  # the constrained columns kept their values: InnoDB does not look again
         if not _has_parent(server, table, fk, row, values):
             database = server.catalog.database
@@ -59,7 +66,7 @@ def _has_parent(server: Server, table: Table, fk: ForeignKey, row: tuple, values
     parent = table if fk.parent == table.name else server.catalog.find(fk.parent)
     if parent is None:
         return False
-    if parent is table and _same(values, _values(table, row, fk.parent_columns)):
+    if parent is table and _same(values, _values(table, row, fk.parent_columns), _exact(table, fk.columns)):
         return True  # a row that references itself
     return bool(server.storage.find_by_columns(parent, fk.parent_columns, values, None))
 

@@ -123,7 +123,7 @@ def first_duplicate(storage: Storage, table: Table, rows: Sequence[tuple]) -> tu
             values = [row[position] for position in positions]
             if any(value is None for value in values):
                 continue
-            compared = tuple(_comparable(storage, value) for value in values)
+            compared = tuple(value if table.columns[position].type.compares_exactly else _comparable(storage, value) for value, position in zip(values, positions))
             if compared in seen[key.name]:
                 return key, row
             seen[key.name].add(compared)

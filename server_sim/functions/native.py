@@ -64,6 +64,7 @@ class Native:
     returns: str
     null_in_null_out: bool = True
     variadic: bool = False
+    folds_case: str = ""  # the MySQL name of a function that matches text ignoring case
 
     def duckdb_parameters(self) -> list[str]:
         return [self.parameters[0] + "[]"] if self.variadic else list(self.parameters)
@@ -188,6 +189,11 @@ def call_in_duckdb(native: Native, arguments: Sequence[exp.Expression], translat
     for argument, parameter in zip(arguments, parameters):
         if parameter == TEXT and (_binary_cast(argument) or isinstance(argument, exp.Anonymous | exp.Unhex) and function_name(argument) in BINARY_RESULTS):
             raise not_supported(f"a string function of the binary string {argument.sql(dialect='mysql')}")
+    if native.folds_case:
+        for argument in arguments:
+            declared = translation.column_type(argument) if isinstance(argument, exp.Column) else None
+            if declared is not None and declared.compares_exactly:
+                raise not_supported(f"{native.folds_case}() of the column {argument.sql(dialect='mysql')} under {declared.collation} (the simulator matches text ignoring case there)")
     shown = [argument.sql(dialect="mysql") for argument in arguments]
     literal = [isinstance(argument, exp.Literal | exp.Null) for argument in arguments]
     columns = [isinstance(argument, exp.Column) for argument in arguments]
@@ -241,17 +247,19 @@ def native(
     variadic: bool = False,
     aliases: Sequence[str] = (),
     exposed: bool = True,
+    folds_case: bool = False,
 ) -> SqlFunction:
     """The library entry of a MySQL function `name` implemented once in Python. The last
     `optional` parameters may be left out (one DuckDB registration per count); a `variadic`
     function takes at least len(parameters) arguments of the first parameter's type.
     `arguments` picks a typed node's arguments in the function's order (default: the call's
-    own); an entry not `exposed` is no MySQL function of its own (another entry calls it)."""
+    own); an entry not `exposed` is no MySQL function of its own (another entry calls it).
+    One that `folds_case` matches text as the _ci collations do: a _bin column is refused."""
     forms: dict[int, Native] = {}
     for count in range(len(parameters) - optional, len(parameters) + 1):
         suffix = "" if count == len(parameters) and not optional else f"_{count}"
         kept = (parameters[0],) if variadic else tuple(parameters[:count])
-        form = Native(f"rpl_fn_{_identifier(name)}{suffix}", implementation, kept, returns, null_in_null_out, variadic)
+        form = Native(f"rpl_fn_{_identifier(name)}{suffix}", implementation, kept, returns, null_in_null_out, variadic, name.split("_EMPTY")[0] if folds_case else "")
         NATIVES[form.name] = form
         forms[count] = form
     pick = arguments or _call_arguments

@@ -109,6 +109,8 @@ class Compiler:
             return Operand(value, Kind.NUMBER, literal=False, digits=decimal_digits(column_type), bounds=decimal_bounds(column_type))
         if family is TypeFamily.BIT:
             return Operand(value, Kind.NUMBER, literal=False, digits=(INTEGER_DIGITS[64] + 1, 0), bounds=(0, 2 ** (column_type.length or 1) - 1))
+        if column_type.compares_exactly:
+            raise Declined  # a _bin column: the Python keys fold case; DuckDB compares it exactly
         if family is TypeFamily.STRING and not column_type.json_check:  # MariaDB's JSON compares in utf8mb4_bin
             return Operand(value, Kind.TEXT, literal=False)
         if family in (TypeFamily.TIME, TypeFamily.YEAR):

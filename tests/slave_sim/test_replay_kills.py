@@ -25,6 +25,7 @@ from server_sim.flavor import MARIADB_1011, MYSQL_80
 from tests.support import ROOT, MariaDBBinlogs, applied_position, slave_tables
 
 PROVISIONED_ROWS = 300  # the slave's own table: provisioning takes a share of the run to kill in
+WORKLOAD_ROWS = 70  # transactions and statements enough for kills to land inside both
 
 
 def workload(rows: int) -> tuple[list[str], list[str]]:
@@ -62,7 +63,7 @@ class Master:
 
 
 def simulated_master(tmp_path: Path) -> Master:
-    schema, steps = workload(100)
+    schema, steps = workload(WORKLOAD_ROWS)
     scenario = Scenario("workload", None, settings={"binlog_format": "MIXED"}, master_schema=tuple(schema), steps=tuple(Step(i, "con1", sql) for i, sql in enumerate(steps, 1)))
     record = run_variant(scenario, scenario.variants()[0], MYSQL_80, tmp_path)
     assert record.error is None, record.error
@@ -71,7 +72,7 @@ def simulated_master(tmp_path: Path) -> Master:
 
 
 def mariadb_master(binlogs: MariaDBBinlogs) -> Master:
-    schema, steps = workload(100)
+    schema, steps = workload(WORKLOAD_ROWS)
     binlog = binlogs.binlog([*schema, *steps], binlog_format="MIXED")
     rows: dict[str, list[tuple]] = {}
     with binlogs.server.connect("test") as connection, connection.cursor() as cursor:
