@@ -174,7 +174,7 @@ class Translator:
                 this=self.table_source(node),
                 alias=alias if alias is not None else exp.TableAlias(this=exp.to_identifier(node.name)),
             )
-        if isinstance(node, exp.Literal) and node.is_string and isinstance(node.parent, (*_CONNECTION_COMPARED, exp.Case, exp.If)):
+        if isinstance(node, exp.Literal) and node.is_string and isinstance(node.parent, _LITERAL_COMPARED):
             return self._in_connection_collation(node)
         if isinstance(node, _PADDED_COMPARISONS):
             self._refuse_padded_literal(node)
@@ -226,6 +226,8 @@ class Translator:
         """A _bin column compared with a _ci one: the server refuses the mix (1267) or
         converts one side, which the simulator does not model (1235)."""
         sides = [node.this, *(node.expressions if isinstance(node, exp.In) else [node.args.get(k) for k in ("expression", "low", "high")])]
+        if sum(isinstance(side, exp.Column) for side in sides) < 2:
+            return  # a column compared with values: its own collation decides
         columns = [(side, self.column_type(side)) for side in sides if isinstance(side, exp.Column)]
         text = [(side, declared) for side, declared in columns if declared is not None and declared.family is TypeFamily.STRING]
         if len({declared.compares_exactly for _, declared in text}) > 1:
@@ -279,6 +281,7 @@ class Translator:
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 _PADDED_COMPARISONS = (*_COMPARISONS, exp.NullSafeEQ, exp.In, exp.Between)
 _CONNECTION_COMPARED = (*_COMPARISONS, exp.NullSafeEQ, exp.In, exp.Nullif)
+_LITERAL_COMPARED = (*_CONNECTION_COMPARED, exp.Case, exp.If)  # a simple CASE's WHEN values too
 _BINARY_LITERALS = (exp.HexString, exp.BitString)
 _INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT")
 

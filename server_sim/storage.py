@@ -319,10 +319,10 @@ class Storage:
     def _holders(self, table: Table, columns: Sequence[str], values: Sequence[object], exclude: int | None) -> list[int] | None:
         """Ids of the rows other than `exclude` whose `columns` equal `values`, from the
         mirror's key index; None when only DuckDB can tell (text beyond ASCII)."""
-        if any(table.column(name).type.compares_exactly for name in columns):
-            return None  # a _bin column's text: the keys fold case, DuckDB compares it exactly
         mirror = self._mirror(table)
         positions = tuple(mirror.columns.index(name.lower()) for name in columns)
+        if any(table.columns[position].type.compares_exactly for position in positions):
+            return None  # a _bin column's text: the keys fold case, DuckDB compares it exactly
         try:
             holders = mirror.indexes.holders(mirror.rows, positions, values)
         except Declined:  # text only DuckDB's collation can compare
