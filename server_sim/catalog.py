@@ -24,7 +24,7 @@ from .system_tables import SystemTable
 from .statement import TriggerDefinition, TriggerEvent, TriggerTiming
 from .udf import Udf
 from .views import ViewDefinition
-from .charsets import resolve_collation
+from .charsets import charset_of_collation, resolve_collation
 from .collation import compared_by_the_rule, compares_exactly
 from .temporal_types import TemporalRules
 from .type_declarations import column_type_from_sqlglot
@@ -72,8 +72,10 @@ _BINARY_OF = {"CHAR": "BINARY", "VARCHAR": "VARBINARY", "TINYTEXT": "TINYBLOB", 
 def _column_collation(node: exp.ColumnDef, column_type: ColumnType, defaults: ColumnDefaults) -> ColumnType:
     """A text column's type with its collation: its own clause, else the table's default."""
     charset = collation = None
+    binary = False
     for constraint in node.args.get("constraints") or []:
         item = constraint.args.get("kind")
+        binary = binary or isinstance(item, exp.BinaryColumnConstraint)
         if isinstance(item, (exp.CharacterSetColumnConstraint, exp.CollateColumnConstraint)):
             word = item.this.name or item.this.sql(dialect="mysql")
             if (charset if isinstance(item, exp.CharacterSetColumnConstraint) else collation) is not None:
@@ -83,10 +85,15 @@ def _column_collation(node: exp.ColumnDef, column_type: ColumnType, defaults: Co
             else:
                 collation = word
     if column_type.family is not TypeFamily.STRING:
-        if charset is not None or collation is not None:
-            raise not_supported(f"CHARACTER SET or COLLATE on a {column_type.name} column ({node.sql(dialect='mysql')!r})")
+        if charset is not None or collation is not None or binary:
+            raise not_supported(f"CHARACTER SET, COLLATE or BINARY on a {column_type.name} column ({node.sql(dialect='mysql')!r})")
         return column_type
     resolved = resolve_collation(charset, collation, defaults.table, defaults.utf8mb4_collation)
+    if binary:
+        # The BINARY attribute: its character set's _bin collation (get_bin_collation).
+        if collation is not None:
+            raise not_supported(f"BINARY with COLLATE on column {node.name}")
+        resolved = resolve_collation(None, f"{charset_of_collation(resolved)}_bin", None, defaults.utf8mb4_collation)
     if resolved == "binary":
         return dataclasses.replace(column_type, name=_BINARY_OF[column_type.name])
     return dataclasses.replace(column_type, collation=_compared_collation(node.name, resolved))
@@ -136,8 +143,8 @@ def column_from_definition(node: exp.ColumnDef, defaults: ColumnDefaults = Colum
             if _now_precision(item.this) != _fsp_of_datetime(column_type):
                 raise SqlError(ErrorCode.ER_INVALID_ON_UPDATE, name)
             on_update = True
-        elif isinstance(item, (exp.CommentColumnConstraint, exp.CharacterSetColumnConstraint, exp.CollateColumnConstraint)):
-            continue
+        elif isinstance(item, (exp.CommentColumnConstraint, exp.CharacterSetColumnConstraint, exp.CollateColumnConstraint, exp.BinaryColumnConstraint)):
+            continue  # the collation's (_column_collation)
         elif is_json_valid_check(item, name) and column_type.name == "LONGTEXT" and column_type.charset == "utf8mb4":
             column_type = MARIADB_JSON  # MariaDB's JSON as SHOW CREATE TABLE prints it (utf8mb4_bin)
         else:

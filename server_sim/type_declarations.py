@@ -95,9 +95,10 @@ _DECIMALS = frozenset(t for t, (name, _) in FROM_SQLGLOT.items() if name == "DEC
 
 
 def deprecated_numeric_syntax(statement: exp.Expression) -> list[Condition]:
-    """MySQL 8.0's warnings for the numeric type syntax it deprecates, one per use, in the
-    order of the column definitions: an integer's display width (INT(11)), a FLOAT's or
-    DOUBLE's digits (FLOAT(7,2)), UNSIGNED on a DECIMAL, FLOAT or DOUBLE."""
+    """MySQL 8.0's warnings for the type syntax it deprecates, one per use, in the order of
+    the column definitions: an integer's display width (INT(11)), a FLOAT's or DOUBLE's
+    digits (FLOAT(7,2)), UNSIGNED on a DECIMAL, FLOAT or DOUBLE (1681), and the BINARY
+    attribute of a text type (1287)."""
     warnings: list[Condition] = []
     for definition in statement.find_all(exp.ColumnDef):
         kind = definition.args.get("kind")
@@ -111,4 +112,7 @@ def deprecated_numeric_syntax(statement: exp.Expression) -> list[Condition]:
         if (kind.this in _FLOATS or kind.this in _DECIMALS) and FROM_SQLGLOT[kind.this][1]:
             found.append(ErrorCode.ER_WARN_DEPRECATED_FLOAT_UNSIGNED)
         warnings += [Condition("Warning", code.code, code.error_name, code.template) for code in found]
+        if any(isinstance(constraint.args.get("kind"), exp.BinaryColumnConstraint) for constraint in definition.args.get("constraints") or []):
+            code = ErrorCode.ER_WARN_DEPRECATED_SYNTAX
+            warnings.append(Condition("Warning", code.code, code.error_name, code.template % ("BINARY as attribute of a type", "a CHARACTER SET clause with _bin collation")))
     return warnings

@@ -80,9 +80,25 @@ def test_a_case_distinct_value_is_written_beside_its_twin() -> None:
 
 
 @pytest.mark.parametrize(
+    ("definition", "collation"),
+    [
+        ("a VARCHAR(10) BINARY", "utf8mb4_bin"),  # the BINARY attribute: its charset's _bin collation
+        ("a CHAR(3) CHARACTER SET ascii BINARY", "ascii_bin"),
+        ("a VARCHAR(10) CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_bin", "utf8mb4_0900_bin"),
+    ],
+)
+def test_a_bin_collation_is_declared(definition: str, collation: str) -> None:
+    server = Db(flavor=MYSQL_80)
+    server.ok(f"CREATE TABLE t ({definition})")
+    assert server.server.catalog.require(None, "t", 0).column("a").type.collation == collation
+
+
+@pytest.mark.parametrize(
     ("definition", "refused"),
     [
         ("a VARCHAR(10) COLLATE latin1_bin", "collation latin1_bin of column a"),
+        ("a CHAR(3) CHARACTER SET latin1 BINARY", "collation latin1_bin of column a"),
+        ("a VARCHAR(10) BINARY COLLATE utf8mb4_bin", "BINARY with COLLATE on column a"),
         ("a VARCHAR(10) COLLATE utf8mb4_0900_as_cs", "collation utf8mb4_0900_as_cs of column a"),
     ],
 )

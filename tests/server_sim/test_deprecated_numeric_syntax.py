@@ -13,6 +13,7 @@ from tests.support import Db
 WIDTH = "Integer display width is deprecated and will be removed in a future release."
 DIGITS = "Specifying number of digits for floating point data types is deprecated and will be removed in a future release."
 UNSIGNED = "UNSIGNED for decimal and floating point data types is deprecated and support for it will be removed in a future release."
+BINARY = "'BINARY as attribute of a type' is deprecated and will be removed in a future release. Please use a CHARACTER SET clause with _bin collation instead"
 
 
 @pytest.mark.parametrize(
@@ -29,11 +30,12 @@ UNSIGNED = "UNSIGNED for decimal and floating point data types is deprecated and
         ("a DECIMAL(10,2)", []),
         ("a DECIMAL(10,2) UNSIGNED", [UNSIGNED]),
         ("a INT(11), b SMALLINT(5), c VARCHAR(10)", [WIDTH, WIDTH]),
+        ("a VARCHAR(10) BINARY, b INT(4)", [BINARY, WIDTH]),  # 1287: the _bin collation of its charset
     ],
 )
-def test_mysql_warns_for_deprecated_numeric_syntax(definition: str, warnings: list[str]) -> None:
+def test_mysql_warns_for_deprecated_type_syntax(definition: str, warnings: list[str]) -> None:
     outcome = Db(flavor=MYSQL_80).ok(f"CREATE TABLE t ({definition})")
-    assert [(w.level, w.code, w.message) for w in outcome.warnings] == [("Warning", 1681, text) for text in warnings]
+    assert [(w.level, w.code, w.message) for w in outcome.warnings] == [("Warning", 1287 if text == BINARY else 1681, text) for text in warnings]
 
 
 def test_alter_table_warns_too_and_before_its_other_conditions() -> None:
