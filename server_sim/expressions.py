@@ -225,7 +225,7 @@ class Translator:
     def _refuse_mixed_collations(self, node: exp.Expression) -> None:
         """A _bin column compared with a _ci one: the server refuses the mix (1267) or
         converts one side, which the simulator does not model (1235)."""
-        sides = [node.this, *(node.expressions if isinstance(node, exp.In) else [node.args.get(k) for k in ("expression", "low", "high")])]
+        sides = _operands(node)
         if sum(isinstance(side, exp.Column) for side in sides) < 2:
             return  # a column compared with values: its own collation decides
         columns = [(side, self.column_type(side)) for side in sides if isinstance(side, exp.Column)]
@@ -237,7 +237,7 @@ class Translator:
     def _refuse_padded_literal(self, node: exp.Expression) -> None:
         """A text column of a PAD SPACE collation compared with a string ending in a space:
         the server ignores the trailing spaces ('a' = 'a '), DuckDB does not (1235)."""
-        sides = [node.this, *(node.expressions if isinstance(node, exp.In) else [node.args.get(k) for k in ("expression", "low", "high")])]
+        sides = _operands(node)
         padded = [side for side in sides if isinstance(side, exp.Literal) and side.is_string and side.name.endswith(" ")]
         if not padded:
             return
@@ -289,14 +289,21 @@ _INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMAL
 _QUERY_SYNTAX = (exp.With, exp.CTE)
 
 
+def _operands(comparison: exp.Expression) -> list[exp.Expression | None]:
+    """What a comparison compares: its two sides, IN's value and list, BETWEEN's three."""
+    if isinstance(comparison, exp.In):
+        return [comparison.this, *comparison.expressions]
+    if isinstance(comparison, exp.Between):
+        return [comparison.this, comparison.args.get("low"), comparison.args.get("high")]
+    return [comparison.this, comparison.args.get("expression")]
+
+
 def _compared_with(literal: exp.Literal) -> list[exp.Expression | None]:
     """The operands of the comparison `literal` is one of: a comparison's sides, IN's value
     and list, NULLIF's two, a simple CASE's value and its WHEN values (none otherwise)."""
     parent = literal.parent
-    if isinstance(parent, exp.In):
-        return [parent.this, *parent.expressions]
-    if isinstance(parent, (*_COMPARISONS, exp.NullSafeEQ, exp.Nullif)):
-        return [parent.this, parent.args.get("expression")]
+    if isinstance(parent, _CONNECTION_COMPARED):
+        return _operands(parent)
     case = parent.parent if isinstance(parent, exp.If) and literal.arg_key == "this" else parent
     if isinstance(case, exp.Case) and case.this is not None and (case is parent or isinstance(parent, exp.If)):
         operands = [case.this, *(when.this for when in case.args.get("ifs") or [])]

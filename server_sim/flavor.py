@@ -187,8 +187,9 @@ class Flavor:
     user_lock_empty_name_error: bool = True
     # MySQL 8.0.17+ warns (1681) where a column definition gives an integer a display width,
     # a FLOAT or DOUBLE its digits, or a DECIMAL, FLOAT or DOUBLE the UNSIGNED attribute
-    # (sql/parse_tree_column_attrs.h, PT_numeric_type); MariaDB reads them quietly.
-    deprecated_numeric_syntax_warns: bool = True
+    # (sql/parse_tree_column_attrs.h, PT_numeric_type), and (1287) for a text type's BINARY
+    # attribute (sql_yacc.yy); MariaDB reads them quietly.
+    deprecated_type_syntax_warns: bool = True
     # LOAD_FILE() reads only below this directory (MySQL's default secure_file_priv of its
     # packages); None: anywhere (MariaDB's default), which the simulator refuses.
     secure_file_priv: str | None = "/var/lib/mysql-files/"
@@ -384,7 +385,7 @@ MARIADB_1011 = Flavor(
     having_clause_name="HAVING",
     user_lock_names_case_sensitive=True,
     user_lock_empty_name_error=False,
-    deprecated_numeric_syntax_warns=False,
+    deprecated_type_syntax_warns=False,
     secure_file_priv=None,
     missing_functions=frozenset({"SOURCE_POS_WAIT", "WAIT_FOR_EXECUTED_GTID_SET", "UUID_TO_BIN", "BIN_TO_UUID", "IS_UUID"}),
     character_set_server="latin1",

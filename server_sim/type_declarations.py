@@ -94,7 +94,7 @@ _FLOATS = frozenset(t for t, (name, _) in FROM_SQLGLOT.items() if name in ("FLOA
 _DECIMALS = frozenset(t for t, (name, _) in FROM_SQLGLOT.items() if name == "DECIMAL")
 
 
-def deprecated_numeric_syntax(statement: exp.Expression) -> list[Condition]:
+def deprecated_type_syntax(statement: exp.Expression) -> list[Condition]:
     """MySQL 8.0's warnings for the type syntax it deprecates, one per use, in the order of
     the column definitions: an integer's display width (INT(11)), a FLOAT's or DOUBLE's
     digits (FLOAT(7,2)), UNSIGNED on a DECIMAL, FLOAT or DOUBLE (1681), and the BINARY

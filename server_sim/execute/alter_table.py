@@ -13,7 +13,7 @@ from ..charsets import resolve_collation
 from ..table import Column, DefaultKind, Key, KeyKind, Table
 from ..ddl_clauses import ignored_primary_key_names
 from ..errors import Condition, ErrorCode, SqlError, not_supported
-from ..type_declarations import deprecated_numeric_syntax
+from ..type_declarations import deprecated_type_syntax
 from ..expressions import constant_value, is_constant
 from ..foreign_keys import foreign_key_clauses, is_foreign_key_clause
 from .foreign_key_ddl import add_foreign_keys, drop_foreign_key, refuse_changes_to_constrained
@@ -28,8 +28,8 @@ def alter_table(run: StatementRun) -> None:
     values converted, keys checked, rows renumbered in the new engine's order."""
     ast = run.statement.ast
     assert isinstance(ast, exp.Alter)
-    if run.server.flavor.deprecated_numeric_syntax_warns:
-        run.outcome.warnings += deprecated_numeric_syntax(ast)  # the parser's, before any other
+    if run.server.flavor.deprecated_type_syntax_warns:
+        run.outcome.warnings += deprecated_type_syntax(ast)  # the parser's, before any other
     table = run.table(ast.this)
     alteration = Alteration(table.copy(), {column.key: column.key for column in table.columns}, utf8mb4_collation=run.server.flavor.utf8mb4_collation)
     for option in ast.args.get("options") or []:

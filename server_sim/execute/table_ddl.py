@@ -21,15 +21,15 @@ from .foreign_key_ddl import add_foreign_keys, check_not_referenced
 from .insert import InsertRun
 from .views import refuse_drop_table_of_view
 from .run import StatementRun
-from ..type_declarations import deprecated_numeric_syntax
+from ..type_declarations import deprecated_type_syntax
 
 
 def create_table(run: StatementRun) -> None:
     """CREATE [TEMPORARY] TABLE, with its rows when it is CREATE ... SELECT."""
     ast = run.statement.ast
     assert isinstance(ast, exp.Create)
-    if run.server.flavor.deprecated_numeric_syntax_warns:
-        run.outcome.warnings += deprecated_numeric_syntax(ast)  # the parser's, before any other
+    if run.server.flavor.deprecated_type_syntax_warns:
+        run.outcome.warnings += deprecated_type_syntax(ast)  # the parser's, before any other
     properties = ast.args.get("properties")
     like = next((p for p in properties.expressions if isinstance(p, exp.LikeProperty)), None) if properties else None
     query = ast.expression

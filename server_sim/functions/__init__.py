@@ -25,7 +25,7 @@ from .division import DIVISION
 from .json import JSON_FUNCTIONS
 from .json_build import JSON_BUILDERS
 from .json_modify import JSON_EDITS
-from .library import STRUCTURE, SqlFunction
+from .library import STRUCTURE, SqlFunction, mysql_name
 from .native import NATIVES
 from .numbers import ARITHMETIC, COMPARISONS, PORTABLE
 from .regexp import REGEXPS
@@ -65,24 +65,8 @@ def function_name(node: exp.Expression) -> str | None:
     if named is not None:
         return named
     if isinstance(node, exp.Func) and not isinstance(node, _UNNAMED):
-        return _mysql_name(node)
+        return mysql_name(node)
     return None
-
-
-_MYSQL_NAMES: dict[type[exp.Expression], str] = {}
-
-
-def _mysql_name(node: exp.Func) -> str:
-    """The name MySQL gives a function sqlglot knows by a node of its own (TRUNCATE for
-    exp.Trunc, JSON_OBJECT for exp.JSONObject): the name its MySQL rendering calls, worked
-    out once per node type; sqlglot's own name where the rendering is no call."""
-    name = _MYSQL_NAMES.get(type(node))
-    if name is None:
-        rendered = node.sql(dialect="mysql")
-        head, parenthesis, _ = rendered.partition("(")
-        name = head.upper() if parenthesis and head.replace("_", "").isalnum() else node.sql_name().upper()
-        _MYSQL_NAMES[type(node)] = name
-    return name
 
 
 def lookup(node: exp.Expression) -> SqlFunction | None:

@@ -29,6 +29,7 @@ from sqlglot import exp
 
 from ..errors import not_supported
 from ..types import ColumnType, TypeFamily
+from .library import mysql_name
 from .native import NATIVES, TEXT, Native
 from .stored_result import stored_type
 
@@ -252,16 +253,8 @@ def _reading_scale(node: exp.Expression, in_condition: bool) -> str | None:
     if isinstance(parent, (exp.Where, exp.Having, exp.Join, exp.Group)):
         return f"a {parent.key.upper()}"
     if isinstance(parent, exp.Func):
-        return f"{_called(parent)}()"
+        return f"{parent.name.upper() if isinstance(parent, exp.Anonymous) else mysql_name(parent)}()"
     return f"a {parent.key.upper()}"
-
-
-def _called(call: exp.Func) -> str:
-    """A call's name as MySQL writes it (LOCATE for sqlglot's StrPosition)."""
-    if isinstance(call, exp.Anonymous):
-        return call.name.upper()
-    head, parenthesis, _ = call.sql(dialect="mysql").partition("(")
-    return head.upper() if parenthesis and head.replace("_", "").isalnum() else call.sql_name()
 
 
 def exact_average(node: exp.Avg, translated: exp.Expression, computed: Quotient, window: exp.Window | None = None) -> exp.Expression:

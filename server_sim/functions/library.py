@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from sqlglot import exp
 
+from ..errors import ErrorCode, SqlError
 from .statement import StatementContext
 
 if TYPE_CHECKING:
@@ -88,6 +89,29 @@ class SqlFunction:
         """sqlglot's DuckDB rendering of the node is the translation (no rewrite), always or
         where `duckdb` gives the node back."""
         return self.duckdb is None or self.keeps_node
+
+
+_MYSQL_NAMES: dict[type[exp.Expression], str] = {}
+
+
+def mysql_name(node: exp.Func) -> str:
+    """The name MySQL gives a function sqlglot knows by a node of its own (TRUNCATE for
+    exp.Trunc, LOCATE for exp.StrPosition): the name its MySQL rendering calls, worked out
+    once per node type; sqlglot's own name where the rendering is no call."""
+    name = _MYSQL_NAMES.get(type(node))
+    if name is None:
+        rendered = node.sql(dialect="mysql")
+        head, parenthesis, _ = rendered.partition("(")
+        name = head.upper() if parenthesis and head.replace("_", "").isalnum() else node.sql_name().upper()
+        _MYSQL_NAMES[type(node)] = name
+    return name
+
+
+def refuse_if_missing(name: str, node: exp.Expression, translation: Translating) -> None:
+    """A server function the flavor's product does not have: a call is 1305, as for any
+    function nobody defined."""
+    if name in translation.context.flavor.missing_functions:
+        raise SqlError(ErrorCode.ER_SP_DOES_NOT_EXIST, f"{translation.context.database}.{node.name}")
 
 
 def arguments_of(node: exp.Expression) -> list[exp.Expression]:

@@ -187,29 +187,32 @@ def call_in_duckdb(native: Native, arguments: Sequence[exp.Expression], translat
     to its parameter's type."""
     parameters = native.parameters * len(arguments) if native.variadic else native.parameters
     for argument, parameter in zip(arguments, parameters):
-        if parameter == TEXT and (_binary_cast(argument) or isinstance(argument, exp.Anonymous | exp.Unhex) and function_name(argument) in BINARY_RESULTS):
+        if parameter == TEXT and written_as_bytes(argument):
             raise not_supported(f"a string function of the binary string {argument.sql(dialect='mysql')}")
     if native.folds_case:
         for argument in arguments:
             declared = translation.column_type(argument) if isinstance(argument, exp.Column) else None
             if declared is not None and declared.compares_exactly:
                 raise not_supported(f"{native.folds_case}() of the column {argument.sql(dialect='mysql')} under {declared.collation} (the simulator matches text ignoring case there)")
-    shown = [argument.sql(dialect="mysql") for argument in arguments]
-    literal = [isinstance(argument, exp.Literal | exp.Null) for argument in arguments]
-    columns = [isinstance(argument, exp.Column) for argument in arguments]
+    shown = [None if isinstance(argument, exp.Literal | exp.Null) else binary_name(argument) for argument in arguments]
     arguments = [translation.rewrite(argument) for argument in arguments]
-    cast = [
-        _cast(argument, parameter, None if is_literal else ("column " if column else "string ") + text)
-        for argument, parameter, text, is_literal, column in zip(arguments, parameters, shown, literal, columns)
-    ]
+    cast = [_cast(argument, parameter, name) for argument, parameter, name in zip(arguments, parameters, shown)]
     if native.variadic:
         return exp.Anonymous(this=native.name, expressions=[exp.Anonymous(this="list_value", expressions=cast)])
     return exp.Anonymous(this=native.name, expressions=cast)
 
 
-def _binary_cast(argument: exp.Expression) -> bool:
-    """`BINARY x` or CAST(x AS BINARY): bytes the server matches exactly."""
-    return isinstance(argument, exp.Cast) and argument.to.is_type(exp.DataType.Type.BINARY, exp.DataType.Type.VARBINARY, exp.DataType.Type.BLOB)
+def written_as_bytes(argument: exp.Expression) -> bool:
+    """A binary string as written: `BINARY x` or CAST(x AS BINARY), a call of a function
+    whose result is bytes (UNHEX, RANDOM_BYTES, AES_*)."""
+    if isinstance(argument, exp.Cast):
+        return argument.to.is_type(exp.DataType.Type.BINARY, exp.DataType.Type.VARBINARY, exp.DataType.Type.BLOB)
+    return isinstance(argument, exp.Anonymous | exp.Unhex) and function_name(argument) in BINARY_RESULTS
+
+
+def binary_name(value: exp.Expression) -> str:
+    """How a refusal names a value that turned out to be bytes: `column c` or `string ...`."""
+    return ("column " if isinstance(value, exp.Column) else "string ") + value.sql(dialect="mysql")
 
 
 def _cast(argument: exp.Expression, parameter: str, shown: str | None) -> exp.Expression:
@@ -220,12 +223,17 @@ def _cast(argument: exp.Expression, parameter: str, shown: str | None) -> exp.Ex
 
 
 def refused_if_binary(value: exp.Expression, otherwise: exp.Expression, shown: str) -> exp.Expression:
-    """`otherwise`, unless the translated `value` is bytes (a binary column's BLOB, a binary
-    string a function gave): the server reads a binary string byte for byte, where DuckDB
-    would read its escaped text (`\\xE9`), so the statement stops with 1235 naming the
-    binary `shown`. DuckDB settles the test when it binds the query: it costs no row."""
+    """`otherwise`, unless the translated `value` is bytes (`binary_test`)."""
+    return exp.Case(ifs=[binary_test(value, shown)], default=otherwise)
+
+
+def binary_test(value: exp.Expression, shown: str) -> exp.If:
+    """The CASE branch that stops the statement when the translated `value` is bytes (a
+    binary column's BLOB, a binary string a function gave): the server reads a binary
+    string byte for byte, where DuckDB would read its escaped text (`\\xE9`), so 1235
+    names the binary `shown`. DuckDB settles the test when it binds the query: it costs no row."""
     refused = exp.Anonymous(this="error", expressions=[exp.Literal.string(f"{UNMODELLED_MARKER}a string function of the binary {shown}{UNMODELLED_MARKER}")])
-    return exp.Case(ifs=[exp.If(this=is_binary(value.copy()), true=refused)], default=otherwise)
+    return exp.If(this=is_binary(value.copy()), true=refused)
 
 
 def is_binary(translated: exp.Expression) -> exp.Expression:
@@ -247,19 +255,20 @@ def native(
     variadic: bool = False,
     aliases: Sequence[str] = (),
     exposed: bool = True,
-    folds_case: bool = False,
+    folds_case: bool | str = False,
 ) -> SqlFunction:
     """The library entry of a MySQL function `name` implemented once in Python. The last
     `optional` parameters may be left out (one DuckDB registration per count); a `variadic`
     function takes at least len(parameters) arguments of the first parameter's type.
     `arguments` picks a typed node's arguments in the function's order (default: the call's
     own); an entry not `exposed` is no MySQL function of its own (another entry calls it).
-    One that `folds_case` matches text as the _ci collations do: a _bin column is refused."""
+    One that `folds_case` matches text as the _ci collations do: a _bin column is refused,
+    naming the function (`folds_case` itself where it is another function's form)."""
     forms: dict[int, Native] = {}
     for count in range(len(parameters) - optional, len(parameters) + 1):
         suffix = "" if count == len(parameters) and not optional else f"_{count}"
         kept = (parameters[0],) if variadic else tuple(parameters[:count])
-        form = Native(f"rpl_fn_{_identifier(name)}{suffix}", implementation, kept, returns, null_in_null_out, variadic, name.split("_EMPTY")[0] if folds_case else "")
+        form = Native(f"rpl_fn_{_identifier(name)}{suffix}", implementation, kept, returns, null_in_null_out, variadic, folds_case if isinstance(folds_case, str) else name if folds_case else "")
         NATIVES[form.name] = form
         forms[count] = form
     pick = arguments or _call_arguments

@@ -298,7 +298,7 @@ def regexp_replace(text: str, pattern: str, replacement: str, position: int = 1,
 _LIKE = native("REGEXP_LIKE", regexp_like, [TEXT, TEXT, TEXT], "BIGINT", optional=1, exposed=False, folds_case=True)
 _INSTR = native("REGEXP_INSTR", regexp_instr, [TEXT, TEXT, INTEGER, INTEGER, INTEGER, TEXT], "BIGINT", optional=4, exposed=False, folds_case=True)
 _SUBSTR_MYSQL = native("REGEXP_SUBSTR", regexp_substr, [TEXT, TEXT, INTEGER, INTEGER, TEXT], "VARCHAR", optional=3, exposed=False, folds_case=True)
-_SUBSTR_MARIADB = native("REGEXP_SUBSTR_EMPTY", lambda text, pattern: regexp_substr(text, pattern, missing=""), [TEXT, TEXT], "VARCHAR", exposed=False, folds_case=True)
+_SUBSTR_MARIADB = native("REGEXP_SUBSTR_EMPTY", lambda text, pattern: regexp_substr(text, pattern, missing=""), [TEXT, TEXT], "VARCHAR", exposed=False, folds_case="REGEXP_SUBSTR")
 _REPLACE = native("REGEXP_REPLACE", regexp_replace, [TEXT, TEXT, TEXT, INTEGER, INTEGER, TEXT], "VARCHAR", optional=3, exposed=False, folds_case=True)
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from ..errors import ErrorCode, SqlError, not_supported
-from .library import SqlFunction, Translating
+from .library import SqlFunction, Translating, refuse_if_missing
 
 # Each DuckDB function a translation here writes: (the Server method it calls, its
 # parameter types, its result type).
@@ -84,8 +84,7 @@ def _position_wait(name: str) -> SqlFunction:
     server that evaluates it; a product without the function says it does not exist."""
 
     def translate(node: exp.Expression, translation: Translating) -> exp.Expression:
-        if name in translation.context.flavor.missing_functions:
-            raise SqlError(ErrorCode.ER_SP_DOES_NOT_EXIST, f"{translation.context.database}.{node.name}")
+        refuse_if_missing(name, node, translation)
         for argument in node.expressions:
             translation.rewrite(argument)  # an unknown column is still an error
         return exp.Null()

@@ -12,7 +12,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from .library import SqlFunction, Translating
-from .native import refused_if_binary
+from .native import binary_name, binary_test, refused_if_binary
 
 # The nodes whose arguments are read as text (every argument of a node whose other
 # arguments are numbers: the test never holds for a number).
@@ -85,14 +85,12 @@ def _tested(original: exp.Expression, translated: exp.Expression, as_text: bool)
     for value, target in zip(_values(original), _values(translated)):
         if isinstance(value, _NO_BYTES):
             continue
-        shown = ("column " if isinstance(value, exp.Column) else "string ") + value.sql(dialect="mysql")
         value_itself = exp.cast(target.copy(), _VARCHAR) if as_text else target.copy()
-        guard = refused_if_binary(target.copy(), value_itself, shown)
+        guard = refused_if_binary(target.copy(), value_itself, binary_name(value))
         if target is translated:
             return guard
         target.replace(guard)
     return translated
-
 
 
 def _group_concat_tested(node: exp.GroupConcat, translation: Translating) -> exp.Expression:
@@ -101,11 +99,11 @@ def _group_concat_tested(node: exp.GroupConcat, translation: Translating) -> exp
     rebuilt = node.copy()
     translated = translation.rewrite(node.this)
     rebuilt.set("this", translated)
-    tests = []
-    for value, target in zip(_values(node.this), _values(translated)):
-        if not isinstance(value, _NO_BYTES):
-            shown = ("column " if isinstance(value, exp.Column) else "string ") + value.sql(dialect="mysql")
-            tests.append(refused_if_binary(exp.Min(this=target.copy()), rebuilt, shown).args["ifs"][0])
+    tests = [
+        binary_test(exp.Min(this=target.copy()), binary_name(value))
+        for value, target in zip(_values(node.this), _values(translated))
+        if not isinstance(value, _NO_BYTES)
+    ]
     return exp.Case(ifs=tests, default=rebuilt)
 
 

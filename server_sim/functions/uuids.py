@@ -13,8 +13,8 @@ from sqlglot import exp
 
 from ..errors import ErrorCode, SqlError
 from ..types import TypeFamily
-from .library import SqlFunction, Translating
-from .native import BINARY_RESULTS, INTEGER, TEXT, Native, NATIVES, Unmodelled, call_in_duckdb, function_name, native
+from .library import SqlFunction, Translating, refuse_if_missing
+from .native import INTEGER, TEXT, Native, NATIVES, Unmodelled, call_in_duckdb, function_name, native, written_as_bytes
 
 # The three spellings Uuid::parse reads: 32 hex digits, the 8-4-4-4-12 groups, and those in braces.
 _UUID = re.compile(r"[0-9a-fA-F]{32}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -75,12 +75,6 @@ _OF_BYTES = {count: Native(f"rpl_fn_bin_to_uuid_{count}", bin_to_uuid, ("BLOB", 
 NATIVES.update({form.name: form for form in _OF_BYTES.values()})
 
 
-def _exists(node: exp.Expression, translation: Translating) -> None:
-    """A product without the function says it does not exist."""
-    if node.name.upper() in translation.context.flavor.missing_functions:
-        raise SqlError(ErrorCode.ER_SP_DOES_NOT_EXIST, f"{translation.context.database}.{node.name}")
-
-
 def _is_bytes(value: exp.Expression, translation: Translating) -> bool:
     """Whether an argument is a binary string as written: a binary column, a hexadecimal
     literal, a function giving bytes, a CAST AS BINARY."""
@@ -89,15 +83,13 @@ def _is_bytes(value: exp.Expression, translation: Translating) -> bool:
     if isinstance(value, exp.Column):
         declared = translation.column_type(value)
         return declared is not None and declared.family is TypeFamily.BINARY
-    if isinstance(value, exp.Cast):
-        return value.to.is_type(exp.DataType.Type.BINARY, exp.DataType.Type.VARBINARY, exp.DataType.Type.BLOB)
-    return isinstance(value, exp.Anonymous | exp.Unhex) and function_name(value) in BINARY_RESULTS | {"UUID_TO_BIN"}
+    return written_as_bytes(value) or isinstance(value, exp.Anonymous) and function_name(value) == "UUID_TO_BIN"
 
 
 def _bin_to_uuid(node: exp.Expression, translation: Translating) -> exp.Expression:
     """BIN_TO_UUID: the bytes of a binary argument, the characters of a text one (a text
     argument that is bytes after all is refused by the text parameter's test)."""
-    _exists(node, translation)
+    refuse_if_missing("BIN_TO_UUID", node, translation)
     arguments = list(node.expressions)
     if len(arguments) not in (1, 2):
         raise SqlError(ErrorCode.ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT, "BIN_TO_UUID")
@@ -111,11 +103,11 @@ def _bin_to_uuid(node: exp.Expression, translation: Translating) -> exp.Expressi
 
 def _checked(function: SqlFunction) -> SqlFunction:
     """An entry that first asks whether the flavor has the function."""
-    translate = function.duckdb
+    translate, name = function.duckdb, function.names[0]
     assert translate is not None
 
     def checked(node: exp.Expression, translation: Translating) -> exp.Expression:
-        _exists(node, translation)
+        refuse_if_missing(name, node, translation)
         return translate(node, translation)
 
     return SqlFunction(names=function.names, duckdb=checked)
