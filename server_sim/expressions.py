@@ -207,8 +207,14 @@ class Translator:
             return literal  # a column's collation, or a number compared as a number
         if any(self._exact_column(column) for operand in operands if operand is not None for column in operand.find_all(exp.Column)):
             return literal  # a value of a _bin column's (UPPER(c)): its collation wins
+        return self.connection_collated(literal, pads=True)
+
+    def connection_collated(self, literal: exp.Literal, pads: bool) -> exp.Expression:
+        """`literal` compared under collation_connection: with DuckDB's NOCASE collation
+        where that collation ignores case, as it is under a _bin one; a _cs one is 1235, and
+        so is a trailing space where the comparison `pads` under a PAD SPACE collation."""
         collation = str(self.context.system_variable("collation_connection", None) or "")
-        if literal.name.endswith(" ") and pads_spaces(collation):
+        if pads and literal.name.endswith(" ") and pads_spaces(collation):
             raise not_supported(f"comparing {literal.sql(dialect='mysql')} under collation_connection {collation}, which ignores trailing spaces")
         if collation.endswith("_bin"):
             return literal

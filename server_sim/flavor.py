@@ -190,6 +190,9 @@ class Flavor:
     # (sql/parse_tree_column_attrs.h, PT_numeric_type), and (1287) for a text type's BINARY
     # attribute (sql_yacc.yy); MariaDB reads them quietly.
     deprecated_type_syntax_warns: bool = True
+    # `LIKE ... ESCAPE ''`: MySQL matches with no escape character (Item_func_like::
+    # eval_escape_clause); MariaDB's fix_escape_item falls back to backslash (recorded).
+    empty_like_escape_is_backslash: bool = False
     # LOAD_FILE() reads only below this directory (MySQL's default secure_file_priv of its
     # packages); None: anywhere (MariaDB's default), which the simulator refuses.
     secure_file_priv: str | None = "/var/lib/mysql-files/"
@@ -386,6 +389,7 @@ MARIADB_1011 = Flavor(
     user_lock_names_case_sensitive=True,
     user_lock_empty_name_error=False,
     deprecated_type_syntax_warns=False,
+    empty_like_escape_is_backslash=True,
     secure_file_priv=None,
     missing_functions=frozenset({"SOURCE_POS_WAIT", "WAIT_FOR_EXECUTED_GTID_SET", "UUID_TO_BIN", "BIN_TO_UUID", "IS_UUID"}),
     character_set_server="latin1",

@@ -25,6 +25,7 @@ from .division import DIVISION
 from .json import JSON_FUNCTIONS
 from .json_build import JSON_BUILDERS
 from .json_modify import JSON_EDITS
+from .like import LIKE
 from .library import STRUCTURE, SqlFunction, mysql_name
 from .native import NATIVES
 from .numbers import ARITHMETIC, COMPARISONS, PORTABLE
@@ -37,11 +38,11 @@ from .text_portable import TEXT_PORTABLE
 from .uuids import UUIDS
 from .window import WINDOWS
 
-FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *DIVISION, *COMPARISONS, *PORTABLE, *TEXT_PORTABLE, *STRINGS, *UUIDS, *REGEXPS, *BITS, *DATES, *CONTROL, *SERVER_STATE, *JSON_FUNCTIONS, *JSON_BUILDERS, *JSON_EDITS, *STORED_RESULT, *STORED_BODY, *WINDOWS)
+FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *DIVISION, *COMPARISONS, *PORTABLE, *TEXT_PORTABLE, *STRINGS, *UUIDS, *REGEXPS, *BITS, *DATES, *CONTROL, *LIKE, *SERVER_STATE, *JSON_FUNCTIONS, *JSON_BUILDERS, *JSON_EDITS, *STORED_RESULT, *STORED_BODY, *WINDOWS)
 
 # Every call the translations write: the server's generators, the library's Python
 # implementations (native.py) and the DuckDB functions the translations use.
-GENERATED_CALLS = frozenset({*GENERATORS, *NATIVES, *SERVER_CALLS, "list_value", "typeof", "hex", "error"})
+GENERATED_CALLS = frozenset({*GENERATORS, *NATIVES, *SERVER_CALLS, "list_value", "typeof", "hex", "error", "like_escape", "regexp_replace"})
 
 _BY_NODE: dict[type[exp.Expression], SqlFunction] = {node: function for function in FUNCTIONS for node in function.nodes}
 _BY_NAME: dict[str, SqlFunction] = {name: function for function in FUNCTIONS for name in function.names}

@@ -1,9 +1,8 @@
-"""COALESCE / IFNULL over values of mixed types, and LIKE over a value that is no string:
-the cases where DuckDB's own typing of sqlglot's rendering differs from MySQL's.
+"""COALESCE / IFNULL over values of mixed types: where DuckDB's own typing of sqlglot's
+rendering differs from MySQL's.
 
-MySQL gives COALESCE of a number and a string a string result, and matches LIKE against
-a number's text; DuckDB refuses both to bind. MariaDB 10.10+ types UUID() as UUID, which
-COALESCE will not mix with a number (4078).
+MySQL gives COALESCE of a number and a string a string result; DuckDB refuses it to
+bind. MariaDB 10.10+ types UUID() as UUID, which COALESCE will not mix with a number (4078).
 """
 
 from __future__ import annotations
@@ -35,15 +34,6 @@ def _coalesce(node: exp.Expression, translation: Translating) -> exp.Expression:
     return exp.Coalesce(this=text[0], expressions=text[1:])
 
 
-def _like(node: exp.Expression, translation: Translating) -> exp.Expression:
-    """`x LIKE pattern`: x's text, whatever x's type (a string stays as it is, collation too)."""
-    left = node.this
-    if isinstance(left, exp.Literal) and left.is_string:
-        return node
-    return exp.Like(this=exp.cast(translation.rewrite(left), exp.DataType.build("VARCHAR")), expression=translation.rewrite(node.expression))
-
-
 CONTROL: tuple[SqlFunction, ...] = (
     SqlFunction(nodes=(exp.Coalesce,), duckdb=_coalesce, keeps_node=True),
-    SqlFunction(nodes=(exp.Like,), duckdb=_like),
 )

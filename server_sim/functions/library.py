@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 class Translating(Protocol):
     """What a DuckDB translation of a call may use: the statement's context, a number
     for each call site that keeps a generator of its own (RAND(N)), and the translation of
-    an argument (a call's replacement is not translated further on its own), and the
-declared type of a column of the statement's tables (None: none, or not one type)."""
+    an argument (a call's replacement is not translated further on its own), the
+declared type of a column of the statement's tables (None: none, or not one type) and a
+string literal compared under the connection's collation."""
 
     context: StatementContext
 
@@ -37,6 +38,8 @@ declared type of a column of the statement's tables (None: none, or not one type
     def rewrite(self, tree: exp.Expression) -> exp.Expression: ...
 
     def column_type(self, column: exp.Column) -> ColumnType | None: ...
+
+    def connection_collated(self, literal: exp.Literal, pads: bool) -> exp.Expression: ...
 
 
 class Compiling(Protocol):
