@@ -16,7 +16,7 @@ from typing import Generic, TypeVar
 import duckdb
 
 from .errors import ErrorCode, SqlError, not_supported
-from .functions.native import unmodelled_in
+from .functions.unmodelled import unmodelled_in
 from .functions.carried import carried_error_in
 
 # Scenario SQL must not reach files, other databases or extensions.

@@ -21,7 +21,7 @@ from .errors import ErrorCode, SqlError, not_supported
 from .functions import GENERATED_CALLS, PORTABLE_NODES, function_name, is_udf_call, lookup
 from .functions.division import mark_uncertain_divisions
 from .functions.library import STRUCTURE
-from .functions.native import UNMODELLED_MARKER
+from .functions.unmodelled import UNMODELLED_MARKER
 from .functions.statement import StatementContext
 from .functions.grouping import Grouping, check_grouping, needs_grouping_check
 from .functions.window import WINDOW_NODES, UniqueKeys, check_windows

@@ -193,6 +193,9 @@ class Flavor:
     # `LIKE ... ESCAPE ''`: MySQL matches with no escape character (Item_func_like::
     # eval_escape_clause); MariaDB's fix_escape_item falls back to backslash (recorded).
     empty_like_escape_is_backslash: bool = False
+    # AES_ENCRYPT / AES_DECRYPT take an initialization vector (MySQL 8.0, then a key
+    # derivation function from 8.0.30); MariaDB 10.11's take two arguments only.
+    aes_init_vector: bool = True
     # LOAD_FILE() reads only below this directory (MySQL's default secure_file_priv of its
     # packages); None: anywhere (MariaDB's default), which the simulator refuses.
     secure_file_priv: str | None = "/var/lib/mysql-files/"
@@ -390,6 +393,7 @@ MARIADB_1011 = Flavor(
     user_lock_empty_name_error=False,
     deprecated_type_syntax_warns=False,
     empty_like_escape_is_backslash=True,
+    aes_init_vector=False,
     secure_file_priv=None,
     missing_functions=frozenset({"SOURCE_POS_WAIT", "WAIT_FOR_EXECUTED_GTID_SET", "UUID_TO_BIN", "BIN_TO_UUID", "IS_UUID"}),
     character_set_server="latin1",

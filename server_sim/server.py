@@ -24,7 +24,8 @@ from .dictionary import catalog_from_json, catalog_to_json
 from .duckdb_connection import ConnectionPool, lock_configuration, open_connection
 from .engines import EngineRegistry
 from .errors import Condition, ErrorCode, SqlError, note
-from .functions.native import Unmodelled, register as register_natives
+from .functions.native import register as register_natives
+from .functions.unmodelled import Unmodelled
 from .functions.server_state import SERVER_CALLS
 from .flavor import Flavor
 from .functions.statement import StatementContext

@@ -137,7 +137,7 @@ MODELLED_SQL_MODES = frozenset(
 # Variables the servers have that the simulator does not model: refused with 1235 (set or read).
 UNMODELLED_VARIABLES = frozenset(
     {
-        "big_tables", "binlog_error_action", "binlog_order_commits",
+        "big_tables", "binlog_error_action", "binlog_order_commits", "block_encryption_mode",
         "binlog_transaction_dependency_tracking", "character_set_filesystem", "check_constraint_checks",
         "default_week_format", "div_precision_increment",
         "end_markers_in_json", "enforce_gtid_consistency", "explicit_defaults_for_timestamp",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .functions.native import Unmodelled
+from .functions.unmodelled import Unmodelled
 
 
 @dataclass

@@ -142,26 +142,14 @@ def _value(text: str, type_text: str) -> object:
 
 
 def _unquote(text: str) -> str:
+    """A quoted value's characters: mariadb-binlog writes a byte below 0x20 as \\xNN and
+    every other byte as it is, quotes and backslashes included (my_b_write_quoted tests
+    `> 0x1F` before its escapes for them), so only such an \\xNN is read back."""
     body = text[1:-1] if text.endswith("'") and len(text) >= 2 else text[1:]
-    out = []
-    index = 0
-    while index < len(body):
-        char = body[index]
-        if char == "\\" and index + 1 < len(body):
-            following = body[index + 1]
-            if following == "x" and index + 4 <= len(body):
-                try:
-                    out.append(chr(int(body[index + 2 : index + 4], 16)))
-                    index += 4
-                    continue
-                except ValueError:
-                    pass
-            out.append({"n": "\n", "t": "\t", "r": "\r", "0": "\0"}.get(following, following))
-            index += 2
-            continue
-        out.append(char)
-        index += 1
-    return "".join(out)
+    return _CONTROL_BYTE.sub(lambda match: chr(int(match.group(1), 16)), body)
+
+
+_CONTROL_BYTE = re.compile(r"\\x([01][0-9a-f])")
 
 
 def observe_events(shown: Sequence[Sequence[object]], decoded: dict[int, list[RowImage]]) -> list[EventObservation]:

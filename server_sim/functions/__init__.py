@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from .aes import AES
 from .bits import BITS
 from .builtin_names import BUILTIN_FUNCTIONS
 from .context import CONTEXT_FUNCTIONS, GENERATORS, VARIABLES
@@ -38,11 +39,11 @@ from .text_portable import TEXT_PORTABLE
 from .uuids import UUIDS
 from .window import WINDOWS
 
-FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *DIVISION, *COMPARISONS, *PORTABLE, *TEXT_PORTABLE, *STRINGS, *UUIDS, *REGEXPS, *BITS, *DATES, *CONTROL, *LIKE, *SERVER_STATE, *JSON_FUNCTIONS, *JSON_BUILDERS, *JSON_EDITS, *STORED_RESULT, *STORED_BODY, *WINDOWS)
+FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *DIVISION, *COMPARISONS, *PORTABLE, *TEXT_PORTABLE, *STRINGS, *AES, *UUIDS, *REGEXPS, *BITS, *DATES, *CONTROL, *LIKE, *SERVER_STATE, *JSON_FUNCTIONS, *JSON_BUILDERS, *JSON_EDITS, *STORED_RESULT, *STORED_BODY, *WINDOWS)
 
 # Every call the translations write: the server's generators, the library's Python
 # implementations (native.py) and the DuckDB functions the translations use.
-GENERATED_CALLS = frozenset({*GENERATORS, *NATIVES, *SERVER_CALLS, "list_value", "typeof", "hex", "error", "like_escape", "regexp_replace"})
+GENERATED_CALLS = frozenset({*GENERATORS, *NATIVES, *SERVER_CALLS, "list_value", "typeof", "hex", "error", "like_escape", "regexp_replace", "encode"})
 
 _BY_NODE: dict[type[exp.Expression], SqlFunction] = {node: function for function in FUNCTIONS for node in function.nodes}
 _BY_NAME: dict[str, SqlFunction] = {name: function for function in FUNCTIONS for name in function.names}

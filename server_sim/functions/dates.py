@@ -18,7 +18,8 @@ from ..errors import not_supported
 from ..operands import Operand
 from .intervals import DATE_UNITS, add_interval
 from .library import Compiling, SqlFunction, Translating
-from .native import INTEGER, TEMPORAL, TEXT, Unmodelled, native
+from .native import INTEGER, TEMPORAL, TEXT, native
+from .unmodelled import Unmodelled
 from .statement import StatementContext
 from .temporal import MONTHS, WEEKDAYS, calc_week, date_format, day_number, parse, parse_datetime, parse_time, str_to_date, str_to_date_has_time, week_mode
 

@@ -9,7 +9,7 @@ import datetime as dt
 import re
 from decimal import Decimal, InvalidOperation
 
-from .native import Unmodelled
+from .unmodelled import Unmodelled
 
 # The units whose result from a DATE is a DATE.
 DATE_UNITS = frozenset({"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "YEAR_MONTH"})

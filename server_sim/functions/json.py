@@ -16,7 +16,8 @@ from sqlglot import exp
 
 from ..errors import not_supported
 from .library import SqlFunction, Translating
-from .native import TEXT, Unmodelled, native
+from .native import TEXT, native
+from .unmodelled import Unmodelled
 
 _STEP = re.compile(r'\.(?:"((?:[^"\\]|\\.)*)"|([A-Za-z_$][A-Za-z0-9_$]*))|\[(\d+)\]')
 _MISSING = object()

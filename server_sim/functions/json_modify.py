@@ -21,7 +21,8 @@ from ..errors import not_supported
 from .json import _MISSING, _find, _steps, mysql_text
 from .json_build import as_written, constant_json_value, has_decimal
 from .library import SqlFunction, Translating
-from .native import TEXT, Unmodelled, native
+from .native import TEXT, native
+from .unmodelled import Unmodelled
 
 OPERATIONS = ("JSON_SET", "JSON_INSERT", "JSON_REPLACE", "JSON_REMOVE")
 

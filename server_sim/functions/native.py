@@ -2,8 +2,9 @@
 directly, and DuckDB calls the same implementation registered in every server's
 connection (`register`), so the two evaluators cannot disagree.
 
-An implementation takes Python values (text, int, Decimal, date, datetime) and returns
-the server's result. Where the server would warn or the simulator cannot tell the
+An implementation takes Python values (text, bytes, int, Decimal, date, datetime) and
+returns the server's result; a BYTES parameter reads its argument's bytes
+(byte_arguments.py). Where the server would warn or the simulator cannot tell the
 server's result exactly (an invalid date string, text its collation compares that Python
 does not), it raises `Unmodelled`, which either evaluator reports as 1235 naming what.
 """
@@ -20,28 +21,10 @@ from sqlglot import exp
 from ..declined import Declined
 from ..errors import ErrorCode, SqlError, not_supported
 from ..operands import Kind, Operand, Values
+from .byte_arguments import ASCII_BYTES, BYTES, LATIN1_BYTES, ascii_bytes, bytes_argument, is_binary, latin1_bytes
 from .carried import carried
 from .library import Compiling, SqlFunction, Translating
-
-# The marker DuckDB's error text carries when an implementation raised Unmodelled.
-UNMODELLED_MARKER = "rpl-unmodelled: "
-
-
-class Unmodelled(ValueError):
-    """The server's result here is one the simulator does not model (a warning, a
-    collation's comparison of non-ASCII text): refused with 1235 naming it."""
-
-    def __init__(self, what: str) -> None:
-        super().__init__(UNMODELLED_MARKER + what + UNMODELLED_MARKER)
-        self.what = what
-
-
-def unmodelled_in(text: str) -> str | None:
-    """What an implementation refused, from the text of the error DuckDB raised for it."""
-    if UNMODELLED_MARKER not in text:
-        return None
-    return text.split(UNMODELLED_MARKER)[1]
-
+from .unmodelled import UNMODELLED_MARKER, Unmodelled
 
 # How an argument reaches an implementation: the DuckDB type it is cast to, and the Python
 # values of the fast path's operands that are the same value after that cast.
@@ -103,7 +86,10 @@ _OF_ARITY: dict[int, Callable[[Callable[..., object]], Callable[..., object]]] =
 }
 
 # Every implementation, by its DuckDB name: registered in each server's connection.
-NATIVES: dict[str, Native] = {}
+NATIVES: dict[str, Native] = {
+    LATIN1_BYTES: Native(LATIN1_BYTES, latin1_bytes, (TEXT,), BYTES),
+    ASCII_BYTES: Native(ASCII_BYTES, ascii_bytes, (TEXT,), BYTES),
+}
 
 
 def register(connection: object) -> None:
@@ -140,13 +126,24 @@ def _text(value: object) -> str:
     raise Declined
 
 
+def _bytes(value: object) -> bytes:
+    """A fast-path value's bytes: a binary string's own, ASCII text's; other text's depend
+    on its character set, which DuckDB's path works out (server_sim/functions/byte_arguments.py)."""
+    if isinstance(value, bytes):
+        return value
+    text = _text(value)
+    if not text.isascii():
+        raise Declined
+    return text.encode()
+
+
 def _integer(value: object) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     raise Declined  # DuckDB rounds a decimal and parses text: its path
 
 
-_CONVERT = {TEXT: _text, INTEGER: _integer, HUGE: _integer}
+_CONVERT = {TEXT: _text, BYTES: _bytes, INTEGER: _integer, HUGE: _integer}
 
 
 def _argument(operand: Operand, parameter: str) -> Callable[[Values], object]:
@@ -195,8 +192,11 @@ def call_in_duckdb(native: Native, arguments: Sequence[exp.Expression], translat
             if declared is not None and declared.compares_exactly:
                 raise not_supported(f"{native.folds_case}() of the column {argument.sql(dialect='mysql')} under {declared.collation} (the simulator matches text ignoring case there)")
     shown = [None if isinstance(argument, exp.Literal | exp.Null) else binary_name(argument) for argument in arguments]
-    arguments = [translation.rewrite(argument) for argument in arguments]
-    cast = [_cast(argument, parameter, name) for argument, parameter, name in zip(arguments, parameters, shown)]
+    translated = [translation.rewrite(argument) for argument in arguments]
+    cast = [
+        bytes_argument(written, argument, translation) if parameter == BYTES else _cast(argument, parameter, name)
+        for written, argument, parameter, name in zip(arguments, translated, parameters, shown)
+    ]
     if native.variadic:
         return exp.Anonymous(this=native.name, expressions=[exp.Anonymous(this="list_value", expressions=cast)])
     return exp.Anonymous(this=native.name, expressions=cast)
@@ -235,11 +235,6 @@ def binary_test(value: exp.Expression, shown: str) -> exp.If:
     refused = exp.Anonymous(this="error", expressions=[exp.Literal.string(f"{UNMODELLED_MARKER}a string function of the binary {shown}{UNMODELLED_MARKER}")])
     return exp.If(this=is_binary(value.copy()), true=refused)
 
-
-def is_binary(translated: exp.Expression) -> exp.Expression:
-    """The DuckDB test that a translated value is bytes (a binary column's BLOB), which
-    DuckDB settles when it binds the query."""
-    return exp.EQ(this=exp.Anonymous(this="typeof", expressions=[translated]), expression=exp.Literal.string("BLOB"))
 
 
 def native(

@@ -33,7 +33,8 @@ from ..errors import ErrorCode, SqlError
 from ..flavor import Flavor
 from ..operands import Operand
 from .library import Compiling, SqlFunction, Translating
-from .native import INTEGER, TEXT, Unmodelled, native
+from .native import INTEGER, TEXT, native
+from .unmodelled import Unmodelled
 
 _ESCAPES = frozenset("dDwWsSbB")  # the same classes and word bounds on ASCII text
 _CLASS_ESCAPES = frozenset("dDwWsS")

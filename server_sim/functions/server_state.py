@@ -115,13 +115,6 @@ def _benchmark(node: exp.Expression, translation: Translating) -> exp.Expression
     return exp.Literal.number(0)
 
 
-def _refused(name: str, why: str) -> SqlFunction:
-    def refuse(node: exp.Expression, translation: Translating) -> exp.Expression:
-        raise not_supported(f"{name}() ({why})")
-
-    return SqlFunction(names=(name,), duckdb=refuse)
-
-
 SERVER_STATE: tuple[SqlFunction, ...] = (
     _call("GET_LOCK", "rpl_get_lock", _named_lock),
     _call("RELEASE_LOCK", "rpl_release_lock", _named_lock),
@@ -133,6 +126,4 @@ SERVER_STATE: tuple[SqlFunction, ...] = (
     _position_wait("SOURCE_POS_WAIT"),
     SqlFunction(names=("LOAD_FILE",), duckdb=_load_file),
     SqlFunction(names=("BENCHMARK",), duckdb=_benchmark),
-    _refused("AES_ENCRYPT", "the simulator has no AES implementation"),
-    _refused("AES_DECRYPT", "the simulator has no AES implementation"),
 )

@@ -23,7 +23,8 @@ from ..errors import ErrorCode, SqlError, not_supported
 from ..operands import Kind, Operand, Values
 from ..types import ColumnType, TypeFamily, value_text
 from .library import Compiling, SqlFunction, Translating
-from .native import NATIVES, TEXT, Native, Unmodelled
+from .native import NATIVES, TEXT, Native
+from .unmodelled import Unmodelled
 from .carried import carried
 from .stored_result import value_of_text
 

@@ -30,7 +30,8 @@ from ..operands import Kind, Operand, Values
 from ..types import ColumnType, TypeFamily, value_text
 from .carried import SEPARATOR, RoutineError, carried
 from .library import Compiling, SqlFunction, Translating
-from .native import NATIVES, TEXT, Native, Unmodelled
+from .native import NATIVES, TEXT, Native
+from .unmodelled import Unmodelled
 
 # The call's name: one that a scenario can only write quoted, and is refused there.
 RESULT_CALL = "rpl returned"

@@ -14,7 +14,9 @@ from sqlglot import exp
 
 from ..operands import Kind, Operand
 from .library import Compiling, SqlFunction, Translating
-from .native import BINARY_RESULTS, INTEGER, TEXT, Unmodelled, function_name, is_binary, native
+from .byte_arguments import BYTES, charset_of
+from .native import INTEGER, TEXT, native, written_as_bytes
+from .unmodelled import Unmodelled
 
 _UNSIGNED = (1 << 64) - 1
 
@@ -72,8 +74,8 @@ def pad(text: str, length: int, filler: str, left: bool) -> str | None:
     return fill + text if left else text + fill
 
 
-def hex_text(text: str) -> str:
-    return text.encode().hex().upper()
+def hex_text(data: bytes) -> str:
+    return data.hex().upper()
 
 
 def hex_number(number: int) -> str:
@@ -91,14 +93,14 @@ def unhex(text: str) -> bytes | None:
         return None
 
 
-def sha2(text: str, bits: int) -> str | None:
+def sha2(data: bytes, bits: int) -> str | None:
     """SHA2(s, n): n of 224, 256 (or 0), 384, 512; NULL for any other."""
     algorithm = {0: "sha256", 224: "sha224", 256: "sha256", 384: "sha384", 512: "sha512"}.get(bits)
-    return hashlib.new(algorithm, text.encode()).hexdigest() if algorithm else None
+    return hashlib.new(algorithm, data).hexdigest() if algorithm else None
 
 
-def ascii_code(text: str) -> int:
-    return text.encode()[0] if text else 0
+def ascii_code(data: bytes) -> int:
+    return data[0] if data else 0
 
 
 def ord_code(text: str) -> int:
@@ -153,9 +155,9 @@ def _pick(*keys: str) -> Callable[[exp.Expression], list[exp.Expression]]:
     return arguments
 
 
-_LENGTH = native("LENGTH", lambda text: len(text.encode()), [TEXT], "BIGINT", aliases=("OCTET_LENGTH",))
+_LENGTH = native("LENGTH", len, [BYTES], "BIGINT", aliases=("OCTET_LENGTH",))
 _CHAR_LENGTH = native("CHAR_LENGTH", len, [TEXT], "BIGINT", aliases=("CHARACTER_LENGTH",))
-_HEX_TEXT = native("HEX", hex_text, [TEXT], "VARCHAR", nodes=(exp.Hex,), arguments=_pick("this"))
+_HEX_TEXT = native("HEX", hex_text, [BYTES], "VARCHAR", nodes=(exp.Hex,), arguments=_pick("this"))
 _HEX_NUMBER = native("HEX_NUMBER", hex_number, ["HUGEINT"], "VARCHAR", exposed=False)
 _LPAD = native("LPAD", lambda text, length, filler: pad(text, length, filler, True), [TEXT, INTEGER, TEXT], "VARCHAR")
 _RPAD = native("RPAD", lambda text, length, filler: pad(text, length, filler, False), [TEXT, INTEGER, TEXT], "VARCHAR")
@@ -191,24 +193,40 @@ def _hex_entry() -> SqlFunction:
 
     def translate(node: exp.Expression, translation: Translating) -> exp.Expression:
         argument = node.this
-        if isinstance(argument, (exp.Anonymous, exp.Unhex)) and function_name(argument) in BINARY_RESULTS:
-            return exp.Anonymous(this="hex", expressions=[translation.rewrite(argument)])  # DuckDB's hex of bytes is MySQL's
         if isinstance(argument, exp.Literal):
             chosen = _HEX_TEXT if argument.is_string else _HEX_NUMBER
             return chosen.duckdb(exp.Anonymous(this="HEX", expressions=[argument]), translation)  # type: ignore[misc]
-        number = _HEX_NUMBER.duckdb(exp.Anonymous(this="HEX", expressions=[exp.TryCast(this=argument, to=exp.DataType.build("HUGEINT"))]), translation)  # type: ignore[misc]
-        text = _HEX_TEXT.duckdb(exp.Anonymous(this="HEX", expressions=[argument.copy()]), translation)  # type: ignore[misc]
+        text = _HEX_TEXT.duckdb(exp.Anonymous(this="HEX", expressions=[argument]), translation)  # type: ignore[misc]
+        if written_as_bytes(argument):
+            return text
+        number = _HEX_NUMBER.duckdb(exp.Anonymous(this="HEX", expressions=[exp.TryCast(this=argument.copy(), to=exp.DataType.build("HUGEINT"))]), translation)  # type: ignore[misc]
         types = exp.Tuple(expressions=[exp.Literal.string(name) for name in _NUMERIC_TYPES])
-        translated = translation.rewrite(argument)
-        test = exp.In(this=exp.Anonymous(this="typeof", expressions=[translated]), expressions=types.expressions)
-        as_bytes = exp.Anonymous(this="hex", expressions=[translated.copy()])  # a binary column: DuckDB's hex is MySQL's
-        return exp.Case(ifs=[exp.If(this=test, true=number), exp.If(this=is_binary(translated.copy()), true=as_bytes)], default=text)
+        test = exp.In(this=exp.Anonymous(this="typeof", expressions=[translation.rewrite(argument)]), expressions=types.expressions)
+        return exp.Case(ifs=[exp.If(this=test, true=number)], default=text)
 
     def evaluate(node: exp.Expression, compiler: Compiling) -> Operand:
         chosen = _HEX_TEXT if compiler.operand(node.this).kind is Kind.TEXT else _HEX_NUMBER
         return chosen.python(exp.Anonymous(this="HEX", expressions=[node.this]), compiler)  # type: ignore[misc]
 
     return SqlFunction(names=("HEX",), nodes=(exp.Hex,), duckdb=translate, python=evaluate)
+
+
+_ASCII = native("ASCII", ascii_code, [BYTES], "BIGINT", nodes=(exp.Ascii,), arguments=_pick("this"))
+_ORD = native("ORD", ord_code, [TEXT], "BIGINT")
+
+
+def _ord_entry() -> SqlFunction:
+    """ORD(s): the first character's bytes as one number: in a single-byte character set
+    (latin1, ascii, a binary string) its first byte, as ASCII(s) gives; in utf8mb4 the
+    character's UTF-8 bytes."""
+
+    def translate(node: exp.Expression, translation: Translating) -> exp.Expression:
+        arguments = list(node.expressions)
+        charset = charset_of(arguments[0], translation) if len(arguments) == 1 else "utf8mb4"
+        chosen = _ORD if charset in ("utf8mb4", "utf8mb3") else _ASCII
+        return chosen.duckdb(exp.Anonymous(this="ORD", expressions=arguments), translation)  # type: ignore[misc]
+
+    return SqlFunction(names=("ORD",), duckdb=translate, python=_ASCII.python)  # the fast path reads ASCII alone
 
 
 _HEX = _hex_entry()
@@ -233,12 +251,12 @@ STRINGS: tuple[SqlFunction, ...] = (
     _RPAD,
     _pad_entry(),
     native("UNHEX", unhex, [TEXT], "BLOB", nodes=(exp.Unhex,), arguments=_pick("this")),
-    native("MD5", lambda text: hashlib.md5(text.encode()).hexdigest(), [TEXT], "VARCHAR", nodes=(exp.MD5,), arguments=_pick("this")),
-    native("SHA1", lambda text: hashlib.sha1(text.encode()).hexdigest(), [TEXT], "VARCHAR", nodes=(exp.SHA,), arguments=_pick("this"), aliases=("SHA",)),
-    native("SHA2", sha2, [TEXT, INTEGER], "VARCHAR", nodes=(exp.SHA2,), arguments=_pick("this", "length")),
-    native("CRC32", lambda text: zlib.crc32(text.encode()), [TEXT], "UBIGINT"),
-    native("ASCII", ascii_code, [TEXT], "BIGINT", nodes=(exp.Ascii,), arguments=_pick("this")),
-    native("ORD", ord_code, [TEXT], "BIGINT"),
+    native("MD5", lambda data: hashlib.md5(data).hexdigest(), [BYTES], "VARCHAR", nodes=(exp.MD5,), arguments=_pick("this")),
+    native("SHA1", lambda data: hashlib.sha1(data).hexdigest(), [BYTES], "VARCHAR", nodes=(exp.SHA,), arguments=_pick("this"), aliases=("SHA",)),
+    native("SHA2", sha2, [BYTES, INTEGER], "VARCHAR", nodes=(exp.SHA2,), arguments=_pick("this", "length")),
+    native("CRC32", zlib.crc32, [BYTES], "UBIGINT"),
+    _ASCII,
+    _ord_entry(),
     native("FIELD", field, [TEXT, TEXT], "BIGINT", variadic=True, null_in_null_out=False, folds_case=True),
     native("ELT", elt, [TEXT, TEXT], "VARCHAR", nodes=(exp.Elt,), arguments=lambda node: [node.this, *node.expressions], variadic=True, null_in_null_out=False),
     native("FORMAT", format_number, [TEXT, INTEGER], "VARCHAR", nodes=(exp.NumberToStr,), arguments=_pick("this", "format")),

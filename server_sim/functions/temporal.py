@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from .native import Unmodelled
+from .unmodelled import Unmodelled
 
 _DATETIME = re.compile(r"^\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,6})\d*)?)?)?\s*$")
 _DIGITS = re.compile(r"^\s*(\d{4})(\d\d)(\d\d)(?:(\d\d)(\d\d)(\d\d))?\s*$")

@@ -4,13 +4,16 @@ CHAR). On a binary string (a binary column, UNHEX(), a CAST AS BINARY) the serve
 byte for byte and gives bytes; DuckDB would first turn the bytes into their escaped text
 (`\\xE9`, four characters) and go on with that, a silently different value. So an argument
 that may be bytes is tested when DuckDB binds the query, and bytes stop the statement with
-1235 naming the argument; a literal needs no test.
+1235 naming the argument; a literal needs no test. CAST(x AS BINARY) is x's bytes in its
+character set (byte_arguments.py).
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
+from ..errors import not_supported
+from .byte_arguments import bytes_argument
 from .library import SqlFunction, Translating
 from .native import binary_name, binary_test, refused_if_binary
 
@@ -24,6 +27,7 @@ _TEXT_TYPES = (
     exp.DataType.Type.CHAR, exp.DataType.Type.VARCHAR, exp.DataType.Type.TEXT, exp.DataType.Type.NCHAR,
     exp.DataType.Type.NVARCHAR,
 )
+_BINARY_TYPES = (exp.DataType.Type.BINARY, exp.DataType.Type.VARBINARY, exp.DataType.Type.BLOB)
 _NO_BYTES = (exp.Literal, exp.Null, exp.Boolean)
 # The nodes DuckDB has no function of bytes for: a tested argument is text to DuckDB too.
 _TEXT_ONLY = (exp.Left, exp.Right, exp.Lower, exp.Upper, exp.Trim, exp.Reverse)
@@ -59,6 +63,8 @@ def _guarded(node: exp.Expression, translation: Translating) -> exp.Expression:
     itself where every argument is a literal (the translation goes on into it)."""
     arguments = _arguments(node)
     if isinstance(node, exp.Cast):
+        if node.to.is_type(*_BINARY_TYPES):
+            return _as_binary(node, translation)
         if not node.to.is_type(*_TEXT_TYPES):
             return node
         arguments = [(key, index, value) for key, index, value in arguments if key == "this"]
@@ -77,6 +83,14 @@ def _guarded(node: exp.Expression, translation: Translating) -> exp.Expression:
     for key, items in lists.items():
         rebuilt.set(key, items)
     return rebuilt
+
+
+def _as_binary(node: exp.Cast, translation: Translating) -> exp.Expression:
+    """CAST(x AS BINARY), BINARY x: x's bytes in its character set (DuckDB's own cast to
+    BLOB reads `\\x41` in text as one byte and refuses any other non-ASCII character)."""
+    if node.to.expressions:
+        raise not_supported(f"CAST AS {node.to.sql(dialect='mysql')} (a binary string padded or cut to a length)")
+    return bytes_argument(node.this, translation.rewrite(node.this), translation)
 
 
 def _tested(original: exp.Expression, translated: exp.Expression, as_text: bool) -> exp.Expression:

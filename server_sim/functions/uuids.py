@@ -14,7 +14,8 @@ from sqlglot import exp
 from ..errors import ErrorCode, SqlError
 from ..types import TypeFamily
 from .library import SqlFunction, Translating, refuse_if_missing
-from .native import INTEGER, TEXT, Native, NATIVES, Unmodelled, call_in_duckdb, function_name, native, written_as_bytes
+from .native import INTEGER, TEXT, Native, NATIVES, call_in_duckdb, function_name, native, written_as_bytes
+from .unmodelled import Unmodelled
 
 # The three spellings Uuid::parse reads: 32 hex digits, the 8-4-4-4-12 groups, and those in braces.
 _UUID = re.compile(r"[0-9a-fA-F]{32}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")

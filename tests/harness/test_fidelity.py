@@ -90,6 +90,7 @@ def test_decode_rows_reads_images_by_event_position() -> None:
         (b"h\xe9llo", "h\u00e9llo"),  # a latin1 column's bytes: read as latin1
         (b"h\xc3\xa9llo \xce\xa9", "h\u00e9llo \u03a9"),  # a utf8mb4 column's: UTF-8
         (b"a\\x01", "a\x01"),  # a control byte, which mariadb-binlog escapes
+        (b"\x81\\\xd5'", "\x81\\\xd5'"),  # a backslash and a quote: printed as they are
     ],
 )
 def test_row_values_are_read_from_the_bytes_mariadb_binlog_prints(printed: bytes, value: str) -> None:

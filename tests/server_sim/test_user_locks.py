@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from server_sim.functions.native import Unmodelled
+from server_sim.functions.unmodelled import Unmodelled
 from server_sim.user_locks import UserLocks
 
 
