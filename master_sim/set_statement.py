@@ -11,6 +11,7 @@ from server_sim.errors import Condition, ErrorCode, SqlError, not_supported
 from server_sim.execute.executor import Executor
 from server_sim.server import Server
 from server_sim.statement import Statement
+from server_sim.sysvars import sql_mode_merged_warning
 
 from .sessions import MasterSession
 from .transactions import TransactionControl
@@ -87,6 +88,8 @@ class SetStatement:
         raw = value_node.name if isinstance(value_node, (exp.Var, exp.Column, exp.Identifier)) else self._evaluate(ms, value_node, warnings)
         value = variable.default if str(raw).upper() == "DEFAULT" else variable.normalise(raw)
         value, warning = variable.within_bounds(value)
+        if variable.name == "sql_mode" and self.server.flavor.sql_mode_merged_warning:
+            warning = sql_mode_merged_warning(value)
         warnings.extend([warning] if warning is not None else [])
         if scope == "GLOBAL":
             self.server.global_variables[variable.name] = value

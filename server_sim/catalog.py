@@ -20,6 +20,7 @@ from .compound.routine import Routine
 from .errors import ErrorCode, SqlError, not_supported
 from .expressions import constant_value, is_constant
 from .foreign_keys import ForeignKey, is_foreign_key_clause
+from .key_parts import checked_parts, key_parts, without_outgrown_prefixes
 from .system_tables import SystemTable
 from .statement import TriggerDefinition, TriggerEvent, TriggerTiming
 from .udf import Udf
@@ -192,15 +193,6 @@ def _fsp_of_datetime(column_type: ColumnType) -> int | None:
     return (column_type.scale or 0) if column_type.family is TypeFamily.DATETIME else None
 
 
-def _key_columns(expressions: list[exp.Expression]) -> tuple[str, ...]:
-    names = []
-    for part in expressions:
-        if isinstance(part, exp.ColumnPrefix):
-            raise not_supported(f"key prefix {part.sql(dialect='mysql')}")
-        names.append(part.name)
-    return tuple(names)
-
-
 def key_from_constraint(node: exp.Expression) -> Key:
     """A key from a table-level [CONSTRAINT name] PRIMARY KEY / UNIQUE / KEY clause: a
     UNIQUE key is named by its index name, else by the constraint's; the primary key is
@@ -213,22 +205,23 @@ def key_from_constraint(node: exp.Expression) -> Key:
             return dataclasses.replace(key, name=node.name)
         return key
     if isinstance(node, exp.PrimaryKey):
-        return Key("PRIMARY", KeyKind.PRIMARY, _key_columns(node.expressions))
+        return Key("PRIMARY", KeyKind.PRIMARY, *key_parts(node.expressions))
     if isinstance(node, exp.UniqueColumnConstraint):
         schema = node.this
         name = schema.this.name if schema is not None and schema.this is not None else ""
-        return Key(name, KeyKind.UNIQUE, _key_columns(schema.expressions if schema is not None else []))
+        return Key(name, KeyKind.UNIQUE, *key_parts(schema.expressions if schema is not None else []))
     if isinstance(node, exp.IndexColumnConstraint):
         name = node.this.name if node.this is not None else ""
-        return Key(name, KeyKind.INDEX, _key_columns(node.expressions))
+        return Key(name, KeyKind.INDEX, *key_parts(node.expressions))
     raise not_supported(f"table element {node.sql(dialect='mysql')}")
 
 
 class TableBuilder:
     """Assembles a table definition with MySQL's naming and validity rules."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, blob_keys_by_prefix: bool = False) -> None:
         self.table = table
+        self.blob_keys_by_prefix = blob_keys_by_prefix  # Flavor.blob_keys_by_prefix
 
     def add_column(self, column: Column, position: int | None = None) -> None:
         if self.table.find_column(column.name) is not None:
@@ -243,7 +236,9 @@ class TableBuilder:
         for name in key.columns:
             if table.find_column(name) is None:
                 raise SqlError(ErrorCode.ER_KEY_COLUMN_DOES_NOT_EXITS, name)
+        key = checked_parts(key, [table.column(name) for name in key.columns], self.blob_keys_by_prefix)
         columns = tuple(table.column(name).name for name in key.columns)
+        prefixes = tuple((table.column(name).name, length) for name, length in key.prefixes)
         if key.kind is KeyKind.PRIMARY:
             if any(existing.kind is KeyKind.PRIMARY for existing in table.keys):
                 raise SqlError(ErrorCode.ER_MULTIPLE_PRI_KEY)
@@ -257,12 +252,12 @@ class TableBuilder:
                         nullable=False,
                         default_kind=DefaultKind.NONE if without_default and not column.auto_increment else column.default_kind,
                     )
-            table.keys.insert(0, Key("PRIMARY", KeyKind.PRIMARY, columns))
+            table.keys.insert(0, Key("PRIMARY", KeyKind.PRIMARY, columns, prefixes))
             return
         name = key.name or self._generated_key_name(columns[0])
         if any(existing.name.lower() == name.lower() for existing in table.keys):
             raise SqlError(ErrorCode.ER_DUP_KEYNAME, name)
-        table.keys.append(Key(name, key.kind, columns))
+        table.keys.append(Key(name, key.kind, columns, prefixes))
 
     def _generated_key_name(self, first_column: str) -> str:
         """MySQL names an anonymous key after its first column: b, b_2, b_3 ..."""
@@ -276,6 +271,8 @@ class TableBuilder:
         table = self.table
         if not table.columns:
             raise SqlError(ErrorCode.ER_CANT_REMOVE_ALL_FIELDS)
+        outgrown = [without_outgrown_prefixes(key, table.columns) for key in table.keys]
+        table.keys = [checked_parts(key, [c for c in map(table.find_column, key.columns) if c is not None], self.blob_keys_by_prefix) for key in outgrown]
         autos = [column for column in table.columns if column.auto_increment]
         if len(autos) > 1:
             raise SqlError(ErrorCode.ER_WRONG_AUTO_KEY)
@@ -297,12 +294,14 @@ def table_from_create(
     selected: Sequence[Column] = (),
     charsets: ColumnDefaults = ColumnDefaults(),
     default_engines: tuple[str, str] = (DEFAULT_ENGINE, DEFAULT_ENGINE),
+    blob_keys_by_prefix: bool = False,
 ) -> Table:
     """The definition a `CREATE TABLE name (...) ENGINE=...` declares; CREATE ... SELECT
     appends the `selected` columns its SELECT adds, after the declared ones. `charsets`
     gives the database's default collation (as its `table`), which the table's DEFAULT
     CHARSET / COLLATE replaces. Without ENGINE the table gets the session's
-    `default_engines` (default_storage_engine, default_tmp_storage_engine)."""
+    `default_engines` (default_storage_engine, default_tmp_storage_engine);
+    `blob_keys_by_prefix` is the flavor's (TableBuilder)."""
     schema = node.this
     if not isinstance(schema, exp.Schema) and not selected:
         raise not_supported("CREATE TABLE without a column list (CREATE ... LIKE)")
@@ -331,7 +330,7 @@ def table_from_create(
             table.auto_increment = int(prop.this.name)
     table.collation = _table_collation(properties.expressions if properties else [], charsets)
     charsets = dataclasses.replace(charsets, table=table.collation)
-    builder = TableBuilder(table)
+    builder = TableBuilder(table, blob_keys_by_prefix)
     pending_keys: list[Key] = []
     for element in elements:
         if is_foreign_key_clause(element):

@@ -164,11 +164,22 @@ def index_statement_as_alter(tree: exp.Create | exp.Drop) -> exp.Alter:
     columns = []
     for part in params.args.get("columns") or []:
         column = part.this if isinstance(part, exp.Ordered) else part
+        prefix = prefix_part(column)
+        if prefix is not None:
+            columns.append(prefix)
+            continue
         if not isinstance(column, exp.Column):
-            raise not_supported(f"key part {_sql(part)} (a prefix or an expression)")
+            raise not_supported(f"key part {_sql(part)} (an expression)")
         columns.append(column.copy())
     if tree.args.get("unique"):
         key: exp.Expression = exp.UniqueColumnConstraint(this=exp.Schema(this=index.this.copy(), expressions=columns))
     else:
         key = exp.IndexColumnConstraint(this=index.this.copy(), expressions=columns)
     return exp.Alter(this=index.args["table"].copy(), kind="TABLE", actions=[exp.AddConstraint(expressions=[key])])
+
+
+def prefix_part(node: exp.Expression) -> exp.Expression | None:
+    """A CREATE INDEX key part sqlglot reads as a call (`c(8)`) as the column prefix it is."""
+    if isinstance(node, exp.Anonymous) and len(node.expressions) == 1 and isinstance(node.expressions[0], exp.Literal):
+        return exp.ColumnPrefix(this=exp.to_identifier(node.name), expression=node.expressions[0].copy())
+    return None

@@ -57,7 +57,7 @@ def _table_to_json(table: Table) -> dict[str, Any]:
     return {
         "name": table.name,
         "columns": [_column_to_json(column) for column in table.columns],
-        "keys": [{"name": key.name, "kind": key.kind.value, "columns": list(key.columns)} for key in table.keys],
+        "keys": [{"name": key.name, "kind": key.kind.value, "columns": list(key.columns), "prefixes": [list(p) for p in key.prefixes]} for key in table.keys],
         # The whole engine, not its name: a scenario may have declared it.
         "engine": dataclasses.asdict(table.engine),
         "temporary": table.temporary,
@@ -74,7 +74,7 @@ def _table_from_json(entry: dict[str, Any]) -> Table:
     return Table(
         name=entry["name"],
         columns=[_column_from_json(column) for column in entry["columns"]],
-        keys=[Key(key["name"], KeyKind(key["kind"]), tuple(key["columns"])) for key in entry["keys"]],
+        keys=[Key(key["name"], KeyKind(key["kind"]), tuple(key["columns"]), tuple((c, n) for c, n in key.get("prefixes", ()))) for key in entry["keys"]],
         engine=Engine(**entry["engine"]),
         temporary=entry["temporary"],
         owner=entry["owner"],

@@ -39,6 +39,8 @@ class ErrorCode(Enum):
     ER_BAD_NULL_ERROR = (1048, "Column '%s' cannot be null")
     ER_NON_UNIQ_ERROR = (1052, "Column '%s' in %s is ambiguous")
     ER_KEY_COLUMN_DOES_NOT_EXITS = (1072, "Key column '%s' doesn't exist in table")
+    ER_WRONG_SUB_KEY = (1089, "Incorrect prefix key; the used key part isn't a string, the used length is longer than the key part, or the storage engine doesn't support unique prefix keys")
+    ER_BLOB_KEY_WITHOUT_LENGTH = (1170, "BLOB/TEXT column '%s' used in key specification without a key length")
     ER_WRONG_AUTO_KEY = (1075, "Incorrect table definition; there can be only one auto column and it must be defined as a key")
     ER_CANT_DROP_FIELD_OR_KEY = (1091, "Can't DROP '%s'; check that column/key exists")
     ER_CANT_REMOVE_ALL_FIELDS = (1090, "You can't delete all columns with ALTER TABLE; use DROP TABLE instead")
@@ -112,6 +114,7 @@ class ErrorCode(Enum):
     ER_WRONG_PLACEMENT_OF_WINDOW_FUNCTION = (4015, "Window function is allowed only in SELECT list and ORDER BY clause")
     ER_INVALID_GROUP_FUNC_USE = (1111, "Invalid use of group function")
     ER_USER_LOCK_WRONG_NAME = (3057, "Incorrect user-level lock name '%s'.")
+    ER_SQL_MODE_MERGED = (3135, "'NO_ZERO_DATE', 'NO_ZERO_IN_DATE' and 'ERROR_FOR_DIVISION_BY_ZERO' sql modes should be used with strict mode. They will be merged with strict mode in a future release.")
     ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT = (1582, "Incorrect parameter count in the call to native function '%s'")
     ER_WARN_DEPRECATED_INTEGER_DISPLAY_WIDTH = (1681, "Integer display width is deprecated and will be removed in a future release.", "ER_WARN_DEPRECATED_SYNTAX_NO_REPLACEMENT")
     ER_WARN_DEPRECATED_FLOAT_DIGITS = (

@@ -196,6 +196,12 @@ class Flavor:
     # AES_ENCRYPT / AES_DECRYPT take an initialization vector (MySQL 8.0, then a key
     # derivation function from 8.0.30); MariaDB 10.11's take two arguments only.
     aes_init_vector: bool = True
+    # MySQL 8.0 warns (3135) where an sql_mode sets strict mode without NO_ZERO_DATE,
+    # NO_ZERO_IN_DATE and ERROR_FOR_DIVISION_BY_ZERO, or some of those without it.
+    sql_mode_merged_warning: bool = True
+    # A non-unique key naming a BLOB/TEXT column without a length: MySQL's 1170; MariaDB
+    # keys the column's first bytes, with Note 1071 (recorded), which the simulator refuses.
+    blob_keys_by_prefix: bool = False
     # LOAD_FILE() reads only below this directory (MySQL's default secure_file_priv of its
     # packages); None: anywhere (MariaDB's default), which the simulator refuses.
     secure_file_priv: str | None = "/var/lib/mysql-files/"
@@ -394,6 +400,8 @@ MARIADB_1011 = Flavor(
     deprecated_type_syntax_warns=False,
     empty_like_escape_is_backslash=True,
     aes_init_vector=False,
+    sql_mode_merged_warning=False,
+    blob_keys_by_prefix=True,
     secure_file_priv=None,
     missing_functions=frozenset({"SOURCE_POS_WAIT", "WAIT_FOR_EXECUTED_GTID_SET", "UUID_TO_BIN", "BIN_TO_UUID", "IS_UUID"}),
     character_set_server="latin1",

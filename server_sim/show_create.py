@@ -7,6 +7,7 @@ import datetime as dt
 from decimal import Decimal
 
 from .charsets import COLLATIONS
+from .key_parts import part_text
 from .table import Column, DefaultKind, KeyKind, Table
 from .temporal_types import time_text
 from .types import TypeFamily
@@ -17,7 +18,7 @@ def show_create_table(table: Table) -> str:
     row-logged CREATE ... SELECT writes, so that the slave creates the same table."""
     parts = [_column_definition(column, table.collation) for column in table.columns]
     for key in table.keys:
-        columns = ", ".join(f"`{name}`" for name in key.columns)
+        columns = ", ".join(part_text(key, name) for name in key.columns)
         if key.kind is KeyKind.PRIMARY:
             parts.append(f"PRIMARY KEY ({columns})")
         else:

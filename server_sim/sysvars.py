@@ -179,6 +179,21 @@ def strict_sql_mode(variables: Mapping[str, object]) -> bool:
     return bool(sql_modes(variables) & STRICT_MODES)
 
 
+# The members MySQL 8.0 means to merge into strict mode (sys_vars.cc, check_sub_modes_of_strict_mode).
+_STRICT_SUBMODES = frozenset({"NO_ZERO_IN_DATE", "NO_ZERO_DATE", "ERROR_FOR_DIVISION_BY_ZERO"})
+
+
+def sql_mode_merged_warning(value: str) -> Condition | None:
+    """MySQL 8.0's Warning 3135 for an sql_mode that sets strict mode without all three of
+    its future members, or some of them without strict mode (SET sql_mode =
+    'STRICT_ALL_TABLES' warns, '' and the default do not)."""
+    modes = frozenset(value.split(",")) if value else frozenset()
+    strict, submodes = modes & STRICT_MODES, modes & _STRICT_SUBMODES
+    if (strict or submodes) and (submodes != _STRICT_SUBMODES or not strict):
+        return note(ErrorCode.ER_SQL_MODE_MERGED, level="Warning")
+    return None
+
+
 def _sql_mode_check(flavor: Flavor) -> Callable[[str], str]:
     default = frozenset(flavor.default_sql_mode.split(","))
     members = SystemVariable("sql_mode", SQL_MODES, "", is_set=True)

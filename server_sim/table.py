@@ -57,6 +57,13 @@ class Key:
     name: str
     kind: KeyKind
     columns: tuple[str, ...]
+    # The key parts that index a column's first characters (bytes for a binary string):
+    # (column, length); server_sim/key_parts.py reads and checks them.
+    prefixes: tuple[tuple[str, int], ...] = ()
+
+    def prefix(self, column: str) -> int | None:
+        """The length of the part indexing `column`'s first characters; None: all of it."""
+        return next((length for name, length in self.prefixes if name.lower() == column.lower()), None)
 
     @property
     def unique(self) -> bool:

@@ -27,7 +27,7 @@ SERVER_LAYERS: list[tuple[str, frozenset[str]]] = [
     # The function library and the fast path's typed values, which its entries produce.
     ("sql", frozenset({"statement", "syntax", "trigger_definition", "executable_comments", "foreign_syntax", "modifiers", "parser", "ddl_clauses", "expressions", "system_table_access", "operands", "functions", "prepared", "views", "routine_statements", "table_lock_statements", "reset_statements", "do_statement", "compound"})),
     # Tables, triggers and functions with MySQL meaning, and their saved form.
-    ("catalog", frozenset({"catalog", "table", "dictionary", "show_create", "foreign_keys", "view_expansion"})),
+    ("catalog", frozenset({"catalog", "table", "key_parts", "dictionary", "show_create", "foreign_keys", "view_expansion"})),
     # Rows: DuckDB, its Python mirror, and the sessions' transactions over them.
     ("storage", frozenset({"storage", "mirror_scan", "mirror", "session", "duckdb_connection", "write_back", "user_locks"})),
     # One server: identity, clock, generators, catalog and storage together.

@@ -31,7 +31,7 @@ def alter_table(run: StatementRun) -> None:
     if run.server.flavor.deprecated_type_syntax_warns:
         run.outcome.warnings += deprecated_type_syntax(ast)  # the parser's, before any other
     table = run.table(ast.this)
-    alteration = Alteration(table.copy(), {column.key: column.key for column in table.columns}, utf8mb4_collation=run.server.flavor.utf8mb4_collation)
+    alteration = Alteration(table.copy(), {column.key: column.key for column in table.columns}, utf8mb4_collation=run.server.flavor.utf8mb4_collation, blob_keys_by_prefix=run.server.flavor.blob_keys_by_prefix)
     for option in ast.args.get("options") or []:
         _table_option(run, alteration, option)
     for action in ast.args.get("actions") or []:
@@ -175,7 +175,14 @@ def _replace_column(alteration: Alteration, old: Column, column: Column, definit
     position = _position(table, definition) if definition is not None else None
     table.columns.insert(index if position is None else position, column)
     alteration.origin[column.key] = alteration.origin.pop(old.key)
-    table.keys = [dataclasses.replace(key, columns=tuple(column.name if c.lower() == old.key else c for c in key.columns)) for key in table.keys]
+    table.keys = [
+        dataclasses.replace(
+            key,
+            columns=tuple(column.name if c.lower() == old.key else c for c in key.columns),
+            prefixes=tuple((column.name if c.lower() == old.key else c, n) for c, n in key.prefixes),
+        )
+        for key in table.keys
+    ]
 
 
 def _drop_column(alteration: Alteration, name: str) -> None:

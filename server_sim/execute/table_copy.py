@@ -35,10 +35,11 @@ class Alteration:
     new_name: exp.Table | None = None  # RENAME [TO | AS] name
     foreign_keys: list[tuple[str, exp.ForeignKey]] = field(default_factory=list)  # ADD [CONSTRAINT name] FOREIGN KEY
     utf8mb4_collation: str = "utf8mb4_general_ci"  # the flavor's, for CHARACTER SET utf8mb4
+    blob_keys_by_prefix: bool = False  # the flavor's (TableBuilder)
 
     @property
     def builder(self) -> TableBuilder:
-        return TableBuilder(self.table)
+        return TableBuilder(self.table, self.blob_keys_by_prefix)
 
     @property
     def charsets(self) -> ColumnDefaults:

@@ -47,7 +47,7 @@ def create_table(run: StatementRun) -> None:
         temporal = run.temporal_rules if strict_sql_mode(variables) else None
         charsets = ColumnDefaults(variable_collation(variables["character_set_database"], variables["collation_database"], utf8mb4), utf8mb4, temporal)
         engines = (variables.get("default_storage_engine", DEFAULT_ENGINE), variables.get("default_tmp_storage_engine", DEFAULT_ENGINE))
-        table = table_from_create(ast, run.server.engines, [column for _, column in selected if column is not None], charsets, engines)
+        table = table_from_create(ast, run.server.engines, [column for _, column in selected if column is not None], charsets, engines, run.server.flavor.blob_keys_by_prefix)
         table.take_flavor_types(run.server.flavor.json_column_is_text)
         add_foreign_keys(run, table, foreign_key_clauses(list(ast.this.expressions) if isinstance(ast.this, exp.Schema) else []), creating=True)
     catalog, session = run.catalog, run.session

@@ -203,7 +203,7 @@ def test_ddl_is_written_directly_to_the_binlog(capsys, schema: Path) -> None:
         (["--set", "binlog_format, @x=ROW", "DELETE FROM t"], "'binlog_format, @x' is not a variable name"),
         (["--before", "INSERT INTO t VALUES (1, 1)", "DELETE FROM t"], "--before 'INSERT INTO t VALUES (1, 1)': ERROR 1062 (ER_DUP_ENTRY)"),
         (["DELETE FROM missing"], "Table 'test.missing' doesn't exist: give its CREATE TABLE in --schema"),
-        (["CREATE TABLE bp (doc BLOB, PRIMARY KEY (doc(10)))"], "support 'key prefix doc(10)': the simulator does not model it"),
+        (["CREATE TABLE bp (doc BLOB, PRIMARY KEY (doc(10)))"], "support 'a PRIMARY key on the first 10 characters of doc (rows duplicate by their prefix)': the simulator does not model it"),
     ],
     ids=["unparsable", "not modelled", "transaction control", "unknown variable", "bad value", "no value", "not a name", "failing --before", "unknown table", "not modelled when run"],
 )

@@ -56,7 +56,7 @@ MARIADB_BINLOG_VV = """\
 ### SET
 ###   @1=1 /* INT meta=0 nullable=0 is_null=0 */
 ###   @4=1767268800 /* TIMESTAMP(0) meta=0 nullable=1 is_null=0 */
-###   @3='it\\'s' /* VARSTRING(10) meta=10 nullable=1 is_null=0 */
+###   @3='it's' /* VARSTRING(10) meta=10 nullable=1 is_null=0 */
 # Number of rows: 1
 """
 

@@ -100,6 +100,26 @@ def test_set_sql_mode_on_mysql(new_master, sql: str, error: int | None, sql_mode
     assert master.sessions["con1"].session.variables["sql_mode"] == sql_mode
 
 
+@pytest.mark.parametrize(
+    ("flavor", "sql_mode", "warns"),
+    [
+        (MYSQL_80, "STRICT_ALL_TABLES", True),  # strict mode without its three future members
+        (MYSQL_80, "STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION", True),
+        (MYSQL_80, "ERROR_FOR_DIVISION_BY_ZERO", True),  # a member without strict mode
+        (MYSQL_80, "STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO", False),
+        (MYSQL_80, "NO_AUTO_VALUE_ON_ZERO", False),
+        (MYSQL_80, "", False),
+        (MARIADB_1011, "STRICT_ALL_TABLES", False),
+    ],
+)
+def test_mysql_warns_where_sql_mode_splits_strict_mode_from_its_members(new_master, flavor: Flavor, sql_mode: str, warns: bool) -> None:
+    """MySQL 8.0's Warning 3135 (sys_vars.cc, check_sub_modes_of_strict_mode); binlog_unsafe.result shows it."""
+    master = _master(new_master, flavor)
+    result = master.submit("con1", f"SET SESSION sql_mode = '{sql_mode}'")
+    assert result.error is None, result.error
+    assert [(n.level, n.code) for n in result.notes] == ([("Warning", 3135)] if warns else [])
+
+
 def _rows(master: Master) -> list[tuple]:
     return sorted(row[1:] for row in master.storage.rows(master.server.catalog.get("t")))
 

@@ -79,7 +79,7 @@ def test_every_table_option_is_read_or_refused(option: type[exp.Property], creat
         ("CREATE TABLE u (a INT) ROW_FORMAT=COMPRESSED", "table option ROW_FORMAT=COMPRESSED"),
         ("CREATE TABLE u (a INT, KEY (a) USING HASH)", "index type USING HASH"),
         ("CREATE TABLE u (a INT) PARTITION BY HASH (a)", "partitioned tables"),
-        ("CREATE INDEX j ON t (a(3))", "key part"),
+        ("CREATE INDEX j ON t ((a + 1))", "key part"),
         ("CREATE INDEX IF NOT EXISTS j ON t (a)", "CREATE INDEX with EXISTS"),
         ("CREATE TABLE u (a INT, FOREIGN KEY (a) REFERENCES t (a) ON DELETE SET DEFAULT)", "FOREIGN KEY option ON DELETE SET DEFAULT"),
         ("CREATE TABLE u (a INT, FOREIGN KEY (a) REFERENCES t (a) MATCH FULL)", "FOREIGN KEY option MATCH FULL"),
