@@ -39,6 +39,7 @@ class ErrorCode(Enum):
     ER_BAD_NULL_ERROR = (1048, "Column '%s' cannot be null")
     ER_NON_UNIQ_ERROR = (1052, "Column '%s' in %s is ambiguous")
     ER_KEY_COLUMN_DOES_NOT_EXITS = (1072, "Key column '%s' doesn't exist in table")
+    ER_CANT_AGGREGATE_2COLLATIONS = (1267, "Illegal mix of collations (%s,%s) and (%s,%s) for operation '%s'")
     ER_WRONG_SUB_KEY = (1089, "Incorrect prefix key; the used key part isn't a string, the used length is longer than the key part, or the storage engine doesn't support unique prefix keys")
     ER_BLOB_KEY_WITHOUT_LENGTH = (1170, "BLOB/TEXT column '%s' used in key specification without a key length")
     ER_WRONG_AUTO_KEY = (1075, "Incorrect table definition; there can be only one auto column and it must be defined as a key")

@@ -17,6 +17,7 @@ from sqlglot import exp
 from .enum_set import rewrite_references
 from .bit_type import BinaryLiteral
 from .collation import DUCKDB_COLLATION, compared_by_the_rule, pads_spaces
+from .collation_mix import columns_compared_exactly
 from .errors import ErrorCode, SqlError, not_supported
 from .functions import GENERATED_CALLS, PORTABLE_NODES, function_name, is_udf_call, lookup
 from .functions.division import mark_uncertain_divisions
@@ -55,6 +56,7 @@ class Translator:
         # The subtrees the translation wrote itself (a UDF's body), by id; held so that no
         # other node can take one of their ids.
         self._generated: dict[int, exp.Expression] = {}
+        self._exactly: dict[int, set[tuple[str, int | None]]] = {}  # comparison -> its operands compared by code point
         # The TIME and YEAR columns of the tables read (lower-case name -> type name):
         # uses of them DuckDB reads otherwise than the server are refused.
         self.temporal_columns: dict[str, str] = {}
@@ -168,6 +170,8 @@ class Translator:
         library's translation of it (server_sim/functions), a UDF call its body."""
         if isinstance(node, exp.Column) and len(node.name) > MAX_COLUMN_NAME:
             raise SqlError(ErrorCode.ER_TOO_LONG_IDENT, node.name)  # the hidden row id among them
+        if isinstance(node, exp.Column) and (node.arg_key, node.index) in self._exactly.get(id(node.parent), ()):
+            return self._compared_exactly(node)
         if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier) and not is_cte_reference(node):
             alias = node.args.get("alias")
             return exp.Subquery(
@@ -178,7 +182,7 @@ class Translator:
             return self._in_connection_collation(node)
         if isinstance(node, _PADDED_COMPARISONS):
             self._refuse_padded_literal(node)
-            self._refuse_mixed_collations(node)
+            self._mixed_collations(node)
         if isinstance(node, _COMPARISONS) and any(isinstance(side, _BINARY_LITERALS) for side in (node.this, node.expression)):
             return self._numeric_binary_literal(node)
         if isinstance(node, ZERO_DATE_COMPARISONS):
@@ -228,17 +232,18 @@ class Translator:
         declared = self.column_type(column)
         return declared is not None and declared.compares_exactly
 
-    def _refuse_mixed_collations(self, node: exp.Expression) -> None:
-        """A _bin column compared with a _ci one: the server refuses the mix (1267) or
-        converts one side, which the simulator does not model (1235)."""
-        sides = _operands(node)
-        if sum(isinstance(side, exp.Column) for side in sides) < 2:
-            return  # a column compared with values: its own collation decides
-        columns = [(side, self.column_type(side)) for side in sides if isinstance(side, exp.Column)]
-        text = [(side, declared) for side, declared in columns if declared is not None and declared.family is TypeFamily.STRING]
-        if len({declared.compares_exactly for _, declared in text}) > 1:
-            shown = " and ".join(f"{side.sql(dialect='mysql')} ({declared.collation})" for side, declared in text)
-            raise not_supported(f"comparing the columns {shown}, of a _bin and a _ci collation")
+    def _mixed_collations(self, node: exp.Expression) -> None:
+        """Two text columns of different collations compared: the places of those that
+        compare by code point (beside a _bin column), or the server's 1267 (collation_mix.py)."""
+        exact = columns_compared_exactly(node, _operands(node), self.column_type)
+        if exact:
+            self._exactly[id(node)] = {(side.arg_key, side.index) for side in exact}
+
+    def _compared_exactly(self, column: exp.Column) -> exp.Expression:
+        """A _ci column compared with a _bin one: DuckDB's binary collation for it."""
+        collated = exp.Paren(this=exp.Collate(this=column.copy(), expression=exp.Identifier(this="binary", quoted=True)))
+        self._generated[id(collated)] = collated  # SQL of the simulator's own
+        return collated
 
     def _refuse_padded_literal(self, node: exp.Expression) -> None:
         """A text column of a PAD SPACE collation compared with a string ending in a space:

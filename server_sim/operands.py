@@ -52,6 +52,7 @@ class Operand:
     literal: bool
     digits: tuple[int, int] = (0, 0)  # a number's (digits before the point, scale)
     bounds: tuple[object, object] | None = None  # the range arithmetic on it must stay in
+    collation: str | None = None  # a text column's: two columns of two collations are DuckDB's (collation_mix.py)
 
 
 def literal_operand(node: exp.Expression) -> Operand:

@@ -22,7 +22,7 @@ APART: set[frozenset[str]] = {frozenset({"scenarios", "server_sim"}), frozenset(
 # A name stands for the module and, when it is a package, every module in it.
 SERVER_LAYERS: list[tuple[str, frozenset[str]]] = [
     # Errors, values and the server's static data; the binlog format.
-    ("base", frozenset({"errors", "types", "temporal_types", "enum_set", "bit_type", "json_type", "lenient_values", "type_declarations", "flavor", "sysvars", "engines", "system_tables", "udf", "binlog", "declined", "collation", "charsets"})),
+    ("base", frozenset({"errors", "types", "temporal_types", "enum_set", "bit_type", "json_type", "lenient_values", "type_declarations", "flavor", "sysvars", "engines", "system_tables", "udf", "binlog", "declined", "collation", "collation_mix", "charsets"})),
     # Statements and expressions: what a text means, before any table is looked at.
     # The function library and the fast path's typed values, which its entries produce.
     ("sql", frozenset({"statement", "syntax", "trigger_definition", "executable_comments", "foreign_syntax", "modifiers", "parser", "ddl_clauses", "expressions", "system_table_access", "operands", "functions", "prepared", "views", "routine_statements", "table_lock_statements", "reset_statements", "do_statement", "compound"})),

@@ -118,6 +118,8 @@ def comparison(compare: Callable[[object, object], bool], left: Operand, right: 
             raise Declined
         return lambda row: None if (a := first(row)) is None or (b := second(row)) is None else compare(a, b)
     if kinds == {Kind.TEXT}:
+        if left.collation and right.collation and left.collation != right.collation:
+            raise Declined  # which collation compares them, or 1267: the translation's
         return lambda row: None if (a := first(row)) is None or (b := second(row)) is None else compare(text_key(a), text_key(b))
     raise Declined
 

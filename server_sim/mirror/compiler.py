@@ -112,7 +112,7 @@ class Compiler:
         if column_type.compares_exactly:
             raise Declined  # a _bin column: the Python keys fold case; DuckDB compares it exactly
         if family is TypeFamily.STRING and not column_type.json_check:  # MariaDB's JSON compares in utf8mb4_bin
-            return Operand(value, Kind.TEXT, literal=False)
+            return Operand(value, Kind.TEXT, literal=False, collation=column_type.collation)
         if family in (TypeFamily.TIME, TypeFamily.YEAR):
             raise Declined  # DuckDB's, where check_temporal_uses guards how it reads them
         return Operand(value, Kind.OTHER, literal=False)

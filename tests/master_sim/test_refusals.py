@@ -37,6 +37,10 @@ STATEMENTS = "{} statements (the simulator models DML, DDL on tables, SET, SHOW,
         ('SELECT (@a := a) + 1 FROM t', 'a user variable assigned in an expression (@var := expr) other than in a SELECT of expressions without FROM'),
         ("SELECT AES_ENCRYPT('a', 'k', 'vector')", "AES_ENCRYPT() with an initialization vector or a key derivation function"),
         ("SELECT LENGTH(CAST('a' AS BINARY(4)))", "CAST AS BINARY(4) (a binary string padded or cut to a length)"),
+        ("SELECT 1 FROM tb WHERE UPPER(b) = g", "comparing values of columns of a _bin and a _ci collation (UPPER(b), g) where one is computed"),
+        ("SELECT 1 FROM tb WHERE b = l", "comparing the columns b (utf8mb4_bin) and l (latin1_swedish_ci), of a _bin collation and another character set"),
+        ("SELECT 1 FROM tb WHERE g IN (l, d)", "comparing the columns g (utf8mb4_general_ci) and l (latin1_swedish_ci) and d (utf8mb4_0900_ai_ci) (two collations of one character set beside another character set)"),
+        ("SELECT 1 FROM tb WHERE g IN (d, 'x')", "comparing the columns g (utf8mb4_general_ci) and d (utf8mb4_0900_ai_ci) in IN (an illegal mix of collations)"),
         ("CREATE TABLE pu (a VARCHAR(50), UNIQUE KEY (a(6)))", "a UNIQUE key on the first 6 characters of a (rows duplicate by their prefix)"),
         ("CREATE TABLE bu (a TEXT, UNIQUE KEY (a))", "a UNIQUE key on the whole BLOB/TEXT column a (kept unique by a hash of it)"),
         ("SELECT 'a' LIKE 'a' ESCAPE '%'", "the wildcard '%' as LIKE's ESCAPE character"),
@@ -81,7 +85,10 @@ STATEMENTS = "{} statements (the simulator models DML, DDL on tables, SET, SHOW,
     ],
 )
 def test_refused_with_1235_naming_the_construct(new_master: Callable[..., Master], sql: str, refused: str) -> None:
-    master = new_master(["CREATE TABLE t (a INT PRIMARY KEY, b INT, KEY k (b)) ENGINE=InnoDB"])
+    master = new_master([
+        "CREATE TABLE t (a INT PRIMARY KEY, b INT, KEY k (b)) ENGINE=InnoDB",
+        "CREATE TABLE tb (b VARCHAR(5) COLLATE utf8mb4_bin, g VARCHAR(5) COLLATE utf8mb4_general_ci, l VARCHAR(5) CHARACTER SET latin1, d VARCHAR(5)) ENGINE=InnoDB",
+    ])
     result = master.submit("con1", sql)
     assert result.error is not None, f"{sql!r} ran; if it is modelled now, take it off this list"
     assert (result.error.code, result.error.message) == (1235, NOT_SUPPORTED.format(refused))
