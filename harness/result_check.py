@@ -39,6 +39,10 @@ _TABLE_ID = re.compile(r"table_id: \d+")
 _XID = re.compile(r"/\* (?:xid=\d+|XID) \*/")
 _WARNINGS_OFF = re.compile(r"^\s*-{0,2}\s*disable_warnings\b", re.IGNORECASE)
 _WARNINGS_ON = re.compile(r"^\s*-{0,2}\s*enable_warnings\b", re.IGNORECASE)
+# include/show_binlog_events.inc masks each Xid event as a Query COMMIT where the test set
+# $mask_binlog_commit_events (include/show_events.inc), for engines with and without Xids.
+_MASK_COMMITS = re.compile(r"^\s*-{0,2}\s*let\s+\$mask_binlog_commit_events\s*=\s*(\S+?)\s*;?\s*$", re.IGNORECASE)
+_SHOW_EVENTS = re.compile(r"^\s*-{0,2}\s*source\s+include/show_(?:binlog_)?events2?\.inc", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,27 @@ def _warnings_disabled_lines(path: Path) -> list[bool]:
         elif _WARNINGS_ON.match(text):
             disabled = False
     return states
+
+
+def _commits_masked(path: Path, line: int, next_line: int | None) -> bool:
+    """Whether the event table shown after the statement at `line` (1-based) masks Xid
+    events: the setting of $mask_binlog_commit_events where the test sources the include
+    that shows it, before the next statement at `next_line`."""
+    masked = False
+    for number, text in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
+        if next_line is not None and number >= next_line:
+            break
+        setting = _MASK_COMMITS.match(text)
+        if setting:
+            masked = setting.group(1) not in ("0", "")
+        elif number > line and _SHOW_EVENTS.match(text):
+            return masked
+    return masked
+
+
+def _masked(event: tuple[str, str]) -> tuple[str, str]:
+    event_type, info = event
+    return ("Query", info.replace(" /* XID */", "").strip()) if event_type == "Xid" else event
 
 
 def _text(diagnostics: list[Diagnostic]) -> str:
@@ -168,6 +193,10 @@ def compare_with_result(test: Path, result: Path, flavor: Flavor, out: Path) -> 
         warnings_shown = origin is None or not (0 < origin.line <= len(states) and states[origin.line - 1])
         answer = recorded.answer(end, following)
         logged = _logged_before(events[generation], written) if answer.event_tables else []  # only what a table is compared with
+        if logged and origin is not None:
+            next_line = shown[number + 1][2].line if number + 1 < len(shown) and shown[number + 1][2] is not None and shown[number + 1][2].file == origin.file else None
+            if _commits_masked(origin.file, origin.line, next_line):
+                logged = [_masked(event) for event in logged]
         # A statement sent with `send` is answered where it is reaped, after the output of
         # the statement before the reap, which then cannot be told apart: the reaped
         # statement is judged on that block, the one before it not at all.

@@ -4,12 +4,15 @@ DELETE, `/*+ ... */` optimizer hints, `FROM DUAL`, and partition selection."""
 
 from __future__ import annotations
 
+import re
+
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import TokenError
 from sqlglot.tokens import Token, TokenType
 
 from .errors import not_supported
+from .syntax import syntax_error
 
 _MYSQL = sqlglot.Dialect.get_or_raise("mysql")
 
@@ -99,19 +102,25 @@ def refuse_partition_selection(tree: exp.Expression) -> None:
         raise not_supported(f"partition selection {partition.sql(dialect='mysql')!r}")
 
 
-def without_dual(tree: exp.Expression) -> None:
+def without_dual(tree: exp.Expression, text: str) -> None:
     """`SELECT ... FROM DUAL`: DUAL (unquoted, the only table) is MySQL's name for no table
-    at all, as in `INSERT INTO t SELECT ... FROM DUAL WHERE NOT EXISTS (...)`."""
+    at all, as in `INSERT INTO t SELECT ... FROM DUAL WHERE NOT EXISTS (...)`. DUAL beside
+    another table is a syntax error (a reserved word): near what follows it where it comes
+    first (`FROM dual, t`), near it elsewhere (`FROM t, dual`)."""
     for select in tree.find_all(exp.Select):
         source = select.args.get("from_")
         table = source.this if source is not None else None
-        if (
-            isinstance(table, exp.Table)
-            and not select.args.get("joins")
-            and not table.db
-            and not table.args.get("alias")
-            and isinstance(table.this, exp.Identifier)
-            and not table.this.quoted
-            and table.name.upper() == "DUAL"
-        ):
+        if _is_dual(table) and not select.args.get("joins") and not table.args.get("alias"):
             select.set("from_", None)
+    for table in tree.find_all(exp.Table):
+        if _is_dual(table):
+            match = re.search(r"\bdual\b", text, re.IGNORECASE)
+            first = isinstance(table.parent, exp.From)
+            if match is None:
+                raise syntax_error(text, len(text))
+            following = match.end() + len(text[match.end():]) - len(text[match.end():].lstrip())
+            raise syntax_error(text, following if first else match.start())
+
+
+def _is_dual(table: exp.Expression | None) -> bool:
+    return isinstance(table, exp.Table) and not table.db and isinstance(table.this, exp.Identifier) and not table.this.quoted and table.name.upper() == "DUAL"

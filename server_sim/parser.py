@@ -240,7 +240,7 @@ def _parsed_statement(text: str) -> Statement:
     if "/*+" in text:
         without_optimizer_hints(tree)
     if "DUAL" in text.upper():
-        without_dual(tree)
+        without_dual(tree, text)
     if "NAME_CONST" in text.upper():
         tree = without_name_const(tree)
     refuse_unread_clauses(tree)

@@ -323,3 +323,45 @@ def test_a_sent_statement_is_judged_where_it_is_reaped(tmp_path: Path) -> None:
     assert (7, True, "ERROR HY000: Lock wait timeout exceeded; try restarting transaction", "ERROR 1205: Lock wait timeout exceeded; try restarting transaction") in outcomes
     assert all(agree for _, agree, _, _ in outcomes), outcomes
     assert comparison.not_shown == 1
+
+
+MASKED_TEST = """--source include/have_binlog_format_statement.inc
+create table t1 (a int) engine=innodb;
+reset master;
+insert into t1 values (1);
+--let $mask_binlog_commit_events= 1
+--source include/show_binlog_events.inc
+--let $mask_binlog_commit_events= 0
+reset master;
+insert into t1 values (2);
+--source include/show_binlog_events.inc
+"""
+MASKED_RESULT = [
+    "create table t1 (a int) engine=innodb;",
+    "reset master;",
+    "insert into t1 values (1);",
+    "include/show_binlog_events.inc",
+    "Log_name\tPos\tEvent_type\tServer_id\tEnd_log_pos\tInfo",
+    "binlog.000001\t#\tQuery\t#\t#\tBEGIN",
+    "binlog.000001\t#\tQuery\t#\t#\tuse `test`; insert into t1 values (1)",
+    "binlog.000001\t#\tQuery\t#\t#\tCOMMIT",
+    "reset master;",
+    "insert into t1 values (2);",
+    "include/show_binlog_events.inc",
+    "Log_name\tPos\tEvent_type\tServer_id\tEnd_log_pos\tInfo",
+    "binlog.000001\t#\tQuery\t#\t#\tBEGIN",
+    "binlog.000001\t#\tQuery\t#\t#\tuse `test`; insert into t1 values (2)",
+    "binlog.000001\t#\tXid\t#\t#\tCOMMIT /* XID */",
+]
+
+
+def test_an_events_table_shown_with_commits_masked_shows_xid_as_query_commit(tmp_path: Path) -> None:
+    """include/show_events.inc rewrites Xid as Query and drops its /* XID */ where the test
+    set $mask_binlog_commit_events, and only there."""
+    suite = tmp_path / "suite" / "binlog"
+    (suite / "t").mkdir(parents=True)
+    (suite / "r").mkdir()
+    (suite / "t" / "masked.test").write_text(MASKED_TEST)
+    (suite / "r" / "masked.result").write_text("\n".join(MASKED_RESULT) + "\n")
+    comparison = compare_with_result(suite / "t" / "masked.test", suite / "r" / "masked.result", FLAVORS["mysql-8.0"], tmp_path / "work")
+    assert comparison.count("events") == (2, 2), [item for item in comparison.items if item.kind == "events"]

@@ -122,3 +122,23 @@ def test_every_dml_clause_not_read_is_refused(node: type[exp.Expression], clause
     with pytest.raises(SqlError) as refused:
         refuse_unread_clauses(tree)
     assert refused.value.code == 1235 and f"with {clause.rstrip('_').upper().replace('_', ' ')}" in refused.value.message
+
+
+@pytest.mark.parametrize(
+    ("sql", "near"),
+    [
+        ("SELECT 1 FROM dual, t", ", t"),  # DUAL first: the grammar wants the end of FROM after it
+        ("SELECT 1 FROM t, dual", "dual"),  # a reserved word where a table belongs
+        ("SELECT 1 FROM t JOIN dual", "dual"),
+        ("SELECT 1 FROM dual AS d", "AS d"),
+    ],
+)
+def test_dual_beside_a_table_is_a_syntax_error(sql: str, near: str) -> None:
+    with pytest.raises(SqlError) as raised:
+        parse_statement(sql)
+    assert raised.value.code == 1064 and f"near '{near}' at line 1" in raised.value.message
+
+
+def test_from_dual_alone_is_no_table() -> None:
+    tables = parse_statement("INSERT INTO t SELECT 1 FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM t)").ast.find_all(exp.Table)
+    assert [table.name for table in tables] == ["t", "t"]
