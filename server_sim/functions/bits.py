@@ -78,4 +78,5 @@ BITS: tuple[SqlFunction, ...] = (
     native("|", lambda a, b: unsigned(a) | unsigned(b), [HUGE, HUGE], "UBIGINT", nodes=(exp.BitwiseOr,), arguments=_two, exposed=False),
     native("^", lambda a, b: unsigned(a) ^ unsigned(b), [HUGE, HUGE], "UBIGINT", nodes=(exp.BitwiseXor,), arguments=_two, exposed=False),
     native("CONV", conv, ["VARCHAR", "BIGINT", "BIGINT"], "VARCHAR"),
+    native("BIT_COUNT", lambda number: bin(unsigned(number)).count("1"), [HUGE], "BIGINT", nodes=(exp.BitwiseCount,), arguments=lambda node: [node.this]),
 )

@@ -204,9 +204,11 @@ def call_in_duckdb(native: Native, arguments: Sequence[exp.Expression], translat
 
 def written_as_bytes(argument: exp.Expression) -> bool:
     """A binary string as written: `BINARY x` or CAST(x AS BINARY), a call of a function
-    whose result is bytes (UNHEX, RANDOM_BYTES, AES_*)."""
+    whose result is bytes (UNHEX, RANDOM_BYTES, AES_*, FROM_BASE64, CHAR)."""
     if isinstance(argument, exp.Cast):
         return argument.to.is_type(exp.DataType.Type.BINARY, exp.DataType.Type.VARBINARY, exp.DataType.Type.BLOB)
+    if isinstance(argument, exp.FromBase64 | exp.Chr):
+        return True  # FROM_BASE64 and CHAR, typed nodes of their own
     return isinstance(argument, exp.Anonymous | exp.Unhex) and function_name(argument) in BINARY_RESULTS
 
 
@@ -286,7 +288,7 @@ def native(
 
 
 # Functions whose result is a binary string: DuckDB's text of it is no MySQL string.
-BINARY_RESULTS = frozenset({"UNHEX", "RANDOM_BYTES", "AES_ENCRYPT", "AES_DECRYPT"})
+BINARY_RESULTS = frozenset({"UNHEX", "RANDOM_BYTES", "AES_ENCRYPT", "AES_DECRYPT", "FROM_BASE64", "CHAR"})
 
 
 def function_name(node: exp.Anonymous | exp.Unhex) -> str:

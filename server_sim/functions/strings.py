@@ -74,6 +74,16 @@ def pad(text: str, length: int, filler: str, left: bool) -> str | None:
     return fill + text if left else text + fill
 
 
+def insert(text: str, position: int, length: int, new: str) -> str:
+    """INSERT(s, pos, len, new): len characters of s from pos replaced by new; s itself
+    where pos is outside it; the rest of s from pos where len runs past its end."""
+    if position < 1 or position > len(text):
+        return text
+    if length < 0 or length > len(text) - position + 1:
+        length = len(text) - position + 1
+    return text[: position - 1] + new + text[position - 1 + length :]
+
+
 def hex_text(data: bytes) -> str:
     return data.hex().upper()
 
@@ -244,6 +254,7 @@ STRINGS: tuple[SqlFunction, ...] = (
     _CHAR_LENGTH,
     _HEX,
     native("SUBSTRING", substring, [TEXT, INTEGER, INTEGER], "VARCHAR", nodes=(exp.Substring,), arguments=_pick("this", "start", "length"), optional=1, aliases=("SUBSTR", "MID")),
+    native("INSERT", insert, [TEXT, INTEGER, INTEGER, TEXT], "VARCHAR", nodes=(exp.Stuff,), arguments=_pick("this", "start", "length", "expression")),
     native("SUBSTRING_INDEX", substring_index, [TEXT, TEXT, INTEGER], "VARCHAR", nodes=(exp.SubstringIndex,), arguments=_pick("this", "delimiter", "count")),
     native("REPLACE", replace, [TEXT, TEXT, TEXT], "VARCHAR", nodes=(exp.Replace,), arguments=_pick("this", "expression", "replacement")),
     native("LOCATE", locate, [TEXT, TEXT, INTEGER], "BIGINT", nodes=(exp.StrPosition,), arguments=_pick("substr", "this", "position"), optional=1, folds_case=True),
