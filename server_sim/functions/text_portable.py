@@ -5,17 +5,21 @@ byte for byte and gives bytes; DuckDB would first turn the bytes into their esca
 (`\\xE9`, four characters) and go on with that, a silently different value. So an argument
 that may be bytes is tested when DuckDB binds the query, and bytes stop the statement with
 1235 naming the argument; a literal needs no test. CAST(x AS BINARY) is x's bytes in its
-character set (byte_arguments.py).
+character set (byte_arguments.py), and so is each argument of a CONCAT with a binary
+string as written among them: the result is their bytes.
 """
 
 from __future__ import annotations
 
+import functools
+
 from sqlglot import exp
 
 from ..errors import not_supported
+from ..types import TypeFamily
 from .byte_arguments import bytes_argument
 from .library import SqlFunction, Translating
-from .native import binary_name, binary_test, refused_if_binary
+from .native import binary_name, binary_test, refused_if_binary, written_as_bytes
 
 # The nodes whose arguments are read as text (every argument of a node whose other
 # arguments are numbers: the test never holds for a number).
@@ -70,6 +74,8 @@ def _guarded(node: exp.Expression, translation: Translating) -> exp.Expression:
         arguments = [(key, index, value) for key, index, value in arguments if key == "this"]
     if not any(_may_be_bytes(value) for _, _, value in arguments):
         return node
+    if isinstance(node, exp.Concat) and any(_known_bytes(value, translation) for value in node.expressions):
+        return _concatenated_bytes(node, translation)
     if isinstance(node, exp.GroupConcat):
         return _group_concat_tested(node, translation)
     rebuilt = node.copy()
@@ -83,6 +89,21 @@ def _guarded(node: exp.Expression, translation: Translating) -> exp.Expression:
     for key, items in lists.items():
         rebuilt.set(key, items)
     return rebuilt
+
+
+def _known_bytes(value: exp.Expression, translation: Translating) -> bool:
+    """An argument that is a binary string as written: a binary column, UNHEX() and kin."""
+    if isinstance(value, exp.Column):
+        declared = translation.column_type(value)
+        return declared is not None and declared.family is TypeFamily.BINARY
+    return written_as_bytes(value)
+
+
+def _concatenated_bytes(node: exp.Concat, translation: Translating) -> exp.Expression:
+    """CONCAT with a binary string among its arguments: a binary string of each argument's
+    bytes (a text's in its character set), NULL where one is NULL."""
+    parts = [bytes_argument(value, translation.rewrite(value), translation) for value in node.expressions]
+    return functools.reduce(lambda joined, part: exp.DPipe(this=joined, expression=part), parts)
 
 
 def _as_binary(node: exp.Cast, translation: Translating) -> exp.Expression:
