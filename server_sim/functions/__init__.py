@@ -23,6 +23,7 @@ from .context import CONTEXT_FUNCTIONS, GENERATORS, VARIABLES
 from .control import CONTROL
 from .dates import DATES
 from .encodings import ENCODINGS
+from .inet6 import INET6
 from .division import DIVISION
 from .json import JSON_FUNCTIONS
 from .json_build import JSON_BUILDERS
@@ -40,7 +41,7 @@ from .text_portable import TEXT_PORTABLE
 from .uuids import UUIDS
 from .window import WINDOWS
 
-FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *DIVISION, *COMPARISONS, *PORTABLE, *TEXT_PORTABLE, *STRINGS, *ENCODINGS, *AES, *UUIDS, *REGEXPS, *BITS, *DATES, *CONTROL, *LIKE, *SERVER_STATE, *JSON_FUNCTIONS, *JSON_BUILDERS, *JSON_EDITS, *STORED_RESULT, *STORED_BODY, *WINDOWS)
+FUNCTIONS: tuple[SqlFunction, ...] = (*CONTEXT_FUNCTIONS, *VARIABLES, *ARITHMETIC, *DIVISION, *COMPARISONS, *PORTABLE, *TEXT_PORTABLE, *STRINGS, *ENCODINGS, *INET6, *AES, *UUIDS, *REGEXPS, *BITS, *DATES, *CONTROL, *LIKE, *SERVER_STATE, *JSON_FUNCTIONS, *JSON_BUILDERS, *JSON_EDITS, *STORED_RESULT, *STORED_BODY, *WINDOWS)
 
 # Every call the translations write: the server's generators, the library's Python
 # implementations (native.py) and the DuckDB functions the translations use.

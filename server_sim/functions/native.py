@@ -288,7 +288,7 @@ def native(
 
 
 # Functions whose result is a binary string: DuckDB's text of it is no MySQL string.
-BINARY_RESULTS = frozenset({"UNHEX", "RANDOM_BYTES", "AES_ENCRYPT", "AES_DECRYPT", "FROM_BASE64", "CHAR"})
+BINARY_RESULTS = frozenset({"UNHEX", "RANDOM_BYTES", "AES_ENCRYPT", "AES_DECRYPT", "FROM_BASE64", "CHAR", "INET6_ATON"})
 
 
 def function_name(node: exp.Anonymous | exp.Unhex) -> str:
