@@ -15,7 +15,7 @@ from sqlglot import exp
 from ..operands import Kind, Operand
 from .library import Compiling, SqlFunction, Translating
 from .byte_arguments import BYTES, charset_of
-from .native import INTEGER, TEXT, native, written_as_bytes
+from .native import HUGE, INTEGER, TEXT, native, written_as_bytes
 from .unmodelled import Unmodelled
 
 _UNSIGNED = (1 << 64) - 1
@@ -82,6 +82,49 @@ def insert(text: str, position: int, length: int, new: str) -> str:
     if length < 0 or length > len(text) - position + 1:
         length = len(text) - position + 1
     return text[: position - 1] + new + text[position - 1 + length :]
+
+
+# SOUNDEX's codes of A to Z (sql/item_strfunc.cc); '0' is a letter skipped.
+_SOUNDEX_CODES = "01230120022455012623010202"
+
+
+def soundex(text: str) -> str:
+    """SOUNDEX(s) as MySQL computes it: the first letter, then each letter's code unless it
+    is skipped or repeats the last code kept (a skipped letter does not end a run), padded
+    with 0 to four characters and never cut; '' without a letter. Non-ASCII text is
+    refused (the server's letters there are its charset's)."""
+    if not text.isascii():
+        raise Unmodelled("SOUNDEX() of text that is not ASCII")
+    letters = [char.upper() for char in text if char.isalpha()]
+    if not letters:
+        return ""
+    out, last = [letters[0]], _SOUNDEX_CODES[ord(letters[0]) - ord("A")]
+    for letter in letters[1:]:
+        code = _SOUNDEX_CODES[ord(letter) - ord("A")]
+        if code != "0" and code != last:
+            out.append(code)
+            last = code
+    return "".join(out).ljust(4, "0")
+
+
+def make_set(bits: str | None, *items: str | None) -> str | None:
+    """MAKE_SET(bits, s1, s2, ...): the strings whose bit is set, comma-separated, NULLs
+    left out (`bits` as its text, rounded as the server reads an integer)."""
+    if bits is None:
+        return None
+    try:
+        number = int(Decimal(bits).to_integral_value(ROUND_HALF_UP)) & ((1 << 64) - 1)
+    except InvalidOperation:
+        raise Unmodelled("MAKE_SET() of bits that are no number") from None
+    return ",".join(item for index, item in enumerate(items) if item is not None and number >> index & 1)
+
+
+def export_set(bits: int, on: str, off: str, separator: str = ",", count: int = 64) -> str:
+    """EXPORT_SET(bits, on, off[, separator[, count]]): on or off for each of the lowest
+    `count` bits (64 where it is out of 0..64), lowest first."""
+    number = bits & ((1 << 64) - 1)
+    count = count if 0 <= count <= 64 else 64
+    return separator.join(on if number >> index & 1 else off for index in range(count))
 
 
 def hex_text(data: bytes) -> str:
@@ -255,6 +298,9 @@ STRINGS: tuple[SqlFunction, ...] = (
     _HEX,
     native("SUBSTRING", substring, [TEXT, INTEGER, INTEGER], "VARCHAR", nodes=(exp.Substring,), arguments=_pick("this", "start", "length"), optional=1, aliases=("SUBSTR", "MID")),
     native("INSERT", insert, [TEXT, INTEGER, INTEGER, TEXT], "VARCHAR", nodes=(exp.Stuff,), arguments=_pick("this", "start", "length", "expression")),
+    native("SOUNDEX", soundex, [TEXT], "VARCHAR", nodes=(exp.Soundex,), arguments=_pick("this")),
+    native("MAKE_SET", make_set, [TEXT, TEXT], "VARCHAR", variadic=True, null_in_null_out=False),
+    native("EXPORT_SET", export_set, [HUGE, TEXT, TEXT, TEXT, INTEGER], "VARCHAR", optional=2),
     native("SUBSTRING_INDEX", substring_index, [TEXT, TEXT, INTEGER], "VARCHAR", nodes=(exp.SubstringIndex,), arguments=_pick("this", "delimiter", "count")),
     native("REPLACE", replace, [TEXT, TEXT, TEXT], "VARCHAR", nodes=(exp.Replace,), arguments=_pick("this", "expression", "replacement")),
     native("LOCATE", locate, [TEXT, TEXT, INTEGER], "BIGINT", nodes=(exp.StrPosition,), arguments=_pick("substr", "this", "position"), optional=1, folds_case=True),
