@@ -102,12 +102,12 @@ def _warnings_disabled_lines(path: Path) -> list[bool]:
     return states
 
 
-def _commits_masked(path: Path, line: int, next_line: int | None) -> bool:
-    """Whether the event table shown after the statement at `line` (1-based) masks Xid
-    events: the setting of $mask_binlog_commit_events where the test sources the include
-    that shows it, before the next statement at `next_line`."""
+def _commits_masked(lines: list[str], line: int, next_line: int | None) -> bool:
+    """Whether the event table shown after the statement at `line` (1-based) of a test's
+    `lines` masks Xid events: the setting of $mask_binlog_commit_events where the test
+    sources the include that shows it, before the next statement at `next_line`."""
     masked = False
-    for number, text in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
+    for number, text in enumerate(lines, start=1):
         if next_line is not None and number >= next_line:
             break
         setting = _MASK_COMMITS.match(text)
@@ -176,6 +176,7 @@ def compare_with_result(test: Path, result: Path, flavor: Flavor, out: Path) -> 
     answered_at_reap = set(reaped.values())
     written = previous = 0
     disabled_lines: dict[Path, list[bool]] = {}
+    test_lines: dict[Path, list[str]] = {}  # read once, where an events table is shown
     for number, (place, step, origin, (start, end)) in enumerate(shown):
         # What the disconnects before the next statement shown logged (a ROLLBACK, the DROP
         # of temporary tables) is in the event tables the .result shows after this one.
@@ -195,7 +196,8 @@ def compare_with_result(test: Path, result: Path, flavor: Flavor, out: Path) -> 
         logged = _logged_before(events[generation], written) if answer.event_tables else []  # only what a table is compared with
         if logged and origin is not None:
             next_line = shown[number + 1][2].line if number + 1 < len(shown) and shown[number + 1][2] is not None and shown[number + 1][2].file == origin.file else None
-            if _commits_masked(origin.file, origin.line, next_line):
+            lines = test_lines.get(origin.file) or test_lines.setdefault(origin.file, origin.file.read_text(encoding="utf-8", errors="replace").splitlines())
+            if _commits_masked(lines, origin.line, next_line):
                 logged = [_masked(event) for event in logged]
         # A statement sent with `send` is answered where it is reaped, after the output of
         # the statement before the reap, which then cannot be told apart: the reaped

@@ -13,10 +13,9 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..errors import not_supported
-from ..types import TypeFamily
 from .byte_arguments import BYTES
 from .library import SqlFunction, Translating
-from .native import TEXT, native, written_as_bytes
+from .native import TEXT, binary_string, native
 from .unmodelled import Unmodelled
 
 _HEX_DIGITS = "0123456789abcdef"
@@ -148,9 +147,7 @@ def _of_bytes(name: str, entry: SqlFunction) -> SqlFunction:
 
     def checked(node: exp.Expression, translation: Translating) -> exp.Expression:
         for argument in node.expressions:
-            declared = translation.column_type(argument) if isinstance(argument, exp.Column) else None
-            binary = written_as_bytes(argument) or (declared is not None and declared.family is TypeFamily.BINARY)
-            if not binary and not isinstance(argument, exp.Null):
+            if not binary_string(argument, translation) and not isinstance(argument, exp.Null):
                 raise not_supported(f"{name}() of {argument.sql(dialect='mysql')}, which may be text (the server reads only a binary string)")
         return translate(node, translation)
 

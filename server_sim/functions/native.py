@@ -21,6 +21,7 @@ from sqlglot import exp
 from ..declined import Declined
 from ..errors import ErrorCode, SqlError, not_supported
 from ..operands import Kind, Operand, Values
+from ..types import TypeFamily
 from .byte_arguments import ASCII_BYTES, BYTES, LATIN1_BYTES, ascii_bytes, bytes_argument, is_binary, latin1_bytes
 from .carried import carried
 from .library import Compiling, SqlFunction, Translating
@@ -212,6 +213,14 @@ def written_as_bytes(argument: exp.Expression) -> bool:
     return isinstance(argument, exp.Anonymous | exp.Unhex) and function_name(argument) in BINARY_RESULTS
 
 
+def binary_string(argument: exp.Expression, translation: Translating) -> bool:
+    """A binary string as written or a binary column's value."""
+    if isinstance(argument, exp.Column):
+        declared = translation.column_type(argument)
+        return declared is not None and declared.family is TypeFamily.BINARY
+    return written_as_bytes(argument)
+
+
 def binary_name(value: exp.Expression) -> str:
     """How a refusal names a value that turned out to be bytes: `column c` or `string ...`."""
     return ("column " if isinstance(value, exp.Column) else "string ") + value.sql(dialect="mysql")
@@ -288,7 +297,7 @@ def native(
 
 
 # Functions whose result is a binary string: DuckDB's text of it is no MySQL string.
-BINARY_RESULTS = frozenset({"UNHEX", "RANDOM_BYTES", "AES_ENCRYPT", "AES_DECRYPT", "FROM_BASE64", "CHAR", "INET6_ATON"})
+BINARY_RESULTS = frozenset({"UNHEX", "RANDOM_BYTES", "AES_ENCRYPT", "AES_DECRYPT", "INET6_ATON"})  # FROM_BASE64, CHAR: typed nodes
 
 
 def function_name(node: exp.Anonymous | exp.Unhex) -> str:

@@ -16,10 +16,9 @@ import functools
 from sqlglot import exp
 
 from ..errors import not_supported
-from ..types import TypeFamily
 from .byte_arguments import bytes_argument
 from .library import SqlFunction, Translating
-from .native import binary_name, binary_test, refused_if_binary, written_as_bytes
+from .native import binary_name, binary_string, binary_test, refused_if_binary
 
 # The nodes whose arguments are read as text (every argument of a node whose other
 # arguments are numbers: the test never holds for a number).
@@ -74,7 +73,7 @@ def _guarded(node: exp.Expression, translation: Translating) -> exp.Expression:
         arguments = [(key, index, value) for key, index, value in arguments if key == "this"]
     if not any(_may_be_bytes(value) for _, _, value in arguments):
         return node
-    if isinstance(node, exp.Concat) and any(_known_bytes(value, translation) for value in node.expressions):
+    if isinstance(node, exp.Concat) and any(binary_string(value, translation) for value in node.expressions):
         return _concatenated_bytes(node, translation)
     if isinstance(node, exp.GroupConcat):
         return _group_concat_tested(node, translation)
@@ -89,14 +88,6 @@ def _guarded(node: exp.Expression, translation: Translating) -> exp.Expression:
     for key, items in lists.items():
         rebuilt.set(key, items)
     return rebuilt
-
-
-def _known_bytes(value: exp.Expression, translation: Translating) -> bool:
-    """An argument that is a binary string as written: a binary column, UNHEX() and kin."""
-    if isinstance(value, exp.Column):
-        declared = translation.column_type(value)
-        return declared is not None and declared.family is TypeFamily.BINARY
-    return written_as_bytes(value)
 
 
 def _concatenated_bytes(node: exp.Concat, translation: Translating) -> exp.Expression:

@@ -12,9 +12,8 @@ import re
 from sqlglot import exp
 
 from ..errors import ErrorCode, SqlError
-from ..types import TypeFamily
 from .library import SqlFunction, Translating, refuse_if_missing
-from .native import INTEGER, TEXT, Native, NATIVES, call_in_duckdb, function_name, native, written_as_bytes
+from .native import INTEGER, TEXT, Native, NATIVES, binary_string, call_in_duckdb, function_name, native
 from .unmodelled import Unmodelled
 
 # The three spellings Uuid::parse reads: 32 hex digits, the 8-4-4-4-12 groups, and those in braces.
@@ -81,10 +80,7 @@ def _is_bytes(value: exp.Expression, translation: Translating) -> bool:
     literal, a function giving bytes, a CAST AS BINARY."""
     if isinstance(value, exp.HexString):
         return True
-    if isinstance(value, exp.Column):
-        declared = translation.column_type(value)
-        return declared is not None and declared.family is TypeFamily.BINARY
-    return written_as_bytes(value) or isinstance(value, exp.Anonymous) and function_name(value) == "UUID_TO_BIN"
+    return binary_string(value, translation) or isinstance(value, exp.Anonymous) and function_name(value) == "UUID_TO_BIN"
 
 
 def _bin_to_uuid(node: exp.Expression, translation: Translating) -> exp.Expression:
